@@ -1,0 +1,84 @@
+package table
+
+// Row kinds. Each struct below is the single source of its file schema: the
+// parquet tags name the columns, lists are always tagged `list`, and
+// docs/schemas.md is generated from these declarations (a test keeps the two
+// in step). Column names are part of the contract that later stages and
+// users' notebooks rely on: renaming one is a schema version change.
+
+// Token roles: one per token of a trajectory. Loss reaches only the
+// policy-written roles (RoleAction and RoleSkillName); SkillGate routes credit
+// by role.
+const (
+	RoleSystem      int8 = 0 // fixed instructions at the start of the context
+	RoleScaffold    int8 = 1 // the rendered PATS scaffold (absent at deployment)
+	RoleSkillSlate  int8 = 2 // the candidate skills' names and descriptions
+	RoleTask        int8 = 3 // the task text and the first observation
+	RoleObservation int8 = 4 // environment feedback and prompt markers
+	RoleSkillBody   int8 = 5 // the body of a skill the policy read
+	RoleAction      int8 = 6 // policy-written execution tokens
+	RoleSkillName   int8 = 7 // policy-written tokens naming the chosen skill
+)
+
+// RoleNames maps each role to its name in docs and tables.
+var RoleNames = []string{"system", "scaffold", "skill_slate", "task", "observation", "skill_body", "action", "skill_name"}
+
+// PolicyWritten reports whether tokens of role r were written by the policy.
+func PolicyWritten(r int8) bool { return r == RoleAction || r == RoleSkillName }
+
+// Trajectory is one episode: ids, outcome, the turns as text and the token
+// sequence the policy saw and wrote, with a role and a behaviour
+// log-probability per token.
+type Trajectory struct {
+	Run             string    `parquet:"run"`                   // run name given to rollout
+	Iteration       int32     `parquet:"iteration"`             // training iteration k
+	Env             string    `parquet:"env"`                   // environment name
+	Split           string    `parquet:"split"`                 // train, valid_seen, valid_unseen, test
+	TaskID          string    `parquet:"task_id"`               // stable id of the task within the environment
+	TaskType        string    `parquet:"task_type"`             // the environment's task type
+	GroupID         string    `parquet:"group_id"`              // episodes of one task in one iteration share it
+	Sample          int32     `parquet:"sample"`                // index of the episode within its group
+	Seed            int64     `parquet:"seed"`                  // seed of this episode (environment and sampling)
+	Policy          string    `parquet:"policy"`                // oracle, random, or the checkpoint path
+	Success         bool      `parquet:"success"`               // the environment's success flag
+	Reward          float64   `parquet:"reward"`                // episode reward used for advantages
+	Score           float64   `parquet:"score"`                 // environment score in [0,1]
+	Steps           int32     `parquet:"steps"`                 // environment steps taken
+	FailureMode     string    `parquet:"failure_mode"`          // empty on success, else e.g. max_steps, invalid_actions, loop, wrong_object
+	Goal            string    `parquet:"goal"`                  // the task text
+	Actions         []string  `parquet:"actions,list"`          // action text of each turn
+	Observations    []string  `parquet:"observations,list"`     // observation after each turn (index 0 is the first observation)
+	Features        []string  `parquet:"features,list"`         // named features of the episode for evidence cards
+	Tokens          []int32   `parquet:"tokens,list"`           // token ids of the whole episode context
+	Roles           []int8    `parquet:"roles,list"`            // one role per token (see RoleNames)
+	Logprobs        []float32 `parquet:"logprobs,list"`         // behaviour log-probability of each policy-written token, 0 elsewhere
+	Slate           []string  `parquet:"slate,list"`            // candidate skill names shown, in order
+	Reads           []string  `parquet:"reads,list"`            // skill names read, in order
+	ReadsRight      []bool    `parquet:"reads_right,list"`      // per read: was it a right skill for the task type
+	ReadsMisleading []bool    `parquet:"reads_misleading,list"` // per read: was it a misleading skill
+	NTokens         int32     `parquet:"n_tokens"`              // len(tokens)
+	NPolicyTokens   int32     `parquet:"n_policy_tokens"`       // tokens of the policy-written roles
+	NScaffoldTokens int32     `parquet:"n_scaffold_tokens"`     // tokens of role scaffold
+	Tokenizer       string    `parquet:"tokenizer"`             // content hash of the tokenizer that produced tokens
+	ScaffoldVersion int32     `parquet:"scaffold_version"`      // version k of the snapshot rendered, -1 without a scaffold
+}
+
+// EvalMetrics is one row of an evaluation table: overall (TaskType "all") or
+// for one task type.
+type EvalMetrics struct {
+	Run            string  `parquet:"run"`
+	Env            string  `parquet:"env"`
+	Split          string  `parquet:"split"`
+	Policy         string  `parquet:"policy"`
+	Scaffold       string  `parquet:"scaffold"` // snapshot path, empty without a scaffold
+	TaskType       string  `parquet:"task_type"`
+	Episodes       int32   `parquet:"episodes"`
+	Success        float64 `parquet:"success"`              // share of successful episodes
+	Score          float64 `parquet:"score"`                // mean score
+	Steps          float64 `parquet:"steps"`                // mean steps per episode
+	Tokens         float64 `parquet:"tokens"`               // mean tokens per episode
+	PolicyTokens   float64 `parquet:"policy_tokens"`        // mean policy-written tokens per episode
+	ReadsPerEp     float64 `parquet:"reads_per_episode"`    // mean skill reads per episode
+	RightReadRate  float64 `parquet:"right_read_rate"`      // share of reads that were right
+	MisleadingRate float64 `parquet:"misleading_read_rate"` // share of reads that were misleading
+}
