@@ -1,0 +1,61 @@
+package gemm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// benchShape is one benchmarked product: op(A) is m x k, op(B) is k x n.
+type benchShape struct {
+	name           string
+	transA, transB bool
+	m, n, k        int
+}
+
+// benchShapes are the square sizes and the model's layer shapes: activations
+// [tokens, d] times weights [d, k] forward, and the transposed products of
+// the backward pass (dX = dY * W^T, dW = X^T * dY).
+var benchShapes = []benchShape{
+	{"square256", false, false, 256, 256, 256},
+	{"square512", false, false, 512, 512, 512},
+	{"square1024", false, false, 1024, 1024, 1024},
+	{"qkv_512x128x384", false, false, 512, 384, 128},
+	{"proj_512x384x128", false, false, 512, 128, 384},
+	{"lmhead_512x256x6000", false, false, 512, 6000, 256},
+	{"qkv_dX_NT_512x384x128", false, true, 512, 128, 384},
+	{"qkv_dW_TN_128x512x384", true, false, 128, 384, 512},
+	{"lmhead_dX_NT_512x6000x256", false, true, 512, 256, 6000},
+	{"lmhead_dW_TN_256x512x6000", true, false, 256, 6000, 512},
+}
+
+func BenchmarkSgemm(b *testing.B) {
+	for _, s := range benchShapes {
+		b.Run(s.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			a, lda, bm, ldb, c, ldc := operands(r, s.transA, s.transB, s.m, s.n, s.k, 0)
+			flops := 2 * float64(s.m) * float64(s.n) * float64(s.k)
+			b.ResetTimer()
+			for b.Loop() {
+				Sgemm(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkKernels compares every available kernel on one mid-size product.
+func BenchmarkKernels(b *testing.B) {
+	for _, kn := range availableKernels() {
+		b.Run(fmt.Sprintf("%s/512", kn.name), func(b *testing.B) {
+			prev, _ := setKernel(kn.name)
+			defer func() { current = prev }()
+			r := rand.New(rand.NewPCG(1, 1))
+			a, lda, bm, ldb, c, ldc := operands(r, false, false, 512, 512, 512, 0)
+			for b.Loop() {
+				Sgemm(false, false, 512, 512, 512, 1, a, lda, bm, ldb, 0, c, ldc)
+			}
+			b.ReportMetric(2*512*512*512*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
