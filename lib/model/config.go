@@ -1,0 +1,154 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Config is a Qwen2 model configuration as stored in a Hugging Face
+// config.json. Field names follow the JSON keys.
+type Config struct {
+	Architectures         []string `json:"architectures"`
+	ModelType             string   `json:"model_type"`
+	HiddenSize            int      `json:"hidden_size"`
+	NumHiddenLayers       int      `json:"num_hidden_layers"`
+	NumAttentionHeads     int      `json:"num_attention_heads"`
+	NumKeyValueHeads      int      `json:"num_key_value_heads"`
+	IntermediateSize      int      `json:"intermediate_size"`
+	VocabSize             int      `json:"vocab_size"`
+	MaxPositionEmbeddings int      `json:"max_position_embeddings"`
+	RopeTheta             float64  `json:"rope_theta"`
+	RMSNormEps            float64  `json:"rms_norm_eps"`
+	TieWordEmbeddings     bool     `json:"tie_word_embeddings"`
+	TorchDtype            string   `json:"torch_dtype"`
+	HiddenAct             string   `json:"hidden_act"`
+	InitializerRange      float64  `json:"initializer_range"`
+	AttentionDropout      float64  `json:"attention_dropout"`
+	UseSlidingWindow      bool     `json:"use_sliding_window"`
+	UseCache              bool     `json:"use_cache"`
+	// BOSTokenID and EOSTokenID are optional; the tokenizer is the
+	// authority, these only mirror it for other tools.
+	BOSTokenID *int `json:"bos_token_id,omitempty"`
+	EOSTokenID *int `json:"eos_token_id,omitempty"`
+	// RopeScaling must be absent or null: scaled RoPE variants are not
+	// implemented.
+	RopeScaling json.RawMessage `json:"rope_scaling,omitempty"`
+}
+
+// base returns a Config with the Qwen2 constants and defaults filled in.
+func base(vocab, hidden, layers, heads, kvHeads, inter int) Config {
+	return Config{
+		Architectures:         []string{"Qwen2ForCausalLM"},
+		ModelType:             "qwen2",
+		HiddenSize:            hidden,
+		NumHiddenLayers:       layers,
+		NumAttentionHeads:     heads,
+		NumKeyValueHeads:      kvHeads,
+		IntermediateSize:      inter,
+		VocabSize:             vocab,
+		MaxPositionEmbeddings: 4096,
+		RopeTheta:             10000,
+		RMSNormEps:            1e-6,
+		TieWordEmbeddings:     true,
+		TorchDtype:            "float32",
+		HiddenAct:             "silu",
+		InitializerRange:      0.02,
+		UseCache:              true,
+	}
+}
+
+// Tiny is the built-in ~1M-parameter configuration: hidden 128, 2 layers,
+// 4 heads of 32, 2 key/value heads, intermediate 384, tied embeddings.
+// With a vocabulary of 6000 it has 1,162,368 parameters.
+func Tiny(vocab int) Config { return base(vocab, 128, 2, 4, 2, 384) }
+
+// Small is the built-in ~5M-parameter configuration: hidden 256, 4 layers,
+// 4 heads of 64, 2 key/value heads, intermediate 768, tied embeddings.
+// With a vocabulary of 6000 it has 4,686,080 parameters.
+func Small(vocab int) Config { return base(vocab, 256, 4, 4, 2, 768) }
+
+// HeadDim is the width of one attention head.
+func (c Config) HeadDim() int { return c.HiddenSize / c.NumAttentionHeads }
+
+// QDim is the width of the query projection (heads x head dim).
+func (c Config) QDim() int { return c.NumAttentionHeads * c.HeadDim() }
+
+// KVDim is the width of the key and value projections.
+func (c Config) KVDim() int { return c.NumKeyValueHeads * c.HeadDim() }
+
+// Validate checks the configuration describes a model this package runs.
+func (c Config) Validate() error {
+	switch {
+	case c.ModelType != "" && c.ModelType != "qwen2":
+		return fmt.Errorf("model_type %q is not qwen2", c.ModelType)
+	case c.HiddenSize <= 0, c.NumHiddenLayers <= 0, c.NumAttentionHeads <= 0,
+		c.NumKeyValueHeads <= 0, c.IntermediateSize <= 0, c.VocabSize <= 0:
+		return fmt.Errorf("sizes must be positive (hidden %d, layers %d, heads %d, kv heads %d, intermediate %d, vocab %d)",
+			c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize, c.VocabSize)
+	case c.HiddenSize%c.NumAttentionHeads != 0:
+		return fmt.Errorf("hidden_size %d is not a multiple of num_attention_heads %d", c.HiddenSize, c.NumAttentionHeads)
+	case c.NumAttentionHeads%c.NumKeyValueHeads != 0:
+		return fmt.Errorf("num_attention_heads %d is not a multiple of num_key_value_heads %d", c.NumAttentionHeads, c.NumKeyValueHeads)
+	case c.HeadDim()%2 != 0:
+		return fmt.Errorf("head dimension %d is odd; rotary embedding needs it even", c.HeadDim())
+	case c.MaxPositionEmbeddings <= 0:
+		return fmt.Errorf("max_position_embeddings %d must be positive", c.MaxPositionEmbeddings)
+	case c.RopeTheta <= 0:
+		return fmt.Errorf("rope_theta %g must be positive", c.RopeTheta)
+	case c.RMSNormEps <= 0:
+		return fmt.Errorf("rms_norm_eps %g must be positive", c.RMSNormEps)
+	case c.HiddenAct != "" && c.HiddenAct != "silu":
+		return fmt.Errorf("hidden_act %q is not silu", c.HiddenAct)
+	case c.UseSlidingWindow:
+		return fmt.Errorf("use_sliding_window is not supported")
+	case len(c.RopeScaling) > 0 && string(c.RopeScaling) != "null":
+		return fmt.Errorf("rope_scaling %s is not supported", c.RopeScaling)
+	}
+	return nil
+}
+
+// NumParams is the number of parameters of a model with this
+// configuration (the tied lm_head counted once).
+func (c Config) NumParams() int {
+	h, q, kv, in := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize
+	layer := 2*h + q*h + q + 2*(kv*h+kv) + h*q + 3*h*in
+	n := c.VocabSize*h + c.NumHiddenLayers*layer + h
+	if !c.TieWordEmbeddings {
+		n += c.VocabSize * h
+	}
+	return n
+}
+
+// ParseConfig decodes a config.json, fills Qwen2 defaults for absent keys
+// (num_key_value_heads = num_attention_heads, rope_theta 10000,
+// rms_norm_eps 1e-6, max_position_embeddings 32768) and validates it.
+func ParseConfig(b []byte) (Config, error) {
+	c := Config{RopeTheta: 10000, RMSNormEps: 1e-6, MaxPositionEmbeddings: 32768, HiddenAct: "silu", InitializerRange: 0.02}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Config{}, err
+	}
+	if c.NumKeyValueHeads == 0 {
+		c.NumKeyValueHeads = c.NumAttentionHeads
+	}
+	if c.ModelType == "" {
+		c.ModelType = "qwen2"
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// LoadConfig reads and validates a config.json file.
+func LoadConfig(path string) (Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	c, err := ParseConfig(b)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}

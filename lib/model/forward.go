@@ -1,0 +1,172 @@
+package model
+
+import "fmt"
+
+// layerAct holds one layer's activations of one sequence (T rows).
+type layerAct struct {
+	xin, xn1, inv1 []float32 // residual input, its norm, 1/rms
+	q, k, v        []float32 // projections, q and k rotated
+	att, lse       []float32 // attention output (pre o_proj), log-sum-exp
+	xmid, xn2      []float32 // residual after attention, its norm
+	inv2           []float32
+	g, u, h        []float32 // gate, up, silu(gate)*up
+}
+
+// seqAct holds what the backward needs of one sequence's forward.
+type seqAct struct {
+	tokens []int32
+	layers []layerAct
+	xf     []float32 // residual stream after the last layer
+	xnf    []float32 // final norm output
+	invf   []float32
+	rows   []int     // hidden rows projected to the vocabulary
+	target []int32   // token each row predicts
+	logits []float32 // len(rows) x vocab
+}
+
+func (m *Model) linear(y, x []float32, rows int, w, b *Tensor) {
+	out, in := w.Shape[0], w.Shape[1]
+	m.be.MatMul(false, true, rows, out, in, 1, x, in, w.W, in, 0, y, out)
+	if b != nil {
+		for r := 0; r < rows; r++ {
+			yr := y[r*out : (r+1)*out]
+			for i, bv := range b.W {
+				yr[i] += bv
+			}
+		}
+	}
+}
+
+// forward runs the decoder over one whole sequence and projects the hidden
+// rows listed in rows to logits. With keep, every activation the backward
+// needs is retained.
+func (m *Model) forward(tokens []int32, rows []int, keep bool) *seqAct {
+	c := m.Cfg
+	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
+	qd, kd := c.QDim(), c.KVDim()
+	eps := float32(c.RMSNormEps)
+	be := m.be
+	a := &seqAct{tokens: tokens, rows: rows}
+	x := make([]float32, T*H)
+	for t, tok := range tokens {
+		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
+	}
+	shape := AttnShape{Rows: T, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	var L layerAct
+	for li := range m.Layers {
+		w := &m.Layers[li]
+		if keep || li == 0 {
+			L = layerAct{
+				xn1: make([]float32, T*H), inv1: make([]float32, T),
+				q: make([]float32, T*qd), k: make([]float32, T*kd), v: make([]float32, T*kd),
+				att: make([]float32, T*qd), xn2: make([]float32, T*H), inv2: make([]float32, T),
+				g: make([]float32, T*I), u: make([]float32, T*I), h: make([]float32, T*I),
+			}
+			if keep {
+				L.lse = make([]float32, c.NumAttentionHeads*T)
+			}
+		}
+		if keep {
+			L.xin = append([]float32(nil), x...)
+		}
+		be.RMSNorm(L.xn1, L.inv1, x, w.InputNorm.W, T, H, eps)
+		m.linear(L.q, L.xn1, T, w.Q, w.QB)
+		m.linear(L.k, L.xn1, T, w.K, w.KB)
+		m.linear(L.v, L.xn1, T, w.V, w.VB)
+		be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), 0, m.cos, m.sin, false)
+		be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), 0, m.cos, m.sin, false)
+		be.Attention(L.att, L.lse, L.q, L.k, L.v, shape)
+		be.MatMul(false, true, T, H, qd, 1, L.att, qd, w.O.W, qd, 1, x, H)
+		if keep {
+			L.xmid = append([]float32(nil), x...)
+		}
+		be.RMSNorm(L.xn2, L.inv2, x, w.PostNorm.W, T, H, eps)
+		m.linear(L.g, L.xn2, T, w.Gate, nil)
+		m.linear(L.u, L.xn2, T, w.Up, nil)
+		be.SwiGLU(L.h, L.g, L.u)
+		be.MatMul(false, true, T, H, I, 1, L.h, I, w.Down.W, I, 1, x, H)
+		if keep {
+			a.layers = append(a.layers, L)
+		}
+	}
+	a.xf = x
+	a.xnf = make([]float32, T*H)
+	a.invf = make([]float32, T)
+	be.RMSNorm(a.xnf, a.invf, x, m.Norm.W, T, H, eps)
+	R, V := len(rows), c.VocabSize
+	a.logits = make([]float32, R*V)
+	if R == T {
+		be.MatMul(false, true, T, V, H, 1, a.xnf, H, m.LMHead.W, H, 0, a.logits, V)
+	} else if R > 0 {
+		sel := make([]float32, R*H)
+		for i, r := range rows {
+			copy(sel[i*H:(i+1)*H], a.xnf[r*H:(r+1)*H])
+		}
+		be.MatMul(false, true, R, V, H, 1, sel, H, m.LMHead.W, H, 0, a.logits, V)
+	}
+	return a
+}
+
+// scoredRows lists the hidden rows that predict the tokens selected by
+// mask (nil: all tokens after the first): row t-1 predicts token t.
+func scoredRows(seq []int32, mask []bool) (rows []int, target []int32) {
+	for t := 1; t < len(seq); t++ {
+		if mask == nil || (t < len(mask) && mask[t]) {
+			rows = append(rows, t-1)
+			target = append(target, seq[t])
+		}
+	}
+	return rows, target
+}
+
+// Logits returns the next-token logits at every position of seq
+// (len(seq) x vocab, row-major): row t scores the token after seq[t].
+func (m *Model) Logits(seq []int32) ([]float32, error) {
+	if err := m.checkSeq(seq); err != nil {
+		return nil, err
+	}
+	rows := make([]int, len(seq))
+	for i := range rows {
+		rows[i] = i
+	}
+	return m.forward(seq, rows, false).logits, nil
+}
+
+// LogProbs returns, per sequence, lp[t] = log p(seq[t] | seq[:t]) for
+// every t >= 1 selected by masks (masks nil, or masks[i] nil, selects all;
+// masks[i][t] false skips t); lp[0] and skipped entries are 0. ent, of the
+// same shape, is the entropy in nats of the distribution that predicts
+// seq[t]. Only selected positions pay for the vocabulary projection.
+func (m *Model) LogProbs(seqs [][]int32, masks [][]bool) (lp, ent [][]float32, err error) {
+	lp = make([][]float32, len(seqs))
+	ent = make([][]float32, len(seqs))
+	for i, seq := range seqs {
+		if err := m.checkSeq(seq); err != nil {
+			return nil, nil, fmt.Errorf("sequence %d: %w", i, err)
+		}
+		var mask []bool
+		if masks != nil {
+			mask = masks[i]
+		}
+		rows, target := scoredRows(seq, mask)
+		a := m.forward(seq, rows, false)
+		lp[i], ent[i] = m.scatterScores(a, len(seq), target)
+	}
+	return lp, ent, nil
+}
+
+func (m *Model) scatterScores(a *seqAct, T int, target []int32) (lp, ent []float32) {
+	R := len(a.rows)
+	l := make([]float32, R)
+	e := make([]float32, R)
+	if R > 0 {
+		m.be.LogSoftmax(l, e, a.logits, target, R, m.Cfg.VocabSize)
+	}
+	lp = make([]float32, T)
+	ent = make([]float32, T)
+	for i, r := range a.rows {
+		lp[r+1] = l[i]
+		ent[r+1] = e[i]
+	}
+	return lp, ent
+}

@@ -1,0 +1,96 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// weightedLoss is L = sum w[i][t] * lp[i][t], summed in float64.
+func weightedLoss(t *testing.T, m *Model, seqs [][]int32, w [][]float32) float64 {
+	lp, _, err := m.LogProbs(seqs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s float64
+	for i := range lp {
+		for j := 1; j < len(lp[i]); j++ {
+			s += float64(w[i][j]) * float64(lp[i][j])
+		}
+	}
+	return s
+}
+
+// TestGradientFiniteDifference compares Backward's gradient with central
+// differences (step 1e-2, float32 forward, float64 loss sum) for every
+// parameter tensor: for each tensor the relative error
+// |fd - an| / (|fd| + |an|) over 8 entries (the largest-gradient entry
+// and 7 random ones) must stay below 2e-2. A wrong term (a missing
+// factor, a dropped residual or bias) gives errors near 1.
+func TestGradientFiniteDifference(t *testing.T) {
+	for _, tied := range []bool{false, true} {
+		cfg := testConfig(tied)
+		m := randomModel(t, cfg, 3)
+		seqs := randomSeqs(5, cfg.VocabSize, 7, 4, 9)
+		rng := rand.New(rand.NewPCG(9, 9))
+		w := make([][]float32, len(seqs))
+		for i, s := range seqs {
+			w[i] = make([]float32, len(s))
+			for j := 1; j < len(s); j++ {
+				if rng.IntN(3) > 0 { // some positions unscored
+					w[i][j] = float32(rng.NormFloat64())
+				}
+			}
+		}
+		m.ZeroGrad()
+		if err := m.Backward(seqs, w); err != nil {
+			t.Fatal(err)
+		}
+		kinds := map[string]bool{}
+		for _, p := range m.Params() {
+			idx := []int{0}
+			for i, g := range p.G {
+				if math.Abs(float64(g)) > math.Abs(float64(p.G[idx[0]])) {
+					idx[0] = i
+				}
+			}
+			for len(idx) < 8 {
+				idx = append(idx, rng.IntN(len(p.W)))
+			}
+			var num, den float64
+			const h = 1e-2
+			for _, i := range idx {
+				orig := p.W[i]
+				p.W[i] = orig + h
+				lp := weightedLoss(t, m, seqs, w)
+				p.W[i] = orig - h
+				lm := weightedLoss(t, m, seqs, w)
+				p.W[i] = orig
+				fd := (lp - lm) / (2 * h)
+				an := float64(p.G[i])
+				num += math.Abs(fd - an)
+				den += math.Abs(fd) + math.Abs(an)
+			}
+			if den == 0 {
+				t.Errorf("tied=%v %s: gradient and differences all zero", tied, p.Name)
+				continue
+			}
+			if rel := num / den; rel > 2e-2 {
+				t.Errorf("tied=%v %s: relative error %.3g", tied, p.Name, rel)
+			}
+			name := p.Name
+			if strings.HasPrefix(name, "model.layers.") {
+				name = name[strings.Index(name[len("model.layers."):], ".")+len("model.layers.")+1:]
+			}
+			kinds[name] = true
+		}
+		want := 14
+		if !tied {
+			want = 15
+		}
+		if len(kinds) != want {
+			t.Errorf("tied=%v: checked %d parameter kinds, want %d: %v", tied, len(kinds), want, kinds)
+		}
+	}
+}

@@ -1,0 +1,265 @@
+package safetensors
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// DType names an element type as the format spells it.
+type DType string
+
+// Element types this package handles.
+const (
+	F32  DType = "F32"
+	BF16 DType = "BF16"
+	F16  DType = "F16"
+)
+
+// Size is the number of bytes of one element, or 0 for an unknown type.
+func (d DType) Size() int {
+	switch d {
+	case F32:
+		return 4
+	case BF16, F16:
+		return 2
+	}
+	return 0
+}
+
+// Tensor is one stored tensor: its element type, shape and raw bytes.
+type Tensor struct {
+	DType DType
+	Shape []int
+	Data  []byte
+}
+
+// NumElements is the product of the shape (1 for a scalar).
+func (t Tensor) NumElements() int {
+	n := 1
+	for _, s := range t.Shape {
+		n *= s
+	}
+	return n
+}
+
+// Float32 converts the tensor's elements to float32.
+func (t Tensor) Float32() ([]float32, error) {
+	n := t.NumElements()
+	if sz := t.DType.Size(); sz == 0 {
+		return nil, fmt.Errorf("unsupported dtype %q", t.DType)
+	} else if len(t.Data) != n*sz {
+		return nil, fmt.Errorf("%d bytes for %d elements of %s", len(t.Data), n, t.DType)
+	}
+	out := make([]float32, n)
+	d := t.Data
+	switch t.DType {
+	case F32:
+		for i := range out {
+			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(d[4*i:]))
+		}
+	case BF16:
+		for i := range out {
+			out[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(d[2*i:])) << 16)
+		}
+	case F16:
+		for i := range out {
+			out[i] = HalfToFloat32(binary.LittleEndian.Uint16(d[2*i:]))
+		}
+	}
+	return out, nil
+}
+
+// HalfToFloat32 converts an IEEE 754 binary16 value to float32 exactly.
+func HalfToFloat32(h uint16) float32 {
+	sign := uint32(h>>15) << 31
+	exp := uint32(h>>10) & 0x1f
+	man := uint32(h) & 0x3ff
+	switch {
+	case exp == 0 && man == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: man * 2^-24
+		f := float32(man) * (1.0 / (1 << 24))
+		if sign != 0 {
+			f = -f
+		}
+		return f
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | man<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | man<<13)
+}
+
+// Float32ToHalf converts float32 to binary16, rounding to nearest even
+// (values beyond the range become infinities).
+func Float32ToHalf(f float32) uint16 {
+	b := math.Float32bits(f)
+	sign := uint16(b>>16) & 0x8000
+	exp := int32(b>>23) & 0xff
+	man := b & 0x7fffff
+	if exp == 0xff {
+		if man != 0 {
+			return sign | 0x7e00
+		}
+		return sign | 0x7c00
+	}
+	e := exp - 127 + 15
+	if e >= 0x1f {
+		return sign | 0x7c00
+	}
+	if e <= 0 {
+		if e < -10 {
+			return sign
+		}
+		man |= 0x800000
+		shift := uint32(14 - e)
+		half := man >> shift
+		rem := man & (1<<shift - 1)
+		mid := uint32(1) << (shift - 1)
+		if rem > mid || (rem == mid && half&1 == 1) {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(e)<<10 | man>>13
+	rem := man & 0x1fff
+	if rem > 0x1000 || (rem == 0x1000 && half&1 == 1) {
+		half++ // may carry into the exponent, which is the right result
+	}
+	return sign | uint16(half)
+}
+
+// Float32ToBF16 converts float32 to bfloat16, rounding to nearest even.
+func Float32ToBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 { // NaN: keep it a quiet NaN
+		return uint16(b>>16) | 0x40
+	}
+	b += 0x7fff + (b>>16)&1
+	return uint16(b >> 16)
+}
+
+type headerEntry struct {
+	DType       DType    `json:"dtype"`
+	Shape       []int    `json:"shape"`
+	DataOffsets [2]int64 `json:"data_offsets"`
+}
+
+// Parse decodes a whole safetensors file held in memory. Tensor data
+// aliases buf.
+func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
+	if len(buf) < 8 {
+		return nil, nil, fmt.Errorf("safetensors: file of %d bytes has no header", len(buf))
+	}
+	n := binary.LittleEndian.Uint64(buf)
+	if n > uint64(len(buf)-8) {
+		return nil, nil, fmt.Errorf("safetensors: header length %d exceeds file size %d", n, len(buf))
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(buf[8:8+n], &raw); err != nil {
+		return nil, nil, fmt.Errorf("safetensors: header: %v", err)
+	}
+	data := buf[8+n:]
+	tensors := make(map[string]Tensor, len(raw))
+	var meta map[string]string
+	for name, msg := range raw {
+		if name == "__metadata__" {
+			if err := json.Unmarshal(msg, &meta); err != nil {
+				return nil, nil, fmt.Errorf("safetensors: __metadata__: %v", err)
+			}
+			continue
+		}
+		var e headerEntry
+		if err := json.Unmarshal(msg, &e); err != nil {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %v", name, err)
+		}
+		b, end := e.DataOffsets[0], e.DataOffsets[1]
+		if b < 0 || end < b || end > int64(len(data)) {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: offsets [%d,%d) outside data of %d bytes", name, b, end, len(data))
+		}
+		t := Tensor{DType: e.DType, Shape: e.Shape, Data: data[b:end]}
+		if sz := e.DType.Size(); sz != 0 && int64(t.NumElements()*sz) != end-b {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v of %s needs %d bytes, has %d", name, e.Shape, e.DType, t.NumElements()*sz, end-b)
+		}
+		tensors[name] = t
+	}
+	return tensors, meta, nil
+}
+
+// ReadFile reads one safetensors file.
+func ReadFile(path string) (map[string]Tensor, map[string]string, error) {
+	buf, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, m, err := Parse(buf)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return t, m, nil
+}
+
+// IndexName is the file name of a sharded checkpoint's index.
+const IndexName = "model.safetensors.index.json"
+
+// SingleName is the file name of an unsharded checkpoint.
+const SingleName = "model.safetensors"
+
+// Index is the JSON index of a sharded checkpoint.
+type Index struct {
+	Metadata  map[string]any    `json:"metadata"`
+	WeightMap map[string]string `json:"weight_map"`
+}
+
+// ReadDir reads the tensors of a checkpoint folder: model.safetensors if
+// present, else the shards named by model.safetensors.index.json.
+func ReadDir(dir string) (map[string]Tensor, error) {
+	single := filepath.Join(dir, SingleName)
+	if _, err := os.Stat(single); err == nil {
+		t, _, err := ReadFile(single)
+		return t, err
+	}
+	idxPath := filepath.Join(dir, IndexName)
+	b, err := os.ReadFile(idxPath)
+	if err != nil {
+		return nil, fmt.Errorf("%s: neither %s nor %s found", dir, SingleName, IndexName)
+	}
+	var idx Index
+	if err := json.Unmarshal(b, &idx); err != nil {
+		return nil, fmt.Errorf("%s: %v", idxPath, err)
+	}
+	files := map[string]bool{}
+	for _, f := range idx.WeightMap {
+		files[f] = true
+	}
+	names := make([]string, 0, len(files))
+	for f := range files {
+		if filepath.Base(f) != f {
+			return nil, fmt.Errorf("%s: shard name %q is not a plain file name", idxPath, f)
+		}
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	out := map[string]Tensor{}
+	for _, f := range names {
+		ts, _, err := ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			return nil, err
+		}
+		for name, t := range ts {
+			if idx.WeightMap[name] == f {
+				out[name] = t
+			}
+		}
+	}
+	for name, f := range idx.WeightMap {
+		if _, ok := out[name]; !ok {
+			return nil, fmt.Errorf("%s: tensor %q is not in shard %s", idxPath, name, f)
+		}
+	}
+	return out, nil
+}
