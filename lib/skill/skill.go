@@ -1,0 +1,474 @@
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits of the Agent Skills format.
+const (
+	MaxNameLen        = 64   // characters in a skill name
+	MaxDescriptionLen = 1024 // characters in a description
+	FileName          = "SKILL.md"
+)
+
+// Metadata keys that say which task types a skill is right or misleading
+// for. Their values are comma-separated task types (a flow list "[a, b]" is
+// accepted too).
+const (
+	MetaRightFor      = "right-for"
+	MetaMisleadingFor = "misleading-for"
+)
+
+// Skill is one parsed SKILL.md.
+type Skill struct {
+	Name          string            // equal to the folder name
+	Description   string            // what it does and when to use it; shown in slates
+	Body          string            // the Markdown after the front matter, trimmed; read on demand
+	RightFor      []string          // task types the procedure solves
+	MisleadingFor []string          // task types the procedure looks right for but fails
+	Metadata      map[string]string // all metadata entries, right-for and misleading-for included
+	Path          string            // where it was read from (folder/SKILL.md)
+}
+
+// Related reports whether the skill is right or misleading for some task type.
+func (s Skill) Related() bool { return len(s.RightFor) > 0 || len(s.MisleadingFor) > 0 }
+
+// Library is a set of skills with unique names, kept in name order.
+type Library struct {
+	skills []Skill
+	byName map[string]int
+}
+
+// ValidateName checks a skill name against the Agent Skills rules: 1-64
+// characters, lowercase ASCII letters, digits and single hyphens, neither
+// starting nor ending with a hyphen.
+func ValidateName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("name is empty")
+	case utf8.RuneCountInString(name) > MaxNameLen:
+		return fmt.Errorf("name %q has %d characters, more than %d", name, utf8.RuneCountInString(name), MaxNameLen)
+	case strings.HasPrefix(name, "-") || strings.HasSuffix(name, "-"):
+		return fmt.Errorf("name %q starts or ends with a hyphen", name)
+	case strings.Contains(name, "--"):
+		return fmt.Errorf("name %q contains consecutive hyphens", name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return fmt.Errorf("name %q contains %q: only lowercase letters, digits and hyphens are allowed", name, r)
+		}
+	}
+	return nil
+}
+
+// Parse reads the text of a SKILL.md. dirName is the name of the folder that
+// holds it (the skill name must equal it); an empty dirName skips that check.
+// Errors name what is wrong but not the file: Load* wrap them with the path.
+func Parse(text, dirName string) (Skill, error) {
+	fm, body, err := splitFrontMatter(text)
+	if err != nil {
+		return Skill{}, err
+	}
+	fields, meta, err := parseFrontMatter(fm)
+	if err != nil {
+		return Skill{}, err
+	}
+	s := Skill{
+		Name:        fields["name"],
+		Description: fields["description"],
+		Body:        strings.TrimSpace(body),
+		Metadata:    meta,
+	}
+	if _, ok := fields["name"]; !ok {
+		return Skill{}, errors.New("front matter has no name")
+	}
+	if err := ValidateName(s.Name); err != nil {
+		return Skill{}, err
+	}
+	if dirName != "" && s.Name != dirName {
+		return Skill{}, fmt.Errorf("name %q differs from its folder name %q", s.Name, dirName)
+	}
+	if strings.TrimSpace(s.Description) == "" {
+		return Skill{}, errors.New("front matter has no description (or it is empty)")
+	}
+	if n := utf8.RuneCountInString(s.Description); n > MaxDescriptionLen {
+		return Skill{}, fmt.Errorf("description has %d characters, more than %d", n, MaxDescriptionLen)
+	}
+	s.RightFor = splitList(meta[MetaRightFor])
+	s.MisleadingFor = splitList(meta[MetaMisleadingFor])
+	for _, t := range s.RightFor {
+		for _, u := range s.MisleadingFor {
+			if t == u {
+				return Skill{}, fmt.Errorf("task type %q is both %s and %s", t, MetaRightFor, MetaMisleadingFor)
+			}
+		}
+	}
+	return s, nil
+}
+
+// splitFrontMatter separates "---\n...\n---\n" from the body.
+func splitFrontMatter(text string) (string, string, error) {
+	text = strings.TrimPrefix(text, "\ufeff")
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if !strings.HasPrefix(text, "---\n") {
+		return "", "", errors.New("no YAML front matter: the file must start with a line \"---\"")
+	}
+	rest := text[4:]
+	if strings.HasPrefix(rest, "---\n") || rest == "---" {
+		return "", rest[3:], nil
+	}
+	i := strings.Index(rest, "\n---\n")
+	if i < 0 {
+		if strings.HasSuffix(rest, "\n---") {
+			return rest[:len(rest)-4], "", nil
+		}
+		return "", "", errors.New("front matter is not closed by a line \"---\"")
+	}
+	return rest[:i], rest[i+5:], nil
+}
+
+// Top-level keys the Agent Skills format allows.
+var knownKeys = map[string]bool{
+	"name": true, "description": true, "license": true,
+	"compatibility": true, "metadata": true, "allowed-tools": true,
+}
+
+// parseFrontMatter reads the small YAML subset SKILL.md front matter needs:
+// "key: scalar" lines at the top level and one level of indented
+// "key: scalar" lines under "metadata:". Scalars may be plain, 'single' or
+// "double" quoted. Comments (#) and blank lines are skipped. Anything else
+// (block scalars, lists, deeper nesting) is an error naming the line.
+func parseFrontMatter(fm string) (map[string]string, map[string]string, error) {
+	fields := map[string]string{}
+	meta := map[string]string{}
+	inMeta := false
+	lines := strings.Split(fm, "\n")
+	for i, line := range lines {
+		ln := i + 2 // line 1 is the opening ---
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "\t") {
+			return nil, nil, fmt.Errorf("front matter line %d: tabs are not allowed for indentation", ln)
+		}
+		indented := line[0] == ' '
+		key, raw, ok := strings.Cut(trimmed, ":")
+		if !ok || key == "" || strings.ContainsAny(key, " \"'") {
+			return nil, nil, fmt.Errorf("front matter line %d: expected \"key: value\", got %q", ln, trimmed)
+		}
+		val, err := scalar(strings.TrimSpace(raw))
+		if err != nil {
+			return nil, nil, fmt.Errorf("front matter line %d (%s): %v", ln, key, err)
+		}
+		if indented {
+			if !inMeta {
+				return nil, nil, fmt.Errorf("front matter line %d: unexpected indentation (only metadata entries are indented)", ln)
+			}
+			if _, dup := meta[key]; dup {
+				return nil, nil, fmt.Errorf("front matter line %d: duplicate metadata key %q", ln, key)
+			}
+			meta[key] = val
+			continue
+		}
+		inMeta = false
+		if !knownKeys[key] {
+			return nil, nil, fmt.Errorf("front matter line %d: unknown key %q (allowed: name, description, license, compatibility, metadata, allowed-tools)", ln, key)
+		}
+		if _, dup := fields[key]; dup {
+			return nil, nil, fmt.Errorf("front matter line %d: duplicate key %q", ln, key)
+		}
+		if key == "metadata" {
+			if val != "" {
+				return nil, nil, fmt.Errorf("front matter line %d: metadata must be a map of indented \"key: value\" lines", ln)
+			}
+			inMeta = true
+		}
+		fields[key] = val
+	}
+	return fields, meta, nil
+}
+
+// scalar decodes a YAML scalar of the subset: plain (a trailing " # comment"
+// is dropped), 'single' (” is a quote) or "double" (\" \\ \n \t escapes).
+func scalar(s string) (string, error) {
+	switch {
+	case s == "":
+		return "", nil
+	case s[0] == '\'':
+		if len(s) < 2 || s[len(s)-1] != '\'' {
+			return "", errors.New("unclosed single quote")
+		}
+		inner := s[1 : len(s)-1]
+		if strings.Contains(strings.ReplaceAll(inner, "''", ""), "'") {
+			return "", errors.New("a single quote inside a single-quoted value must be doubled")
+		}
+		return strings.ReplaceAll(inner, "''", "'"), nil
+	case s[0] == '"':
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			c := s[i]
+			switch c {
+			case '"':
+				if i != len(s)-1 {
+					return "", errors.New("text after the closing double quote")
+				}
+				return b.String(), nil
+			case '\\':
+				i++
+				if i >= len(s) {
+					return "", errors.New("unclosed double quote")
+				}
+				switch s[i] {
+				case '"', '\\', '/':
+					b.WriteByte(s[i])
+				case 'n':
+					b.WriteByte('\n')
+				case 't':
+					b.WriteByte('\t')
+				default:
+					return "", fmt.Errorf("unsupported escape \\%c", s[i])
+				}
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return "", errors.New("unclosed double quote")
+	case s[0] == '|' || s[0] == '>':
+		return "", errors.New("block scalars (| or >) are not supported: write the value on one line")
+	case s[0] == '{' || s[0] == '&' || s[0] == '*' || s[0] == '!':
+		return "", fmt.Errorf("unsupported YAML value starting with %q", s[0])
+	}
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s, nil
+}
+
+// splitList turns "a, b" or "[a, b]" into its trimmed, non-empty items.
+func splitList(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	var out []string
+	for _, p := range strings.Split(v, ",") {
+		p = strings.Trim(strings.TrimSpace(p), "\"'")
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// New builds a library from skills; names must be unique.
+func New(skills []Skill) (*Library, error) {
+	l := &Library{skills: append([]Skill(nil), skills...), byName: map[string]int{}}
+	sort.Slice(l.skills, func(i, j int) bool { return l.skills[i].Name < l.skills[j].Name })
+	for i, s := range l.skills {
+		if err := ValidateName(s.Name); err != nil {
+			return nil, err
+		}
+		if _, dup := l.byName[s.Name]; dup {
+			return nil, fmt.Errorf("two skills are named %q", s.Name)
+		}
+		l.byName[s.Name] = i
+	}
+	return l, nil
+}
+
+// LoadFS reads every root/<name>/SKILL.md of fsys. Folders without a
+// SKILL.md are skipped; a bad SKILL.md is an error naming its path. A
+// library with no skills is an error.
+func LoadFS(fsys fs.FS, root string) (*Library, error) {
+	return loadFS(fsys, root, func(p string) string { return p })
+}
+
+// LoadDir reads a user's skill library: a folder with one sub-folder per
+// skill, each holding a SKILL.md. Paths in errors and in Skill.Path start
+// with dir.
+func LoadDir(dir string) (*Library, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("skill library: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("skill library %s: not a folder", dir)
+	}
+	return loadFS(os.DirFS(dir), ".", func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) })
+}
+
+// loadFS does the work of LoadFS; show turns a path of fsys into the one
+// errors and Skill.Path report.
+func loadFS(fsys fs.FS, root string, show func(string) string) (*Library, error) {
+	entries, err := fs.ReadDir(fsys, root)
+	if err != nil {
+		return nil, fmt.Errorf("skill library %s: %w", show(root), err)
+	}
+	var skills []Skill
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		p := path.Join(root, e.Name(), FileName)
+		data, err := fs.ReadFile(fsys, p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", show(p), err)
+		}
+		s, err := Parse(string(data), e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", show(p), err)
+		}
+		s.Path = show(p)
+		skills = append(skills, s)
+	}
+	if len(skills) == 0 {
+		return nil, fmt.Errorf("skill library %s: no <name>/%s found", show(root), FileName)
+	}
+	return New(skills)
+}
+
+// Len is the number of skills.
+func (l *Library) Len() int { return len(l.skills) }
+
+// Skills returns the skills in name order (a copy).
+func (l *Library) Skills() []Skill { return append([]Skill(nil), l.skills...) }
+
+// Names returns the skill names in order.
+func (l *Library) Names() []string {
+	out := make([]string, len(l.skills))
+	for i, s := range l.skills {
+		out[i] = s.Name
+	}
+	return out
+}
+
+// Get returns the skill called name.
+func (l *Library) Get(name string) (Skill, bool) {
+	i, ok := l.byName[name]
+	if !ok {
+		return Skill{}, false
+	}
+	return l.skills[i], true
+}
+
+// IsRight reports whether skill name is right for taskType.
+func (l *Library) IsRight(name, taskType string) bool {
+	s, ok := l.Get(name)
+	return ok && contains(s.RightFor, taskType)
+}
+
+// IsMisleading reports whether skill name is misleading for taskType.
+func (l *Library) IsMisleading(name, taskType string) bool {
+	s, ok := l.Get(name)
+	return ok && contains(s.MisleadingFor, taskType)
+}
+
+// Right lists the names of the skills right for taskType, in name order.
+func (l *Library) Right(taskType string) []string {
+	var out []string
+	for _, s := range l.skills {
+		if contains(s.RightFor, taskType) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// Misleading lists the names of the skills misleading for taskType.
+func (l *Library) Misleading(taskType string) []string {
+	var out []string
+	for _, s := range l.skills {
+		if contains(s.MisleadingFor, taskType) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// TaskTypes lists every task type some skill is right or misleading for,
+// sorted.
+func (l *Library) TaskTypes() []string {
+	set := map[string]bool{}
+	for _, s := range l.skills {
+		for _, t := range s.RightFor {
+			set[t] = true
+		}
+		for _, t := range s.MisleadingFor {
+			set[t] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Vocabulary lists, sorted and unique, the words of all names, descriptions
+// and bodies as Words splits them.
+func (l *Library) Vocabulary() []string {
+	set := map[string]bool{}
+	for _, s := range l.skills {
+		for _, text := range []string{s.Name, s.Description, s.Body} {
+			for _, w := range Words(text) {
+				set[w] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for w := range set {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Words splits text the way the built-in word-level tokenizer sees it:
+// lower case; runs of letters, digits and '_' are words; every other
+// non-space character is a token of its own; spaces separate.
+func Words(text string) []string {
+	var out []string
+	start := -1
+	text = strings.ToLower(text)
+	for i, r := range text {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
+		if word {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, text[start:i])
+			start = -1
+		}
+		if !unicode.IsSpace(r) {
+			out = append(out, string(r))
+		}
+	}
+	if start >= 0 {
+		out = append(out, text[start:])
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,100 @@
+package skill
+
+import (
+	"embed"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"path"
+	"sort"
+)
+
+// DefaultSlateSize is the number of candidates a slate shows by default.
+const DefaultSlateSize = 16
+
+//go:embed library
+var builtinFS embed.FS
+
+// BuiltinEnvs lists the environments that have an embedded library.
+func BuiltinEnvs() []string {
+	entries, err := builtinFS.ReadDir("library")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Builtin returns the embedded skill library of environment env
+// ("household", "shop" or "searchqa").
+func Builtin(env string) (*Library, error) {
+	for _, e := range BuiltinEnvs() {
+		if e == env {
+			return LoadFS(builtinFS, path.Join("library", env))
+		}
+	}
+	return nil, fmt.Errorf("no built-in skill library for environment %q (have: %v)", env, BuiltinEnvs())
+}
+
+// Slate draws k candidate skills for an episode of taskType, a deterministic
+// function of (library, taskType, k, seed):
+//
+//   - exactly one skill right for taskType (drawn among the right ones);
+//   - m = min(#misleading, max(1, k/4), k-1) skills misleading for taskType;
+//   - the remaining k-1-m drawn from every other skill (unrelated skills and
+//     skills right or misleading only for other task types); the other
+//     skills right for taskType are left out, so the slate has exactly one
+//     right candidate;
+//   - all in a shuffled order.
+//
+// Errors: k < 1; no skill right for taskType; k larger than the number of
+// skills a slate can hold (1 + every skill not right for taskType). Slates
+// are never silently shortened.
+func (l *Library) Slate(taskType string, k int, seed int64) ([]Skill, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("slate size %d: must be at least 1", k)
+	}
+	var right, mis, rest []int
+	for i, s := range l.skills {
+		switch {
+		case contains(s.RightFor, taskType):
+			right = append(right, i)
+		case contains(s.MisleadingFor, taskType):
+			mis = append(mis, i)
+		default:
+			rest = append(rest, i)
+		}
+	}
+	if len(right) == 0 {
+		return nil, fmt.Errorf("no skill is right for task type %q (task types with skills: %v)", taskType, l.TaskTypes())
+	}
+	if avail := 1 + len(mis) + len(rest); k > avail {
+		return nil, fmt.Errorf("slate size %d for task type %q: the library can fill at most %d (one right skill plus %d others)", k, taskType, avail, avail-1)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(taskType))
+	rng := rand.New(rand.NewPCG(uint64(seed), h.Sum64()))
+
+	m := min(len(mis), max(1, k/4), k-1)
+	rng.Shuffle(len(mis), func(i, j int) { mis[i], mis[j] = mis[j], mis[i] })
+	// Misleading skills not chosen as such may still fill the other places.
+	rest = append(rest, mis[m:]...)
+	sort.Ints(rest)
+	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
+
+	pick := []int{right[rng.IntN(len(right))]}
+	pick = append(pick, mis[:m]...)
+	pick = append(pick, rest[:k-1-m]...)
+	rng.Shuffle(len(pick), func(i, j int) { pick[i], pick[j] = pick[j], pick[i] })
+	out := make([]Skill, len(pick))
+	for i, p := range pick {
+		out[i] = l.skills[p]
+	}
+	return out, nil
+}
