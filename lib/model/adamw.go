@@ -1,0 +1,97 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// AdamWConfig holds AdamW's constants.
+type AdamWConfig struct {
+	Beta1, Beta2 float64
+	Eps          float64
+	// WeightDecay is decoupled (AdamW): p -= lr*wd*p, applied to tensors
+	// whose Decay is set (matrices and embeddings; not norms or biases).
+	WeightDecay float64
+}
+
+// DefaultAdamW is beta1 0.9, beta2 0.999, eps 1e-8, weight decay 0.01
+// (the PyTorch AdamW defaults).
+func DefaultAdamW() AdamWConfig {
+	return AdamWConfig{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01}
+}
+
+// AdamW is the optimizer state of one model: first and second moments per
+// parameter tensor (in Params order) and the number of steps taken.
+type AdamW struct {
+	Cfg   AdamWConfig
+	StepN int // steps taken
+	M, V  [][]float32
+	model *Model
+}
+
+// NewAdamW returns a fresh optimizer for m's parameters.
+func NewAdamW(m *Model, cfg AdamWConfig) *AdamW {
+	o := &AdamW{Cfg: cfg, model: m}
+	for _, p := range m.params {
+		o.M = append(o.M, make([]float32, len(p.W)))
+		o.V = append(o.V, make([]float32, len(p.W)))
+	}
+	return o
+}
+
+// Step applies one update with learning rate lr to every parameter from
+// its gradient (gradients are left as they are: clear them with ZeroGrad).
+// Step t (1-based) uses bias corrections 1-beta1^t and 1-beta2^t.
+func (o *AdamW) Step(lr float64) error {
+	m := o.model
+	if len(o.M) != len(m.params) {
+		return fmt.Errorf("adamw: state for %d tensors, model has %d", len(o.M), len(m.params))
+	}
+	m.ensureGrad()
+	o.StepN++
+	t := float64(o.StepN)
+	h := AdamWStep{
+		LR: float32(lr), Beta1: float32(o.Cfg.Beta1), Beta2: float32(o.Cfg.Beta2), Eps: float32(o.Cfg.Eps),
+		BC1: float32(1 - math.Pow(o.Cfg.Beta1, t)), BC2: float32(1 - math.Pow(o.Cfg.Beta2, t)),
+	}
+	for i, p := range m.params {
+		hs := h
+		if p.Decay {
+			hs.WeightDecay = float32(o.Cfg.WeightDecay)
+		}
+		m.be.AdamW(p.W, p.G, o.M[i], o.V[i], hs)
+	}
+	return nil
+}
+
+// Schedule is a learning-rate schedule: linear warmup from 0 to Peak over
+// Warmup steps, then constant (Cosine false) or a cosine decay to
+// Peak*MinRatio at step Total.
+type Schedule struct {
+	Peak     float64
+	Warmup   int
+	Total    int
+	Cosine   bool
+	MinRatio float64
+}
+
+// LR is the learning rate of step (1-based: the first update is step 1).
+// During warmup it is Peak*step/Warmup; past Total it stays at the end
+// value.
+func (s Schedule) LR(step int) float64 {
+	if step < 1 {
+		step = 1
+	}
+	if s.Warmup > 0 && step <= s.Warmup {
+		return s.Peak * float64(step) / float64(s.Warmup)
+	}
+	if !s.Cosine || s.Total <= s.Warmup {
+		return s.Peak
+	}
+	frac := float64(step-s.Warmup) / float64(s.Total-s.Warmup)
+	if frac > 1 {
+		frac = 1
+	}
+	lo := s.Peak * s.MinRatio
+	return lo + (s.Peak-lo)*0.5*(1+math.Cos(math.Pi*frac))
+}

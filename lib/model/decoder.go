@@ -1,0 +1,106 @@
+package model
+
+import "fmt"
+
+// Decoder is incremental decoding state: the rotated keys and the values of
+// every position appended so far, per layer (the KV cache). A Decoder is
+// used by one goroutine at a time; several decoders may share one Model.
+type Decoder struct {
+	m    *Model
+	k, v [][]float32 // per layer, n x kvdim
+	n    int
+}
+
+// NewDecoder returns an empty decoder over m.
+func (m *Model) NewDecoder() *Decoder {
+	L := len(m.Layers)
+	return &Decoder{m: m, k: make([][]float32, L), v: make([][]float32, L)}
+}
+
+// Len is the number of positions in the cache.
+func (d *Decoder) Len() int { return d.n }
+
+// Clone returns an independent copy: appending to one does not affect the
+// other. Use it to share a computed prompt among several continuations.
+func (d *Decoder) Clone() *Decoder {
+	c := &Decoder{m: d.m, n: d.n, k: make([][]float32, len(d.k)), v: make([][]float32, len(d.v))}
+	for i := range d.k {
+		c.k[i] = append(make([]float32, 0, cap(d.k[i])), d.k[i]...)
+		c.v[i] = append(make([]float32, 0, cap(d.v[i])), d.v[i]...)
+	}
+	return c
+}
+
+// Append feeds tokens (a whole prompt chunk, or one sampled token) at the
+// next positions and returns the logits (vocab values) for the token that
+// follows the last of them. An empty chunk, an out-of-range token or
+// running past max_position_embeddings is an error and leaves the
+// decoder unchanged.
+func (d *Decoder) Append(tokens []int32) ([]float32, error) {
+	m := d.m
+	c := m.Cfg
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("decoder: empty append")
+	}
+	if d.n+len(tokens) > c.MaxPositionEmbeddings {
+		return nil, fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(tokens), c.MaxPositionEmbeddings)
+	}
+	for _, t := range tokens {
+		if t < 0 || int(t) >= c.VocabSize {
+			return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
+		}
+	}
+	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
+	qd, kd := c.QDim(), c.KVDim()
+	eps := float32(c.RMSNormEps)
+	be := m.be
+	past := d.n
+	x := make([]float32, T*H)
+	for t, tok := range tokens {
+		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
+	}
+	xn := make([]float32, T*H)
+	inv := make([]float32, T)
+	q := make([]float32, T*qd)
+	att := make([]float32, T*qd)
+	g := make([]float32, T*I)
+	u := make([]float32, T*I)
+	h := make([]float32, T*I)
+	shape := AttnShape{Rows: T, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	for li := range m.Layers {
+		w := &m.Layers[li]
+		be.RMSNorm(xn, inv, x, w.InputNorm.W, T, H, eps)
+		m.linear(q, xn, T, w.Q, w.QB)
+		kc := grow(d.k[li], T*kd)
+		vc := grow(d.v[li], T*kd)
+		knew, vnew := kc[past*kd:], vc[past*kd:]
+		m.linear(knew, xn, T, w.K, w.KB)
+		m.linear(vnew, xn, T, w.V, w.VB)
+		be.RoPE(q, T, c.NumAttentionHeads, c.HeadDim(), past, m.cos, m.sin, false)
+		be.RoPE(knew, T, c.NumKeyValueHeads, c.HeadDim(), past, m.cos, m.sin, false)
+		d.k[li], d.v[li] = kc, vc
+		be.Attention(att, nil, q, kc, vc, shape)
+		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
+		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
+		m.linear(g, xn, T, w.Gate, nil)
+		m.linear(u, xn, T, w.Up, nil)
+		be.SwiGLU(h, g, u)
+		be.MatMul(false, true, T, H, I, 1, h, I, w.Down.W, I, 1, x, H)
+	}
+	d.n += T
+	last := x[(T-1)*H:]
+	be.RMSNorm(xn[:H], inv[:1], last, m.Norm.W, 1, H, eps)
+	logits := make([]float32, c.VocabSize)
+	be.MatMul(false, true, 1, c.VocabSize, H, 1, xn[:H], H, m.LMHead.W, H, 0, logits, c.VocabSize)
+	return logits, nil
+}
+
+// grow extends s by n elements, keeping its contents.
+func grow(s []float32, n int) []float32 {
+	if len(s)+n <= cap(s) {
+		return s[:len(s)+n]
+	}
+	c := make([]float32, len(s)+n, 2*(len(s)+n))
+	copy(c, s)
+	return c
+}
