@@ -84,6 +84,7 @@ type ControllerState struct {
 	SmoothedSuccess float64 `parquet:"smoothed_success"` // EMA of the success rate, s_k
 	LastSuccess     float64 `parquet:"last_success"`     // the success rate observed at k (x_k); NaN-free: the last one seen
 	Observed        bool    `parquet:"observed"`         // the type had evidence at k
+	NObserved       int32   `parquet:"n_observed"`       // iterations so far with evidence (0: s not yet initialised)
 	Primitive       string  `parquet:"primitive"`        // EXPAND, REVISE, COMPRESS, FORCED_PRUNE or NONE
 	NItems          int32   `parquet:"n_items"`          // the type's items in the snapshot (task + mistake; general for "")
 	NTokens         int32   `parquet:"n_tokens"`         // their tokens
