@@ -1,0 +1,261 @@
+package table
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Format is an on-disk or on-pipe table format.
+type Format int
+
+const (
+	Parquet     Format = iota // Parquet file (files at rest)
+	ArrowStream               // Arrow IPC stream (pipes)
+	ArrowFile                 // Arrow IPC file (random access, .arrow)
+)
+
+func (f Format) String() string {
+	switch f {
+	case Parquet:
+		return "parquet"
+	case ArrowStream:
+		return "arrow-stream"
+	case ArrowFile:
+		return "arrow-file"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// Magic bytes that identify the formats.
+var (
+	magicParquet = []byte("PAR1")
+	magicArrow   = []byte("ARROW1")
+	markerStream = []byte{0xff, 0xff, 0xff, 0xff}
+	eosStream    = []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
+)
+
+// Write writes rows of a registered row kind T to w in the given format,
+// with meta as Parquet key-value or Arrow schema metadata. Meta.Kind and
+// Meta.SchemaVersion are filled in from T's registration when empty; a
+// Meta.Kind naming another kind is an error. The bytes depend only on rows
+// and meta.
+func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
+	k, cols, err := schemaOf[T]()
+	if err != nil {
+		return err
+	}
+	if meta.Kind == "" {
+		meta.Kind = k.Name
+	} else if meta.Kind != k.Name {
+		return fmt.Errorf("table: Meta.Kind %q for rows of kind %q", meta.Kind, k.Name)
+	}
+	if meta.SchemaVersion == 0 {
+		meta.SchemaVersion = k.Version
+	}
+	switch format {
+	case Parquet:
+		return writeParquet(w, rows, meta)
+	case ArrowStream:
+		return writeArrow(w, false, rows, cols, meta)
+	case ArrowFile:
+		return writeArrow(w, true, rows, cols, meta)
+	}
+	return fmt.Errorf("table: unknown format %v", format)
+}
+
+// WriteFile writes rows to path atomically (see AtomicWrite): as Parquet, or
+// as an Arrow IPC file when the name ends in ".arrow". A path of "-" writes
+// an Arrow IPC stream to stdout instead, and refuses a terminal.
+func WriteFile[T any](path string, rows []T, meta Meta) error {
+	if path == "-" {
+		if st, err := os.Stdout.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			return fmt.Errorf("stdout: refusing to write an Arrow stream to a terminal; redirect it or name an output file")
+		}
+		return AtomicWrite("-", func(w io.Writer) error { return Write(w, ArrowStream, rows, meta) })
+	}
+	format := Parquet
+	if strings.HasSuffix(path, ".arrow") {
+		format = ArrowFile
+	}
+	return AtomicWrite(path, func(w io.Writer) error {
+		if err := Write(w, format, rows, meta); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// ReadFiles reads rows of the registered row kind T from each path and
+// concatenates them in order (shards of one table). A path is a Parquet file,
+// an Arrow IPC file or stream, "-" for stdin, or a directory, which stands for
+// its *.parquet and *.arrow files sorted by name (hidden files, such as the
+// temporary files of a running writer, are skipped). The format is told by
+// the first bytes, not the name. It returns one Meta per file read, in order,
+// with Meta.Path set.
+//
+// Every file must hold rows of T's kind: a file of another kind, a newer
+// schema version, or a missing or mistyped column is an *InputError, as is a
+// missing, empty, truncated or unrecognised file. A file without pats
+// metadata (written by another tool) is accepted when its columns match.
+// Empty lists are read as nil slices.
+func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
+	k, cols, err := schemaOf[T]()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(paths) == 0 {
+		return nil, nil, fmt.Errorf("table: no input files")
+	}
+	var files []string
+	stdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			if stdin++; stdin > 1 {
+				return nil, nil, inputErr(p, "stdin named more than once", nil)
+			}
+			files = append(files, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, nil, inputErr(p, "cannot read", unwrapPath(err))
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		inDir, err := dataFiles(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(inDir) == 0 {
+			return nil, nil, inputErr(p, "directory has no .parquet or .arrow files", nil)
+		}
+		files = append(files, inDir...)
+	}
+	var rows []T
+	metas := make([]Meta, 0, len(files))
+	for _, f := range files {
+		r, m, err := readOne[T](f, k, cols)
+		if err != nil {
+			return nil, nil, err
+		}
+		if rows == nil {
+			rows = r
+		} else {
+			rows = append(rows, r...)
+		}
+		metas = append(metas, m)
+	}
+	return rows, metas, nil
+}
+
+// dataFiles lists the *.parquet and *.arrow files of a directory, sorted by
+// name, skipping hidden files.
+func dataFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, inputErr(dir, "cannot read directory", unwrapPath(err))
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if strings.HasPrefix(n, ".") || e.IsDir() {
+			continue
+		}
+		if strings.HasSuffix(n, ".parquet") || strings.HasSuffix(n, ".arrow") {
+			out = append(out, filepath.Join(dir, n))
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose text repeats the path.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// readerAtSeeker is what the Parquet and Arrow file readers need.
+type readerAtSeeker interface {
+	io.Reader
+	io.ReaderAt
+	io.Seeker
+}
+
+func readOne[T any](path string, k KindInfo, cols []column) ([]T, Meta, error) {
+	var r readerAtSeeker
+	var size int64
+	if path == "-" {
+		b, err := io.ReadAll(os.Stdin)
+		if err != nil {
+			return nil, Meta{}, inputErr(path, "cannot read", err)
+		}
+		r, size = bytes.NewReader(b), int64(len(b))
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
+		}
+		defer f.Close()
+		st, err := f.Stat()
+		if err != nil {
+			return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
+		}
+		if st.IsDir() {
+			return nil, Meta{}, inputErr(path, "is a directory", nil)
+		}
+		r, size = f, st.Size()
+	}
+	if size == 0 {
+		return nil, Meta{}, inputErr(path, "empty file", nil)
+	}
+	head := make([]byte, min(size, 8))
+	if _, err := r.ReadAt(head, 0); err != nil {
+		return nil, Meta{}, inputErr(path, "cannot read", err)
+	}
+	tail := make([]byte, min(size, 8))
+	if _, err := r.ReadAt(tail, size-int64(len(tail))); err != nil {
+		return nil, Meta{}, inputErr(path, "cannot read", err)
+	}
+	switch {
+	case bytes.HasPrefix(head, magicParquet):
+		if size < 12 || !bytes.HasSuffix(tail, magicParquet) {
+			return nil, Meta{}, inputErr(path, "truncated Parquet file (no footer)", nil)
+		}
+		return readParquet[T](path, r, size, k, cols)
+	case bytes.HasPrefix(head, magicArrow):
+		if size < 12 || !bytes.HasSuffix(tail, magicArrow) {
+			return nil, Meta{}, inputErr(path, "truncated Arrow file (no footer)", nil)
+		}
+		return readArrowFile[T](path, r, k, cols)
+	case bytes.HasPrefix(head, markerStream):
+		if !bytes.Equal(tail, eosStream) {
+			return nil, Meta{}, inputErr(path, "truncated Arrow stream (no end-of-stream marker)", nil)
+		}
+		return readArrowStream[T](path, r, k, cols)
+	}
+	return nil, Meta{}, inputErr(path, "not a Parquet file or Arrow IPC file or stream", nil)
+}
+
+// checkKind checks a file's metadata against the expected row kind.
+func checkKind(path string, m Meta, k KindInfo) error {
+	if m.Kind == "" {
+		return nil // no pats metadata: the column check decides
+	}
+	if m.Kind != k.Name {
+		return inputErr(path, fmt.Sprintf("holds %s rows, want %s rows", m.Kind, k.Name), nil)
+	}
+	if m.SchemaVersion > k.Version {
+		return inputErr(path, fmt.Sprintf("%s schema version %d is newer than this program's %d", k.Name, m.SchemaVersion, k.Version), nil)
+	}
+	return nil
+}
