@@ -38,11 +38,13 @@ type Backend interface {
 	// SwiGLUBackward sets dg and du from dh.
 	SwiGLUBackward(dg, du, dh, g, u []float32)
 	// LogSoftmax sets, for each of rows rows of logits (rows x vocab),
-	// lp[r] = log softmax(logits[r])[target[r]] and, if ent is not nil, the
-	// entropy of softmax(logits[r]) in nats.
-	LogSoftmax(lp, ent, logits []float32, target []int32, rows, vocab int)
-	// LogSoftmaxBackward sets dlogits[r] = dlp[r] * (onehot(target[r]) - softmax(logits[r])).
-	LogSoftmaxBackward(dlogits, logits []float32, target []int32, dlp []float32, rows, vocab int)
+	// lp[r] = log softmax(logits[r])[target[r]] and, where not nil, the
+	// entropy ent[r] of softmax(logits[r]) in nats and the log-sum-exp
+	// lse[r] of the row.
+	LogSoftmax(lp, ent, lse, logits []float32, target []int32, rows, vocab int)
+	// LogSoftmaxBackward sets dlogits[r] = dlp[r] * (onehot(target[r]) -
+	// exp(logits[r] - lse[r])), lse from LogSoftmax.
+	LogSoftmaxBackward(dlogits, logits, lse []float32, target []int32, dlp []float32, rows, vocab int)
 	// AdamW updates one parameter tensor p in place from its gradient g and
 	// moment buffers m and v.
 	AdamW(p, g, m, v []float32, h AdamWStep)

@@ -90,7 +90,7 @@ func (m *Model) backward(a *seqAct, dlp []float32) {
 	dx := make([]float32, T*H)
 	if R > 0 {
 		dlogits := make([]float32, R*V)
-		be.LogSoftmaxBackward(dlogits, a.logits, a.target, dlp, R, V)
+		be.LogSoftmaxBackward(dlogits, a.logits, a.lse, a.target, dlp, R, V)
 		sel := make([]float32, R*H)
 		for i, r := range a.rows {
 			copy(sel[i*H:(i+1)*H], a.xnf[r*H:(r+1)*H])

@@ -138,7 +138,7 @@ func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 			}
 			var sum float32
 			for j := 0; j < n; j++ {
-				e := float32(math.Exp(float64(sc[j] - mx)))
+				e := expf(sc[j] - mx)
 				sc[j] = e
 				sum += e
 			}
@@ -180,7 +180,7 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 			l := lse[h*T+i]
 			for j := 0; j <= i; j++ {
 				kj := k[j*kw+g*hd : j*kw+(g+1)*hd]
-				pj := float32(math.Exp(float64(dot(qi, kj)*scale - l)))
+				pj := expf(dot(qi, kj)*scale - l)
 				vj := v[j*kw+g*hd : j*kw+(g+1)*hd]
 				axpy(pj, doi, myDV[j*hd:(j+1)*hd])
 				ds := pj * (dot(doi, vj) - D) * scale
@@ -198,7 +198,7 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 	}
 }
 
-func sigmoid(x float32) float32 { return 1 / (1 + float32(math.Exp(float64(-x)))) }
+func sigmoid(x float32) float32 { return 1 / (1 + expf(-x)) }
 
 // SwiGLU implements Backend.
 func (CPU) SwiGLU(h, g, u []float32) {
@@ -217,7 +217,7 @@ func (CPU) SwiGLUBackward(dg, du, dh, g, u []float32) {
 	}
 }
 
-// logSumExp returns max and log(sum(exp(x-max))) + max of a row.
+// logSumExp returns the maximum and the log-sum-exp of a row.
 func logSumExp(x []float32) (mx, lse float32) {
 	mx = float32(math.Inf(-1))
 	for _, v := range x {
@@ -225,39 +225,49 @@ func logSumExp(x []float32) (mx, lse float32) {
 			mx = v
 		}
 	}
-	var s float64
+	var s float32
 	for _, v := range x {
-		s += math.Exp(float64(v - mx))
+		s += expf(v - mx)
 	}
-	return mx, mx + float32(math.Log(s))
+	return mx, mx + float32(math.Log(float64(s)))
 }
 
-// LogSoftmax implements Backend.
-func (CPU) LogSoftmax(lp, ent, logits []float32, target []int32, rows, vocab int) {
+// LogSoftmax implements Backend. One exponential per element gives both
+// the log-sum-exp and the entropy: H = lse - sum(p*x).
+func (CPU) LogSoftmax(lp, ent, lse, logits []float32, target []int32, rows, vocab int) {
 	parallel(rows, rows*vocab*4, func(r int) {
 		x := logits[r*vocab : (r+1)*vocab]
-		_, l := logSumExp(x)
+		mx := float32(math.Inf(-1))
+		for _, v := range x {
+			if v > mx {
+				mx = v
+			}
+		}
+		var s, sx float32
+		for _, v := range x {
+			e := expf(v - mx)
+			s += e
+			sx += e * (v - mx)
+		}
+		l := mx + float32(math.Log(float64(s)))
 		lp[r] = x[target[r]] - l
 		if ent != nil {
-			var e float64
-			for _, v := range x {
-				ls := float64(v - l)
-				e -= math.Exp(ls) * ls
-			}
-			ent[r] = float32(e)
+			ent[r] = l - mx - sx/s
+		}
+		if lse != nil {
+			lse[r] = l
 		}
 	})
 }
 
 // LogSoftmaxBackward implements Backend.
-func (CPU) LogSoftmaxBackward(dlogits, logits []float32, target []int32, dlp []float32, rows, vocab int) {
+func (CPU) LogSoftmaxBackward(dlogits, logits, lse []float32, target []int32, dlp []float32, rows, vocab int) {
 	parallel(rows, rows*vocab*4, func(r int) {
 		x := logits[r*vocab : (r+1)*vocab]
 		d := dlogits[r*vocab : (r+1)*vocab]
-		_, l := logSumExp(x)
-		w := dlp[r]
+		l, w := lse[r], dlp[r]
 		for i, v := range x {
-			d[i] = -w * float32(math.Exp(float64(v-l)))
+			d[i] = -w * expf(v-l)
 		}
 		d[target[r]] += w
 	})

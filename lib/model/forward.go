@@ -22,6 +22,7 @@ type seqAct struct {
 	rows   []int     // hidden rows projected to the vocabulary
 	target []int32   // token each row predicts
 	logits []float32 // len(rows) x vocab
+	lse    []float32 // log-sum-exp of each logits row
 }
 
 func (m *Model) linear(y, x []float32, rows int, w, b *Tensor) {
@@ -159,8 +160,9 @@ func (m *Model) scatterScores(a *seqAct, T int, target []int32) (lp, ent []float
 	R := len(a.rows)
 	l := make([]float32, R)
 	e := make([]float32, R)
+	a.lse = make([]float32, R)
 	if R > 0 {
-		m.be.LogSoftmax(l, e, a.logits, target, R, m.Cfg.VocabSize)
+		m.be.LogSoftmax(l, e, a.lse, a.logits, target, R, m.Cfg.VocabSize)
 	}
 	lp = make([]float32, T)
 	ent = make([]float32, T)

@@ -1,0 +1,110 @@
+package model
+
+import (
+	"fmt"
+	"testing"
+)
+
+// benchConfigs are the built-in sizes with a 6000-token vocabulary.
+var benchConfigs = []struct {
+	name string
+	cfg  Config
+}{{"tiny", Tiny(6000)}, {"small", Small(6000)}}
+
+// BenchmarkTrain measures forward+backward over 4 sequences of 128 tokens,
+// every position scored; the tokens/s metric counts input tokens.
+func BenchmarkTrain(b *testing.B) {
+	for _, bc := range benchConfigs {
+		b.Run(bc.name, func(b *testing.B) {
+			m, err := New(bc.cfg, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			seqs := randomSeqs(1, bc.cfg.VocabSize, 128, 128, 128, 128)
+			w := make([][]float32, len(seqs))
+			for i := range w {
+				w[i] = make([]float32, 128)
+				for j := 1; j < 128; j++ {
+					w[i][j] = -1
+				}
+			}
+			m.ZeroGrad()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := m.Backward(seqs, w); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*4*128)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkDecode measures one-token-at-a-time decoding after a 64-token
+// prompt: 64 steps per iteration, each step's logits sampled greedily.
+func BenchmarkDecode(b *testing.B) {
+	for _, bc := range benchConfigs {
+		b.Run(bc.name, func(b *testing.B) {
+			m, err := New(bc.cfg, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			prompt := randomSeqs(2, bc.cfg.VocabSize, 64)[0]
+			d0 := m.NewDecoder()
+			logits, err := d0.Append(prompt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				d := d0.Clone()
+				l := logits
+				for s := 0; s < 64; s++ {
+					tok, _ := Sample(l, 0, 1, nil)
+					if l, err = d.Append([]int32{tok}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N*64)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+// BenchmarkPrefill measures appending a 256-token prompt in one chunk.
+func BenchmarkPrefill(b *testing.B) {
+	for _, bc := range benchConfigs {
+		b.Run(bc.name, func(b *testing.B) {
+			m, _ := New(bc.cfg, 1)
+			prompt := randomSeqs(3, bc.cfg.VocabSize, 256)[0]
+			for i := 0; i < b.N; i++ {
+				if _, err := m.NewDecoder().Append(prompt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*256)/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}
+
+func TestBuiltinSizes(t *testing.T) {
+	for _, c := range []struct {
+		cfg  Config
+		want int
+	}{{Tiny(6000), 1162368}, {Small(6000), 4686080}} {
+		m, err := New(c.cfg, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.NumParams() != c.want || c.cfg.NumParams() != c.want {
+			t.Errorf("%d layers: %d params (config says %d), want %d", c.cfg.NumHiddenLayers, m.NumParams(), c.cfg.NumParams(), c.want)
+		}
+		if c.cfg.MaxPositionEmbeddings != 4096 {
+			t.Errorf("max positions %d", c.cfg.MaxPositionEmbeddings)
+		}
+	}
+	u := testConfig(false)
+	if got, want := u.NumParams(), fmt.Sprint(u.NumParams()); got <= testConfig(true).NumParams() {
+		t.Errorf("untied model not larger than tied: %s", want)
+	}
+}

@@ -1,0 +1,100 @@
+// Package model is a Qwen2-architecture decoder-only transformer in pure
+// Go, float32: forward, hand-written backward, log-probabilities of given
+// tokens, KV-cache decoding with sampling, AdamW, and Hugging Face
+// checkpoint folders.
+//
+// # Architecture
+//
+// For a sequence of T token ids, with hidden size H, nh query heads and nkv
+// key/value heads of width d = H/nh:
+//
+//	x = embed_tokens[ids]                                  T x H
+//	for each layer:
+//	    n = RMSNorm(x) * input_layernorm
+//	    q = n Wq^T + bq, k = n Wk^T + bk, v = n Wv^T + bv  T x nh*d, T x nkv*d
+//	    q, k = RoPE(q), RoPE(k)
+//	    a = softmax(q k^T / sqrt(d) + causal mask) v      query head i reads kv head i/(nh/nkv)
+//	    x = x + a Wo^T                                     (o_proj has no bias)
+//	    n = RMSNorm(x) * post_attention_layernorm
+//	    x = x + (silu(n Wg^T) * (n Wu^T)) Wd^T            SwiGLU MLP
+//	logits = (RMSNorm(x) * norm) Wlm^T                     Wlm = embed_tokens when tied
+//
+// RMSNorm(x) = x / sqrt(mean(x^2) + rms_norm_eps). RoPE uses the Hugging
+// Face rotate-half layout: within each head, element i pairs with i+d/2
+// and both rotate by angle pos * rope_theta^(-2i/d), positions counting
+// from 0 at the first token. cos/sin tables are precomputed (in float64,
+// stored as float32) for every position below max_position_embeddings,
+// which is also the longest sequence accepted.
+//
+// # Tensors and units
+//
+// Every tensor is a row-major []float32. Linear weights keep Hugging Face's
+// [out, in] layout, so y = x W^T; parameter names are the Hugging Face
+// names (model.embed_tokens.weight, model.layers.N.self_attn.q_proj.weight,
+// ..., model.norm.weight, lm_head.weight when untied), listed by Params in
+// a fixed order. Log-probabilities and entropies are in nats.
+//
+// LogProbs(seqs, masks) returns lp[i][t] = log p(seqs[i][t] | seqs[i][:t])
+// aligned with the scored token (lp[i][0] = 0), so a trajectory's per-token
+// roles index it directly. Backward takes d(loss)/d(lp) of the same shape
+// and accumulates the gradient of every parameter; positions with zero
+// weight skip the vocabulary projection. ForwardBackward does both in one
+// pass when the weights depend on the current log-probs. Sequences are
+// processed one at a time (no padding); activations of one sequence are
+// kept for its backward, attention probabilities are recomputed from a
+// per-row log-sum-exp rather than stored, so memory is O(T) per layer
+// apart from the T x vocab logits of the scored rows.
+//
+// A Decoder holds a KV cache: Append takes a prompt chunk or one token
+// and returns the next-token logits; Clone copies the cache so several
+// continuations share one computed prompt. Sample draws with temperature
+// and top-p from a caller-seeded math/rand/v2 PCG generator (temperature 0
+// is greedy).
+//
+// AdamW has decoupled weight decay (on matrices and embeddings only) and
+// bias correction; Schedule is linear warmup then constant or cosine
+// decay; ClipGradNorm scales gradients to a global L2 norm.
+//
+// # Checkpoints
+//
+// A checkpoint is a folder: config.json (Qwen2ForCausalLM keys),
+// model.safetensors (F32 by default, BF16 optional, or shards with
+// model.safetensors.index.json), tokenizer.json (bytes supplied by the
+// caller) and, when saved with an optimizer, optimizer.safetensors
+// (<name>.exp_avg and <name>.exp_avg_sq in F32) with optimizer.json
+// (step count and constants). Saving writes a temporary folder beside the
+// target and renames it into place; Load accepts F32, BF16 and F16 weights.
+//
+// # Backends
+//
+// All arithmetic goes through the Backend interface: MatMul (every matrix
+// product, which the CPU backend hands to gemm.Sgemm), RMSNorm and its
+// backward, RoPE (the inverse rotation is its backward), attention forward
+// and backward, SwiGLU forward and backward, log-softmax with entropy and
+// its backward, and the AdamW update. CPU is the default. Buffers are host
+// slices, so an accelerator backend must manage its own device copies;
+// the interface is kept to what the model actually calls.
+//
+// # Determinism
+//
+// Same parameters and inputs give bit-identical results whatever
+// GOMAXPROCS is: work is split over fixed partitions (attention by head;
+// per-head key/value gradients summed in head order afterwards; softmax by
+// row), and every sum has a fixed order. Initialisation and sampling use
+// seeded PCG generators. Exponentials use a pure-arithmetic float32 expf
+// (about 1 ulp).
+//
+// # Built-in sizes (tied embeddings, vocabulary 6000)
+//
+//	Tiny:  hidden 128, 2 layers, 4 heads, 2 kv heads, intermediate 384: 1,162,368 parameters
+//	Small: hidden 256, 4 layers, 4 heads, 2 kv heads, intermediate 768: 4,686,080 parameters
+//
+// Both have max_position_embeddings 4096, rope_theta 10000, rms_norm_eps 1e-6.
+//
+// # Concurrency
+//
+// LogProbs, Logits and Decoders only read parameters and may run from many
+// goroutines at once (one goroutine per Decoder). Backward,
+// ForwardBackward, ZeroGrad, ClipGradNorm and AdamW.Step write and must
+// run alone.
+package model
