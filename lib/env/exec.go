@@ -1,0 +1,624 @@
+package env
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the version of the JSON-lines protocol that OpenExec
+// speaks and Serve answers (docs/env-protocol.md). An info response with
+// another non-zero "protocol" is refused.
+const ProtocolVersion = 1
+
+// Protocol operations.
+const (
+	OpInfo  = "info"
+	OpTasks = "tasks"
+	OpReset = "reset"
+	OpStep  = "step"
+	OpClose = "close"
+)
+
+// Request is one line from client to server. Op selects the fields used:
+// tasks uses Split; reset uses ID, Seed and Episode; step uses Episode and
+// Action; close uses Episode.
+// A missing field decodes as its zero value.
+type Request struct {
+	Op      string `json:"op"`
+	Split   string `json:"split,omitempty"`
+	ID      string `json:"id,omitempty"`
+	Seed    int64  `json:"seed,omitempty"`
+	Episode int64  `json:"episode,omitempty"`
+	Action  string `json:"action,omitempty"`
+}
+
+// MarshalJSON writes exactly the fields op uses, zero values included, so
+// every request of one op has the same keys.
+func (r Request) MarshalJSON() ([]byte, error) {
+	switch r.Op {
+	case OpTasks:
+		return json.Marshal(struct {
+			Op    string `json:"op"`
+			Split string `json:"split"`
+		}{r.Op, r.Split})
+	case OpReset:
+		return json.Marshal(struct {
+			Op      string `json:"op"`
+			ID      string `json:"id"`
+			Seed    int64  `json:"seed"`
+			Episode int64  `json:"episode"`
+		}{r.Op, r.ID, r.Seed, r.Episode})
+	case OpStep:
+		return json.Marshal(struct {
+			Op      string `json:"op"`
+			Episode int64  `json:"episode"`
+			Action  string `json:"action"`
+		}{r.Op, r.Episode, r.Action})
+	case OpClose:
+		return json.Marshal(struct {
+			Op      string `json:"op"`
+			Episode int64  `json:"episode"`
+		}{r.Op, r.Episode})
+	}
+	type plain Request // no methods: avoids recursion
+	return json.Marshal(plain(r))
+}
+
+// InfoResponse answers info.
+type InfoResponse struct {
+	Protocol   int      `json:"protocol"`
+	Name       string   `json:"name"`
+	TaskTypes  []string `json:"task_types"`
+	Splits     []string `json:"splits"`
+	Vocabulary []string `json:"vocabulary"`
+}
+
+// TasksResponse answers tasks.
+type TasksResponse struct {
+	Tasks []string `json:"tasks"`
+}
+
+// ResetResponse answers reset: the episode's fixed facts and its state
+// before the first step.
+type ResetResponse struct {
+	TaskID      string   `json:"task_id"`
+	TaskType    string   `json:"task_type"`
+	Goal        string   `json:"goal"`
+	Observation string   `json:"observation"`
+	Admissible  []string `json:"admissible"`
+	MaxSteps    int      `json:"max_steps"`
+	Features    []string `json:"features"`
+}
+
+// StepResponse answers step: the Step plus the episode's admissible actions
+// and features after it.
+type StepResponse struct {
+	Observation string   `json:"observation"`
+	Reward      float64  `json:"reward"`
+	Done        bool     `json:"done"`
+	Success     bool     `json:"success"`
+	Score       float64  `json:"score"`
+	Valid       bool     `json:"valid"`
+	Admissible  []string `json:"admissible"`
+	Features    []string `json:"features"`
+}
+
+// errorResponse answers any request that failed.
+type errorResponse struct {
+	Error string `json:"error"`
+}
+
+// okResponse answers close.
+type okResponse struct {
+	OK bool `json:"ok"`
+}
+
+// Serve answers protocol requests read as JSON lines from r with one JSON
+// line each on w, until r ends (then it returns nil). Requests are handled
+// one at a time in order. A request that cannot be decoded or fails gets
+// {"error": "..."} and serving goes on; only a read or write failure ends
+// Serve with an error. An episode is dropped when a step reports done or on
+// close; further requests for it are errors.
+func Serve(e Env, r io.Reader, w io.Writer) error {
+	br := bufio.NewReader(r)
+	bw := bufio.NewWriter(w)
+	s := &server{env: e, episodes: map[int64]Episode{}}
+	for lineNo := 1; ; lineNo++ {
+		line, err := br.ReadBytes('\n')
+		if len(strings.TrimSpace(string(line))) > 0 {
+			resp := s.handle(line, lineNo)
+			out, merr := json.Marshal(resp)
+			if merr != nil {
+				out, _ = json.Marshal(errorResponse{Error: fmt.Sprintf("request line %d: cannot encode the response: %v", lineNo, merr)})
+			}
+			out = append(out, '\n')
+			if _, werr := bw.Write(out); werr != nil {
+				return fmt.Errorf("env serve: writing response: %w", werr)
+			}
+			if werr := bw.Flush(); werr != nil {
+				return fmt.Errorf("env serve: writing response: %w", werr)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("env serve: reading requests: %w", err)
+		}
+	}
+}
+
+type server struct {
+	env      Env
+	episodes map[int64]Episode
+}
+
+func (s *server) handle(line []byte, lineNo int) (resp any) {
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return errorResponse{Error: fmt.Sprintf("request line %d is not a JSON request: %v", lineNo, err)}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			resp = errorResponse{Error: fmt.Sprintf("%s: environment panicked: %v", req.Op, p)}
+		}
+	}()
+	switch req.Op {
+	case OpInfo:
+		return InfoResponse{
+			Protocol: ProtocolVersion, Name: s.env.Name(), TaskTypes: s.env.TaskTypes(),
+			Splits: s.env.Splits(), Vocabulary: s.env.Vocabulary(),
+		}
+	case OpTasks:
+		t, err := s.env.Tasks(req.Split)
+		if err != nil {
+			return errorResponse{Error: err.Error()}
+		}
+		return TasksResponse{Tasks: t}
+	case OpReset:
+		if _, open := s.episodes[req.Episode]; open {
+			return errorResponse{Error: fmt.Sprintf("reset: episode %d is already open", req.Episode)}
+		}
+		ep, err := s.env.Reset(req.ID, req.Seed)
+		if err != nil {
+			return errorResponse{Error: err.Error()}
+		}
+		s.episodes[req.Episode] = ep
+		return ResetResponse{
+			TaskID: ep.TaskID(), TaskType: ep.TaskType(), Goal: ep.Goal(), Observation: ep.Observation(),
+			Admissible: ep.Admissible(), MaxSteps: ep.MaxSteps(), Features: ep.Features(),
+		}
+	case OpStep:
+		ep, ok := s.episodes[req.Episode]
+		if !ok {
+			return errorResponse{Error: fmt.Sprintf("step: episode %d is not open (never reset, closed, or done)", req.Episode)}
+		}
+		st := ep.Step(req.Action)
+		if st.Done {
+			delete(s.episodes, req.Episode)
+		}
+		return StepResponse{
+			Observation: st.Observation, Reward: st.Reward, Done: st.Done, Success: st.Success,
+			Score: st.Score, Valid: st.Valid, Admissible: ep.Admissible(), Features: ep.Features(),
+		}
+	case OpClose:
+		delete(s.episodes, req.Episode)
+		return okResponse{OK: true}
+	case "":
+		return errorResponse{Error: fmt.Sprintf("request line %d has no \"op\"", lineNo)}
+	}
+	return errorResponse{Error: fmt.Sprintf("unknown op %q (want info, tasks, reset, step or close)", req.Op)}
+}
+
+// SplitCommand splits a command line into words the way a shell would for
+// simple cases: blanks separate words; 'single quotes' keep everything
+// literally; "double quotes" keep blanks and honour \" \\ \$ \`; a backslash
+// outside quotes keeps the next character. Variables, globs and
+// redirections are not interpreted.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\\':
+			inWord = true
+			if i+1 < len(s) {
+				i++
+				cur.WriteByte(s[i])
+			}
+		case c == '\'':
+			inWord = true
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, fmt.Errorf("command %q: unclosed single quote", s)
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+		case c == '"':
+			inWord = true
+			closed := false
+			for i++; i < len(s); i++ {
+				if s[i] == '"' {
+					closed = true
+					break
+				}
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if !closed {
+				return nil, fmt.Errorf("command %q: unclosed double quote", s)
+			}
+		default:
+			inWord = true
+			cur.WriteByte(c)
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// stderrTail keeps the last bytes a child wrote to stderr, for errors.
+type stderrTail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const stderrKeep = 2048
+
+func (t *stderrTail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > stderrKeep {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-stderrKeep:]...)
+	}
+	return len(p), nil
+}
+
+func (t *stderrTail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
+
+// execEnv is the client side: one child process per Env, requests
+// serialised by mu.
+type execEnv struct {
+	command string
+	cmd     *exec.Cmd
+	stdin   *os.File
+	stdout  *bufio.Reader
+	stdoutF *os.File
+	stderr  *stderrTail
+	exited  chan struct{} // closed when the child has exited
+	waitErr error         // set before exited is closed
+
+	mu       sync.Mutex
+	broken   error // set once the stream is unusable; every later call returns it
+	info     InfoResponse
+	tasks    map[string][]string
+	nextEp   int64
+	closed   bool
+	lastLine int
+}
+
+// How long to wait for a child's exit status after its stdout ended, and
+// for a clean exit after Close closes its stdin.
+const (
+	exitWait  = 5 * time.Second
+	closeWait = 5 * time.Second
+)
+
+// OpenExec starts command (split by SplitCommand; no shell is involved, so
+// write "sh -c '...'" for shell syntax) as a child process speaking the
+// JSON-lines protocol on its stdin and stdout (docs/env-protocol.md), asks
+// it for info and returns it as an Env. The child's stderr is kept (its
+// last 2 KiB) for error messages.
+//
+// Concurrency: the Env is safe for concurrent use; requests of all episodes
+// go through one child, one request at a time (a mutex), so episodes run in
+// parallel goroutines interleave but never overlap in the child.
+//
+// The returned Env also implements io.Closer: Close closes the child's
+// stdin, waits briefly for it to exit and kills it otherwise. Episodes
+// implement Close() error (tell the child to drop an unfinished episode)
+// and Err() error (the transport error that ended the episode, if any):
+// Step cannot return an error, so a failed step returns a Step with Done
+// set, Valid unset and an observation starting "environment error:", and
+// adds the feature "failure:env_error". After the child crashes or sends a
+// malformed line the Env is broken: every later call returns that error.
+//
+// There is no timeout: a child that never answers blocks the caller.
+//
+// Name is the name the child reports. Oracle returns nil: the protocol has
+// no oracle, so exec environments cannot be used with the oracle policy.
+func OpenExec(command string) (Env, error) {
+	args, err := SplitCommand(command)
+	if err != nil {
+		return nil, fmt.Errorf("exec env: %w", err)
+	}
+	if len(args) == 0 {
+		return nil, errors.New("exec env: empty command")
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("exec env %q: %w", command, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("exec env %q: %w", command, err)
+	}
+	e := &execEnv{
+		command: command, stdin: inW, stdoutF: outR, stdout: bufio.NewReader(outR),
+		stderr: &stderrTail{}, exited: make(chan struct{}), tasks: map[string][]string{},
+	}
+	e.cmd = exec.Command(args[0], args[1:]...)
+	e.cmd.Stdin, e.cmd.Stdout, e.cmd.Stderr = inR, outW, e.stderr
+	err = e.cmd.Start()
+	// The child holds its own copies of these ends.
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("exec env %q: cannot start: %w", command, err)
+	}
+	go func() {
+		e.waitErr = e.cmd.Wait()
+		close(e.exited)
+	}()
+	if err := e.call(Request{Op: OpInfo}, &e.info); err != nil {
+		e.Close()
+		return nil, err
+	}
+	if e.info.Protocol != 0 && e.info.Protocol != ProtocolVersion {
+		e.Close()
+		return nil, fmt.Errorf("exec env %q: child speaks protocol %d, want %d", command, e.info.Protocol, ProtocolVersion)
+	}
+	if e.info.Name == "" {
+		e.info.Name = "exec:" + command
+	}
+	return e, nil
+}
+
+// call sends req and decodes the answer into resp.
+func (e *execEnv) call(req Request, resp any) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.callLocked(req, resp)
+}
+
+func (e *execEnv) callLocked(req Request, resp any) error {
+	if e.broken != nil {
+		return e.broken
+	}
+	if e.closed {
+		return fmt.Errorf("exec env %q: closed", e.command)
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("exec env %q: encoding %s request: %w", e.command, req.Op, err)
+	}
+	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
+		return e.breakWith(fmt.Sprintf("cannot send %s request", req.Op), err, true)
+	}
+	got, err := e.stdout.ReadBytes('\n')
+	if err != nil {
+		if err == io.EOF {
+			return e.breakWith(fmt.Sprintf("child closed its output before answering %s", req.Op), nil, true)
+		}
+		return e.breakWith(fmt.Sprintf("reading answer to %s", req.Op), err, true)
+	}
+	e.lastLine++
+	var er errorResponse
+	if err := json.Unmarshal(got, &er); err != nil {
+		return e.breakWith(fmt.Sprintf("malformed answer to %s (output line %d %q)", req.Op, e.lastLine, clip(string(got), 120)), err, false)
+	}
+	if er.Error != "" {
+		return fmt.Errorf("exec env %q: %s: %s", e.command, req.Op, er.Error)
+	}
+	if err := json.Unmarshal(got, resp); err != nil {
+		return e.breakWith(fmt.Sprintf("malformed answer to %s (output line %d %q)", req.Op, e.lastLine, clip(string(got), 120)), err, false)
+	}
+	return nil
+}
+
+// breakWith marks the Env unusable and returns the error that every later
+// call will return: what went wrong, the child's exit status when known, and
+// the tail of its stderr. gone says the child has probably ended (its output
+// closed, or a write failed): breakWith waits up to exitWait for its status.
+// Otherwise (a malformed answer) the child is killed at once.
+func (e *execEnv) breakWith(what string, cause error, gone bool) error {
+	msg := fmt.Sprintf("exec env %q: %s", e.command, what)
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	if gone {
+		select {
+		case <-e.exited:
+		case <-time.After(exitWait):
+		}
+	}
+	select {
+	case <-e.exited:
+		if e.waitErr != nil {
+			msg += "; child " + e.waitErr.Error()
+		} else {
+			msg += "; child exited with status 0"
+		}
+	default:
+		e.cmd.Process.Kill()
+		<-e.exited
+		msg += "; child killed"
+	}
+	if tail := e.stderr.String(); tail != "" {
+		msg += "; stderr: " + clip(tail, 500)
+	}
+	e.broken = errors.New(msg)
+	return e.broken
+}
+
+func clip(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
+
+// Close ends the child: it closes its stdin, waits up to 5 s for it to exit
+// and kills it otherwise. The error is the child's exit error, if any.
+func (e *execEnv) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.stdin.Close()
+	select {
+	case <-e.exited:
+	case <-time.After(closeWait):
+		e.cmd.Process.Kill()
+		<-e.exited
+	}
+	e.stdoutF.Close()
+	if e.broken != nil {
+		return nil // already reported
+	}
+	if e.waitErr != nil {
+		return fmt.Errorf("exec env %q: child %v", e.command, e.waitErr)
+	}
+	return nil
+}
+
+func (e *execEnv) Name() string         { return e.info.Name }
+func (e *execEnv) TaskTypes() []string  { return append([]string(nil), e.info.TaskTypes...) }
+func (e *execEnv) Splits() []string     { return append([]string(nil), e.info.Splits...) }
+func (e *execEnv) Vocabulary() []string { return append([]string(nil), e.info.Vocabulary...) }
+
+// Oracle returns nil: the exec protocol has no oracle.
+func (e *execEnv) Oracle() Agent { return nil }
+
+// Tasks asks the child once per split and caches the answer.
+func (e *execEnv) Tasks(split string) ([]string, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t, ok := e.tasks[split]; ok {
+		return append([]string(nil), t...), nil
+	}
+	var r TasksResponse
+	if err := e.callLocked(Request{Op: OpTasks, Split: split}, &r); err != nil {
+		return nil, err
+	}
+	e.tasks[split] = r.Tasks
+	return append([]string(nil), r.Tasks...), nil
+}
+
+func (e *execEnv) Reset(id string, seed int64) (Episode, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.nextEp++
+	n := e.nextEp
+	var r ResetResponse
+	if err := e.callLocked(Request{Op: OpReset, ID: id, Seed: seed, Episode: n}, &r); err != nil {
+		return nil, err
+	}
+	return &execEpisode{env: e, n: n, reset: r, admissible: r.Admissible, features: r.Features}, nil
+}
+
+// execEpisode mirrors one episode of the child. Its state (admissible
+// actions, features) is what the last answer said.
+type execEpisode struct {
+	env        *execEnv
+	n          int64
+	reset      ResetResponse
+	mu         sync.Mutex
+	admissible []string
+	features   []string
+	done       bool
+	err        error
+}
+
+func (p *execEpisode) TaskID() string      { return p.reset.TaskID }
+func (p *execEpisode) TaskType() string    { return p.reset.TaskType }
+func (p *execEpisode) Goal() string        { return p.reset.Goal }
+func (p *execEpisode) Observation() string { return p.reset.Observation }
+func (p *execEpisode) MaxSteps() int       { return p.reset.MaxSteps }
+
+func (p *execEpisode) Admissible() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.admissible...)
+}
+
+func (p *execEpisode) Features() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.features...)
+}
+
+// Err returns the error that ended the episode, or nil.
+func (p *execEpisode) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// EpisodeOver is the observation of a step sent after the episode ended
+// (the child has already dropped it).
+const EpisodeOver = "The episode is over."
+
+// Step sends the action. After done it answers locally (EpisodeOver, Done,
+// not Valid) without asking the child.
+func (p *execEpisode) Step(action string) Step {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return Step{Observation: EpisodeOver, Done: true}
+	}
+	var r StepResponse
+	if err := p.env.call(Request{Op: OpStep, Episode: p.n, Action: action}, &r); err != nil {
+		p.done, p.err = true, err
+		p.admissible = nil
+		p.features = append(p.features, "failure:env_error")
+		return Step{Observation: "environment error: " + err.Error(), Done: true}
+	}
+	p.done = r.Done
+	p.admissible, p.features = r.Admissible, r.Features
+	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid}
+}
+
+// Close tells the child to drop the episode when it is not done yet.
+func (p *execEpisode) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return nil
+	}
+	p.done = true
+	var ok okResponse
+	return p.env.call(Request{Op: OpClose, Episode: p.n}, &ok)
+}
