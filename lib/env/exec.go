@@ -174,15 +174,15 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 	switch req.Op {
 	case OpInfo:
 		return InfoResponse{
-			Protocol: ProtocolVersion, Name: s.env.Name(), TaskTypes: s.env.TaskTypes(),
-			Splits: s.env.Splits(), Vocabulary: s.env.Vocabulary(),
+			Protocol: ProtocolVersion, Name: s.env.Name(), TaskTypes: list(s.env.TaskTypes()),
+			Splits: list(s.env.Splits()), Vocabulary: list(s.env.Vocabulary()),
 		}
 	case OpTasks:
 		t, err := s.env.Tasks(req.Split)
 		if err != nil {
 			return errorResponse{Error: err.Error()}
 		}
-		return TasksResponse{Tasks: t}
+		return TasksResponse{Tasks: list(t)}
 	case OpReset:
 		if _, open := s.episodes[req.Episode]; open {
 			return errorResponse{Error: fmt.Sprintf("reset: episode %d is already open", req.Episode)}
@@ -194,7 +194,7 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 		s.episodes[req.Episode] = ep
 		return ResetResponse{
 			TaskID: ep.TaskID(), TaskType: ep.TaskType(), Goal: ep.Goal(), Observation: ep.Observation(),
-			Admissible: ep.Admissible(), MaxSteps: ep.MaxSteps(), Features: ep.Features(),
+			Admissible: list(ep.Admissible()), MaxSteps: ep.MaxSteps(), Features: list(ep.Features()),
 		}
 	case OpStep:
 		ep, ok := s.episodes[req.Episode]
@@ -207,7 +207,7 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 		}
 		return StepResponse{
 			Observation: st.Observation, Reward: st.Reward, Done: st.Done, Success: st.Success,
-			Score: st.Score, Valid: st.Valid, Admissible: ep.Admissible(), Features: ep.Features(),
+			Score: st.Score, Valid: st.Valid, Admissible: list(ep.Admissible()), Features: list(ep.Features()),
 		}
 	case OpClose:
 		delete(s.episodes, req.Episode)
@@ -216,6 +216,22 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 		return errorResponse{Error: fmt.Sprintf("request line %d has no \"op\"", lineNo)}
 	}
 	return errorResponse{Error: fmt.Sprintf("unknown op %q (want info, tasks, reset, step or close)", req.Op)}
+}
+
+// list makes a nil list an empty one, so the wire carries [] and never null.
+func list(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
+}
+
+// orNil makes an empty list nil: a Go Env's "nothing" is usually nil.
+func orNil(xs []string) []string {
+	if len(xs) == 0 {
+		return nil
+	}
+	return xs
 }
 
 // SplitCommand splits a command line into words the way a shell would for
@@ -546,7 +562,7 @@ func (e *execEnv) Reset(id string, seed int64) (Episode, error) {
 	if err := e.callLocked(Request{Op: OpReset, ID: id, Seed: seed, Episode: n}, &r); err != nil {
 		return nil, err
 	}
-	return &execEpisode{env: e, n: n, reset: r, admissible: r.Admissible, features: r.Features}, nil
+	return &execEpisode{env: e, n: n, reset: r, admissible: orNil(r.Admissible), features: orNil(r.Features)}, nil
 }
 
 // execEpisode mirrors one episode of the child. Its state (admissible
@@ -607,7 +623,7 @@ func (p *execEpisode) Step(action string) Step {
 		return Step{Observation: "environment error: " + err.Error(), Done: true}
 	}
 	p.done = r.Done
-	p.admissible, p.features = r.Admissible, r.Features
+	p.admissible, p.features = orNil(r.Admissible), orNil(r.Features)
 	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid}
 }
 
