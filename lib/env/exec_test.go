@@ -387,3 +387,31 @@ func TestRandomAgent(t *testing.T) {
 		t.Errorf("no admissible actions: %q", got)
 	}
 }
+
+// TestProtocolDocExample replays the example exchange of
+// docs/env-protocol.md against Serve: the document shows real output.
+func TestProtocolDocExample(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "env-protocol.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reqs, want []string
+	for _, l := range strings.Split(string(doc), "\n") {
+		if r, ok := strings.CutPrefix(l, "> "); ok {
+			reqs = append(reqs, r)
+		} else if r, ok := strings.CutPrefix(l, "< "); ok {
+			want = append(want, r)
+		}
+	}
+	if len(reqs) < 5 || len(reqs) != len(want) {
+		t.Fatalf("example has %d requests and %d responses", len(reqs), len(want))
+	}
+	var out bytes.Buffer
+	if err := env.Serve(counterenv.New(), strings.NewReader(strings.Join(reqs, "\n")), &out); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("doc example out of date:\n got %q\nwant %q", got, want)
+	}
+}
