@@ -100,3 +100,78 @@ func TestTrainingReducesLoss(t *testing.T) {
 		t.Errorf("negative log-likelihood %g -> %g after 30 steps", first, last)
 	}
 }
+
+// TestForwardBackwardEqualsBackward: the one-pass API gives the same
+// log-probs as LogProbs and the same gradients as Backward.
+func TestForwardBackwardEqualsBackward(t *testing.T) {
+	cfg := testConfig(false)
+	m := randomModel(t, cfg, 4)
+	seqs := randomSeqs(8, cfg.VocabSize, 6, 9)
+	w := [][]float32{{0, 1, 0, -2, 0.5, 0}, {0, 0, 0, 1, 1, 1, 0, 0, 3}}
+	m.ZeroGrad()
+	if err := m.Backward(seqs, w); err != nil {
+		t.Fatal(err)
+	}
+	var g1 []float32
+	for _, p := range m.Params() {
+		g1 = append(g1, p.G...)
+	}
+	m.ZeroGrad()
+	lp, _, err := m.ForwardBackward(seqs, nil, func(i int, _, _ []float32) []float32 { return w[i] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g2 []float32
+	for _, p := range m.Params() {
+		g2 = append(g2, p.G...)
+	}
+	if d := maxAbsDiff(g1, g2); d != 0 {
+		t.Errorf("gradients differ by %g", d)
+	}
+	ref, _, _ := m.LogProbs(seqs, nil)
+	for i := range ref {
+		if d := maxAbsDiff(ref[i], lp[i]); d != 0 {
+			t.Errorf("seq %d: log-probs differ by %g", i, d)
+		}
+	}
+	if err := m.Backward(seqs, w[:1]); err == nil {
+		t.Error("mismatched weights accepted")
+	}
+}
+
+// TestConcurrentDecoders: decoders sharing one model in parallel give the
+// same logits as one after the other.
+func TestConcurrentDecoders(t *testing.T) {
+	cfg := testConfig(true)
+	m := randomModel(t, cfg, 6)
+	seqs := randomSeqs(10, cfg.VocabSize, 12, 12, 12, 12)
+	run := func(s []int32) []float32 {
+		d := m.NewDecoder()
+		var all []float32
+		for _, tok := range s {
+			l, err := d.Append([]int32{tok})
+			if err != nil {
+				panic(err)
+			}
+			all = append(all, l...)
+		}
+		return all
+	}
+	want := make([][]float32, len(seqs))
+	for i, s := range seqs {
+		want[i] = run(s)
+	}
+	got := make([][]float32, len(seqs))
+	done := make(chan int)
+	for i, s := range seqs {
+		go func() { got[i] = run(s); done <- i }()
+	}
+	for range seqs {
+		<-done
+	}
+	for i := range seqs {
+		if d := maxAbsDiff(want[i], got[i]); d != 0 {
+			t.Errorf("decoder %d differs by %g when run concurrently", i, d)
+		}
+	}
+}
