@@ -376,3 +376,15 @@ func BenchmarkQwen3EncodeUncached(b *testing.B) {
 		tok.Encode(text)
 	}
 }
+func BenchmarkQwen3Load(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join(qwen3Dir, "tokenizer.json"))
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, err := FromJSON(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -46,9 +46,15 @@ func FromJSON(data []byte) (Tokenizer, error) {
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("tokenizer: not a tokenizer.json: %w", err)
 	}
-	var f hfFile
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("tokenizer: not a tokenizer.json: %w", err)
+	f := hfFile{
+		Normalizer:   top["normalizer"],
+		PreTokenizer: top["pre_tokenizer"],
+		Model:        top["model"],
+	}
+	if raw := top["added_tokens"]; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &f.AddedTokens); err != nil {
+			return nil, fmt.Errorf("tokenizer: added_tokens: %w", err)
+		}
 	}
 	var model struct {
 		Type string `json:"type"`

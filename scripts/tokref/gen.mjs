@@ -10,8 +10,12 @@
 //   node gen.mjs            # or: npm run gen
 //
 // Outputs (paths relative to the repository root; commit them):
-//   lib/tokenizer/testdata/qwen3/tokenizer.json  the shipped file, byte for byte
-//   lib/tokenizer/testdata/qwen3/reference.json  {"cases":[{"text","ids"}...]}
+//   lib/tokenizer/testdata/qwen3/tokenizer.json      the shipped file, byte for byte
+//   lib/tokenizer/testdata/qwen3/reference.json      {"cases":[{"text","ids"}...]}
+//   lib/tokenizer/testdata/wordlevel/reference.json  ids that this library
+//     gives for the WordLevel tokenizer.json that the Go test
+//     TestWordLevelGolden writes (run `go test -update` there first when
+//     the built-in vocabulary format changes)
 //
 // The Go test TestQwen3Reference checks that lib/tokenizer's byte-level BPE
 // gives exactly these ids for every text. With PATS_TOKREF=1 set, the Go test
@@ -70,6 +74,8 @@ const texts = [
   "x = y; // comment",
   "def f(x):\n    return x**2\n",
   "I'll don't WE'RE you've she'd it's THEY'LL I'M",
+  "DON'T YOU'VE SHE'D We'Re",
+  "'Then 'Sun 'REd 'sure 'Dog 'Mom 'LLama 'VEry 'tis",
   "the cat's toy",
   "'quoted' and \"double\"",
   "'s 'S 'sun",
@@ -117,9 +123,76 @@ const texts = [
   "                                                  ",
 ];
 
+// Random strings over pieces chosen to meet at awkward boundaries, from a
+// fixed-seed generator (mulberry32) so that reruns give the same file.
+// Left out on purpose: U+0085 and U+FEFF (JavaScript's \s disagrees with
+// Unicode White_Space on them) and U+017F (this library's case-insensitive
+// contraction match is ASCII-only).
+function mulberry32(seed) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const pieces = [
+  " ", " ", " ", "  ", "\n", "\n", "\r", "\t", "\u00a0", "\u3000",
+  "a", "the", "Word", "ÉTÉ", "é", "e\u0301", "A\u030a", "ß",
+  "'", "'s", "'S", "'t", "'re", "'LL", "'d", "'m", "'ve", "'T", "'Ve", "'D", "'M", "\"",
+  "0", "7", "42", "3.5", "½", "Ⅻ",
+  ".", ",", "!", "?", "...", "-", "_", "/", "[", "]", "(", ")", "$", "%", "#", "@", "*", "<", ">", "|",
+  "你", "好", "世界", "。", "の", "한", "я", "ع",
+  "😀", "👍🏽", "👨‍👩‍👧", "\u200d", "\ufe0f",
+  "<|im_start|>", "<|im_end|>", "<think>", "<|endoftext|>", "<|im_",
+];
+const rand = mulberry32(20241129);
+for (let i = 0; i < 400; i++) {
+  const n = Math.floor(rand() * 24);
+  let s = "";
+  for (let j = 0; j < n; j++) s += pieces[Math.floor(rand() * pieces.length)];
+  texts.push(s);
+}
+
 const cases = texts.map((text) => ({
   text,
   ids: Array.from(tok.encode(text, { add_special_tokens: false })),
+}));
+
+// The built-in WordLevel tokenizer, written by pats, read by this library.
+// ASCII only: this library's \w in the Split pattern is ASCII-only, while
+// Hugging Face's (and pats') is Unicode-aware.
+const wlDir = join(here, "..", "..", "lib", "tokenizer", "testdata", "wordlevel");
+const wlJSON = JSON.parse(readFileSync(join(wlDir, "tokenizer.json"), "utf8"));
+const wl = TokenizerLoader.fromPreTrained({
+  tokenizerJSON: wlJSON,
+  tokenizerConfig: { tokenizer_class: "PreTrainedTokenizer" },
+});
+// This library reads a WordLevel model as its generic vocabulary model, which
+// gives no id (undefined) for an out-of-vocabulary word; Hugging Face's
+// WordLevel gives the id of the model's unk_token, so map to that.
+const wlUnk = wlJSON.model.vocab[wlJSON.model.unk_token];
+const wlTexts = [
+  "go to countertop 1",
+  "put apple 1 in/on countertop 2",
+  "Put Apple 1 IN/ON Countertop 2",
+  "search[red shoes]",
+  "click[< prev]",
+  "click[next >]",
+  "click[$45.00]",
+  "read_skill heat-then-place",
+  "answer[new york]",
+  "answer[it's a trap]",
+  "<|act|>go to desk 1<|end|>",
+  "<|obs|>you see a desk 1 and a lamp.<|act|>",
+  "unknown words here: zebra, giraffe!",
+  "  spaces\tand\nnewlines  ",
+  "<|ACT|> is not special",
+  "",
+];
+const wlCases = wlTexts.map((text) => ({
+  text,
+  ids: Array.from(wl.encode(text, { add_special_tokens: false }), (id) => id ?? wlUnk),
 }));
 
 mkdirSync(out, { recursive: true });
@@ -132,4 +205,11 @@ writeFileSync(
     cases.map((c) => JSON.stringify(c)).join(",\n") +
     "\n]}\n",
 );
+writeFileSync(
+  join(wlDir, "reference.json"),
+  `{"generator": ${JSON.stringify(generator)},\n"cases": [\n` +
+    wlCases.map((c) => JSON.stringify(c)).join(",\n") +
+    "\n]}\n",
+);
+console.log(`wrote ${wlCases.length} cases to ${wlDir}`);
 console.log(`wrote ${cases.length} cases to ${out}`);
