@@ -7,8 +7,8 @@ import (
 )
 
 // Sample draws a token from logits. temperature <= 0 is greedy (the
-// first maximum; rng is not used and may be nil). Otherwise the distribution is softmax(logits /
-// temperature), restricted when 0 < topP < 1 to its nucleus: the smallest
+// first maximum; rng is not used and may be nil). Otherwise the
+// distribution is softmax(logits / temperature), restricted when 0 < topP < 1 to its nucleus: the smallest
 // set of most probable tokens (ties broken by lower id) whose mass reaches
 // topP, renormalised. One rng.Float64 is drawn per sampled token, so a
 // generator seeded the same way gives the same tokens.
