@@ -26,13 +26,11 @@ type episode struct {
 	first   string
 	hist    []string // normalised actions, for loop detection
 	feats   map[string]bool
-	goalRe  *regexp.Regexp
 }
 
 func newEpisode(s *taskSpec, w *world) *episode {
 	e := &episode{spec: s, w: w, loc: -1, held: -1, feats: map[string]bool{}}
 	e.first = textRoomStart + listText(e.recepNames()) + "."
-	e.goalRe = regexp.MustCompile(`\b` + s.c.obj + ` \d+\b`)
 	e.feats["object:"+s.c.obj] = true
 	if s.c.typ == TypeLookInLight {
 		e.feats["lamp:"+s.c.recep] = true
@@ -63,6 +61,17 @@ func (e *episode) recepNames() []string {
 		out[i] = r.name
 	}
 	return out
+}
+
+// mentions reports whether text names an instance of kind ("apple 2").
+func mentions(text, kind string) bool {
+	ws := words(text)
+	for i := 0; i+1 < len(ws); i++ {
+		if ws[i] == kind && ws[i+1][0] >= '0' && ws[i+1][0] <= '9' {
+			return true
+		}
+	}
+	return false
 }
 
 // listText renders "a x 1, a y 2, and a z 1" (ALFWorld's list style).
@@ -185,7 +194,7 @@ func (e *episode) Step(action string) env.Step {
 	} else if v := verbOf(a); v != "" {
 		e.feats["action:"+v] = true
 	}
-	if e.goalRe.MatchString(obs) {
+	if mentions(obs, e.spec.c.obj) {
 		e.feats["milestone:found_target"] = true
 	}
 	e.hist = append(e.hist, a)

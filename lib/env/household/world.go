@@ -56,6 +56,7 @@ func generate(s *taskSpec) *world {
 
 	// Receptacle counts, with the kinds the task needs forced to at least one.
 	required := map[string]bool{}
+	lampSurface := "" // for look tasks: the kind the goal lamp stands on
 	switch c.typ {
 	case TypeLookInLight:
 		l := lampByName[c.recep]
@@ -65,7 +66,8 @@ func generate(s *taskSpec) *world {
 				have = append(have, sp)
 			}
 		}
-		required[have[r.intn(len(have))]] = true
+		lampSurface = have[r.intn(len(have))]
+		required[lampSurface] = true
 	case TypeClean:
 		required[c.recep], required[applianceClean] = true, true
 	case TypeHeat:
@@ -165,10 +167,7 @@ func generate(s *taskSpec) *world {
 		l := lampByName[ln]
 		spawn := l.spawn
 		if ln == c.recep {
-			spawn = nil
-			for k := range required {
-				spawn = append(spawn, k)
-			}
+			spawn = []string{lampSurface}
 		}
 		place(ln, spawn, nil, true)
 	}
