@@ -647,3 +647,49 @@ func BenchmarkOracleEpisode(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
 }
+
+// TestConcurrentUse runs episodes from several goroutines on one Env and
+// checks they match sequential runs.
+func TestConcurrentUse(t *testing.T) {
+	e := New()
+	ids := sample(t, e, env.SplitTrain, 40)
+	want := make([]string, len(ids))
+	for i, id := range ids {
+		want[i] = strings.Join(run(t, e, id, 3, e.Oracle()).texts, "\n")
+	}
+	got := make([]string, len(ids))
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func(w int) {
+			defer func() { done <- struct{}{} }()
+			for i := w; i < len(ids); i += 4 {
+				ep, err := e.Reset(ids[i], 3)
+				if err != nil {
+					return
+				}
+				a := e.Oracle()
+				a.Start(ep.Goal(), ep.Observation(), 3)
+				texts := []string{ep.Goal(), ep.Observation()}
+				obs := ep.Observation()
+				for {
+					act := a.Act(obs, ep.Admissible())
+					st := ep.Step(act)
+					texts = append(texts, act, st.Observation)
+					obs = st.Observation
+					if st.Done {
+						break
+					}
+				}
+				got[i] = strings.Join(texts, "\n")
+			}
+		}(w)
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	for i := range ids {
+		if got[i] != want[i] {
+			t.Errorf("%s: concurrent episode differs from the sequential one", ids[i])
+		}
+	}
+}
