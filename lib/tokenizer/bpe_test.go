@@ -120,35 +120,28 @@ func TestQwen3Properties(t *testing.T) {
 	}
 }
 
-func TestQwen3JSONRoundTrip(t *testing.T) {
+// TestQwen3JSONAndSpecials reads the JSON form back (same hash, same ids),
+// then adds the pats specials to the copy and checks that they are split
+// out, decoded, and kept by the JSON form.
+func TestQwen3JSONAndSpecials(t *testing.T) {
 	tok := loadQwen3(t)
 	data, err := tok.JSON()
 	if err != nil {
 		t.Fatal(err)
-	}
-	again, err := FromJSON(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Hash() != tok.Hash() {
-		t.Errorf("hash changed across JSON round trip")
-	}
-	text := "<|im_start|>user\nI'll pay $3.14 for 你好 👍🏽<|im_end|>"
-	if !slices.Equal(again.Encode(text), tok.Encode(text)) {
-		t.Errorf("re-read tokenizer encodes differently")
-	}
-}
-
-func TestQwen3AddSpecials(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(qwen3Dir, "tokenizer.json"))
-	if err != nil {
-		t.Skip("tokenizer.json not present:", err)
 	}
 	tk, err := FromJSON(data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := tk.(*BPE)
+	if b.Hash() != tok.Hash() {
+		t.Errorf("hash changed across JSON round trip")
+	}
+	text := "<|im_start|>user\nI'll pay $3.14 for 你好 👍🏽<|im_end|>"
+	if !slices.Equal(b.Encode(text), tok.Encode(text)) {
+		t.Errorf("re-read tokenizer encodes differently")
+	}
+
 	h0, n0 := b.Hash(), b.VocabSize()
 	if n := b.AddSpecials(Specials); n != len(Specials) {
 		t.Fatalf("AddSpecials added %d, want %d", n, len(Specials))
@@ -162,6 +155,9 @@ func TestQwen3AddSpecials(t *testing.T) {
 	if b.Hash() == h0 {
 		t.Errorf("hash did not change after AddSpecials")
 	}
+	if tok.VocabSize() != n0 {
+		t.Errorf("AddSpecials on a copy changed the original")
+	}
 	act, _ := b.TokenID(Act)
 	end, _ := b.TokenID(End)
 	ids := b.Encode(Act + "go to desk 1" + End)
@@ -171,7 +167,6 @@ func TestQwen3AddSpecials(t *testing.T) {
 	if got := b.Decode(ids); got != Act+"go to desk 1"+End {
 		t.Errorf("Decode = %q", got)
 	}
-	// The added specials survive the JSON form.
 	out, err := b.JSON()
 	if err != nil {
 		t.Fatal(err)

@@ -96,3 +96,8 @@ func marshalCanonical(v any) ([]byte, error) {
 	out := buf.Bytes()
 	return out[:len(out)-1], nil // Encode ends with a newline
 }
+
+var (
+	_ Tokenizer = (*WordLevel)(nil)
+	_ Tokenizer = (*BPE)(nil)
+)

@@ -1,4 +1,3 @@
-// Package tokenizer turns text into token ids and back.
 package tokenizer
 
 // Tokenizer is what the agent, rollout and learn need of a tokenizer.
