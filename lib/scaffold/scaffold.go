@@ -150,7 +150,9 @@ func Clone(items []table.ScaffoldItem) []table.ScaffoldItem {
 	out := make([]table.ScaffoldItem, len(items))
 	for i, it := range items {
 		out[i] = it
-		out[i].Support = append([]string(nil), it.Support...)
+		if it.Support != nil {
+			out[i].Support = append(make([]string, 0, len(it.Support)), it.Support...)
+		}
 	}
 	return out
 }

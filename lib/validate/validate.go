@@ -1,0 +1,342 @@
+package validate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Ops.
+const (
+	OpAdd    = "add"
+	OpEdit   = "edit"
+	OpMerge  = "merge"
+	OpDelete = "delete"
+)
+
+// Reason codes (see the package doc).
+const (
+	OK             = "ok"
+	BadID          = "bad_id"
+	BadPrimitive   = "primitive"
+	BadOp          = "bad_op"
+	Direction      = "direction"
+	BadLayer       = "layer"
+	BadTargets     = "targets"
+	NoTarget       = "no_target"
+	TargetScope    = "target_scope"
+	EmptyText      = "empty_text"
+	ControlChar    = "control_char"
+	TooLong        = "too_long"
+	Duplicate      = "duplicate"
+	SupportUnknown = "support_unknown"
+	SupportType    = "support_type"
+	SupportCount   = "support_count"
+	Quota          = "quota"
+	GrowsItems     = "grows_items"
+	GrowsTokens    = "grows_tokens"
+	CapItems       = "cap_items"
+	CapTokens      = "cap_tokens"
+	NoChange       = "no_change"
+)
+
+// Options configure Apply.
+type Options struct {
+	Iteration        int32            // stamped on created and updated items
+	MinSupport       int              // distinct cards an add needs; default 2
+	ExpandQuota      int              // EXPAND adds per scope; default 3
+	MaxItems         int              // per task type; default 12
+	MaxTokens        int              // per task type; default 400
+	MaxGeneralItems  int              // general layer; default 8
+	MaxGeneralTokens int              // general layer; default 200
+	MaxItemTokens    int              // per item; default 40
+	Count            func(string) int // token counter; default scaffold.WordCount
+}
+
+// DefaultOptions returns the defaults (caps as control.DefaultOptions).
+func DefaultOptions() Options {
+	c := control.DefaultOptions()
+	return Options{MinSupport: 2, ExpandQuota: c.ExpandQuota, MaxItems: c.MaxItems, MaxTokens: c.MaxTokens,
+		MaxGeneralItems: c.MaxGeneralItems, MaxGeneralTokens: c.MaxGeneralTokens, MaxItemTokens: 40}
+}
+
+// FromControl returns DefaultOptions with the caps and quota of c.
+func FromControl(c control.Options, iteration int32) Options {
+	o := DefaultOptions()
+	o.Iteration = iteration
+	o.ExpandQuota = c.ExpandQuota
+	o.MaxItems, o.MaxTokens = c.MaxItems, c.MaxTokens
+	o.MaxGeneralItems, o.MaxGeneralTokens = c.MaxGeneralItems, c.MaxGeneralTokens
+	return o
+}
+
+func (o Options) caps(scope string) (int, int) {
+	if scope == "" {
+		return o.MaxGeneralItems, o.MaxGeneralTokens
+	}
+	return o.MaxItems, o.MaxTokens
+}
+
+// Allowed reports whether op is allowed under primitive.
+func Allowed(primitive, op string) bool {
+	switch primitive {
+	case control.Expand:
+		return op == OpAdd
+	case control.Revise:
+		return op == OpEdit || op == OpMerge
+	case control.Compress:
+		return op == OpEdit || op == OpMerge || op == OpDelete
+	case control.ForcedPrune:
+		return op == OpDelete
+	}
+	return false
+}
+
+type reject struct{ code, msg string }
+
+func rej(code, format string, a ...any) *reject {
+	return &reject{code, fmt.Sprintf(format, a...)}
+}
+
+// Apply checks props against snapshot and cards and returns the next
+// snapshot (canonical order, see scaffold.Sort) and one decision per
+// proposal, in application order. The inputs are not modified.
+func Apply(snapshot []table.ScaffoldItem, props []table.Proposal, cards []table.Card, opts Options) ([]table.ScaffoldItem, []table.Decision) {
+	opts.Count = scaffold.Counter(opts.Count)
+	cur := scaffold.Clone(snapshot)
+	cardType := map[string]string{}
+	for _, c := range cards {
+		cardType[c.CardID] = c.TaskType
+	}
+	order := make([]table.Proposal, len(props))
+	copy(order, props)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].ProposalID < order[j].ProposalID })
+	seenID := map[string]bool{}
+	adds := map[string]int{}
+	decisions := make([]table.Decision, 0, len(order))
+	for _, p := range order {
+		d := table.Decision{ProposalID: p.ProposalID, Iteration: p.Iteration, TaskType: p.TaskType, Primitive: p.Primitive, Op: p.Op}
+		next, itemID, r := check(cur, p, cardType, seenID, adds, opts)
+		if p.ProposalID != "" {
+			seenID[p.ProposalID] = true
+		}
+		if r != nil {
+			d.Reason, d.Message = r.code, r.msg
+		} else {
+			d.Accepted, d.Reason, d.Message, d.ItemID = true, OK, "applied", itemID
+			cur = next
+			if p.Op == OpAdd {
+				adds[p.TaskType]++
+			}
+		}
+		decisions = append(decisions, d)
+	}
+	scaffold.Sort(cur)
+	return cur, decisions
+}
+
+func sortedUnique(xs []string) []string {
+	m := map[string]bool{}
+	var out []string
+	for _, x := range xs {
+		if x != "" && !m[x] {
+			m[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Strings(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out
+}
+
+// check validates p against cur and returns the snapshot with p applied.
+func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]string, seenID map[string]bool, adds map[string]int, o Options) ([]table.ScaffoldItem, string, *reject) {
+	if p.ProposalID == "" || scaffold.HasControl(p.ProposalID) {
+		return nil, "", rej(BadID, "proposal_id is empty or has a control character")
+	}
+	if seenID[p.ProposalID] {
+		return nil, "", rej(BadID, "proposal_id %s repeated", p.ProposalID)
+	}
+	switch p.Primitive {
+	case control.Expand, control.Revise, control.Compress, control.ForcedPrune:
+	default:
+		return nil, "", rej(BadPrimitive, "primitive %q is not EXPAND, REVISE, COMPRESS or FORCED_PRUNE", p.Primitive)
+	}
+	switch p.Op {
+	case OpAdd, OpEdit, OpMerge, OpDelete:
+	default:
+		return nil, "", rej(BadOp, "op %q is not add, edit, merge or delete", p.Op)
+	}
+	if !Allowed(p.Primitive, p.Op) {
+		return nil, "", rej(Direction, "%s does not allow %s", p.Primitive, p.Op)
+	}
+	scope := p.TaskType
+	layer := p.Layer
+	if p.Op == OpAdd || layer != "" {
+		if p.Op != OpDelete {
+			if !scaffold.ValidLayer(layer) {
+				return nil, "", rej(BadLayer, "layer %q is not general, task or mistake", layer)
+			}
+			if (layer == scaffold.LayerGeneral) != (scope == "") {
+				return nil, "", rej(BadLayer, "layer %s does not fit task type %q (general items have none)", layer, scope)
+			}
+		}
+	}
+	// targets
+	want := map[string]func(int) bool{
+		OpAdd: func(n int) bool { return n == 0 }, OpEdit: func(n int) bool { return n == 1 },
+		OpDelete: func(n int) bool { return n == 1 }, OpMerge: func(n int) bool { return n >= 2 },
+	}
+	if !want[p.Op](len(p.Targets)) {
+		return nil, "", rej(BadTargets, "%s with %d targets (add: none, edit/delete: one, merge: two or more)", p.Op, len(p.Targets))
+	}
+	idx := map[string]int{}
+	for i, it := range cur {
+		idx[it.ID] = i
+	}
+	tseen := map[string]bool{}
+	var targets []table.ScaffoldItem
+	for _, t := range p.Targets {
+		if tseen[t] {
+			return nil, "", rej(BadTargets, "target %s repeated", t)
+		}
+		tseen[t] = true
+		i, ok := idx[t]
+		if !ok {
+			return nil, "", rej(NoTarget, "target %s is not in the snapshot", t)
+		}
+		if scaffold.Scope(cur[i]) != scope {
+			return nil, "", rej(TargetScope, "target %s belongs to %q, not %q", t, scaffold.Scope(cur[i]), scope)
+		}
+		targets = append(targets, cur[i])
+	}
+	text := strings.TrimSpace(p.Text)
+	if p.Op != OpDelete {
+		if text == "" {
+			return nil, "", rej(EmptyText, "%s without text", p.Op)
+		}
+		if scaffold.HasControl(text) {
+			return nil, "", rej(ControlChar, "text has a control character")
+		}
+		if n := o.Count(text); n > o.MaxItemTokens {
+			return nil, "", rej(TooLong, "text has %d tokens, the limit is %d", n, o.MaxItemTokens)
+		}
+		norm := scaffold.Normalize(text)
+		for _, it := range cur {
+			if tseen[it.ID] || scaffold.Scope(it) != scope {
+				continue
+			}
+			if scaffold.Normalize(it.Text) == norm {
+				return nil, "", rej(Duplicate, "same text as item %s", it.ID)
+			}
+		}
+	}
+	if p.Op == OpAdd {
+		sup := sortedUnique(p.Support)
+		for _, c := range sup {
+			t, ok := cardType[c]
+			if !ok {
+				return nil, "", rej(SupportUnknown, "supporting card %s is not among the cards", c)
+			}
+			if scope != "" && t != scope {
+				return nil, "", rej(SupportType, "supporting card %s is of type %q, not %q", c, t, scope)
+			}
+		}
+		if len(sup) < o.MinSupport {
+			return nil, "", rej(SupportCount, "%d distinct supporting cards, need %d", len(sup), o.MinSupport)
+		}
+		if p.Primitive == control.Expand && adds[scope] >= o.ExpandQuota {
+			return nil, "", rej(Quota, "EXPAND quota of %d additions for %q used up", o.ExpandQuota, scope)
+		}
+	}
+	// apply
+	next := make([]table.ScaffoldItem, 0, len(cur)+1)
+	var itemID string
+	switch p.Op {
+	case OpAdd:
+		next = append(next, scaffold.Clone(cur)...)
+		itemID = scaffold.NewID(layer, scope, text, cur)
+		typ := scope
+		next = append(next, table.ScaffoldItem{ID: itemID, Layer: layer, TaskType: typ, Text: text,
+			Created: o.Iteration, Updated: o.Iteration, Support: sortedUnique(p.Support), Tokens: int32(o.Count(text))})
+	case OpDelete:
+		itemID = targets[0].ID
+		for _, it := range scaffold.Clone(cur) {
+			if it.ID != itemID {
+				next = append(next, it)
+			}
+		}
+	case OpEdit:
+		old := targets[0]
+		itemID = old.ID
+		ed := old
+		ed.Text = text
+		if layer != "" {
+			ed.Layer = layer
+		}
+		ed.Support = old.Support
+		if len(p.Support) > 0 {
+			ed.Support = sortedUnique(p.Support)
+		}
+		if ed.Text == old.Text && ed.Layer == old.Layer && strings.Join(ed.Support, "\x00") == strings.Join(old.Support, "\x00") {
+			return nil, "", rej(NoChange, "edit of %s changes nothing", old.ID)
+		}
+		ed.Updated = o.Iteration
+		ed.Tokens = int32(o.Count(text))
+		ed.Support = append([]string{}, ed.Support...)
+		for _, it := range scaffold.Clone(cur) {
+			if it.ID == itemID {
+				it = ed
+			}
+			next = append(next, it)
+		}
+	case OpMerge:
+		first := targets[0]
+		itemID = first.ID
+		m := first
+		m.Text = text
+		if layer != "" {
+			m.Layer = layer
+		}
+		sup := append([]string{}, p.Support...)
+		for _, t := range targets {
+			sup = append(sup, t.Support...)
+			if t.Created < m.Created {
+				m.Created = t.Created
+			}
+		}
+		m.Support = sortedUnique(sup)
+		m.Updated = o.Iteration
+		m.Tokens = int32(o.Count(text))
+		for _, it := range scaffold.Clone(cur) {
+			if it.ID == itemID {
+				next = append(next, m)
+			} else if !tseen[it.ID] {
+				next = append(next, it)
+			}
+		}
+	}
+	// direction and caps on the scope's totals
+	n0, t0 := scaffold.ScopeTotals(cur, scope)
+	n1, t1 := scaffold.ScopeTotals(next, scope)
+	if (p.Primitive == control.Revise || p.Primitive == control.Compress) && n1 > n0 {
+		return nil, "", rej(GrowsItems, "%s would grow %q from %d to %d items", p.Primitive, scope, n0, n1)
+	}
+	if p.Primitive == control.Compress && t1 > t0 {
+		return nil, "", rej(GrowsTokens, "COMPRESS would grow %q from %d to %d tokens", scope, t0, t1)
+	}
+	mi, mt := o.caps(scope)
+	if n1 > mi && n1 > n0 {
+		return nil, "", rej(CapItems, "%q would have %d items, the cap is %d", scope, n1, mi)
+	}
+	if t1 > mt && t1 > t0 {
+		return nil, "", rej(CapTokens, "%q would have %d tokens, the cap is %d", scope, t1, mt)
+	}
+	return next, itemID, nil
+}
