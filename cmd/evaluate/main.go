@@ -1,0 +1,65 @@
+// Command evaluate summarises episodes by task type: from trajectory files,
+// or by running a policy first.
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
+	"github.com/pats-rl/pats/lib/rollout"
+)
+
+func main() { command.Main(app()) }
+
+func app() *cli.App {
+	return &cli.App{
+		Name:      "evaluate",
+		Usage:     "summarise episodes: success, score, steps and tokens per episode, by task type",
+		UsageText: "evaluate [options] TRAJ... | evaluate --policy POLICY --env ENV --split SPLIT [options]",
+		Description: "Prints a Markdown table (overall and by task type); -o writes the metrics rows as Parquet.\n" +
+			"Inputs may be files, folders of shards, or - (an Arrow stream on stdin).\n\n" +
+			"Examples:\n" +
+			"  evaluate traj.parquet\n" +
+			"  evaluate traj/ -o metrics.parquet\n" +
+			"  evaluate --policy ckpt/0 --env household --split valid_seen --greedy",
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
+			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
+			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment (with --policy)"},
+			&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "split (with --policy)"},
+			&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split; 0: the whole split (with --policy)"},
+			&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task (with --policy)"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed (with --policy)"},
+			&cli.StringFlag{Name: "scaffold", Usage: "scaffold snapshot in the context (with --policy); none by default"},
+			&cli.IntFlag{Name: "scaffold-budget", Value: 400, Usage: "token budget of the rendered scaffold"},
+			&cli.BoolFlag{Name: "skills", Usage: "show a skill slate (with --policy)"},
+			&cli.IntFlag{Name: "slate", Value: 16, Usage: "candidates per slate"},
+			&cli.Float64Flag{Name: "temperature", Value: 1.0, Usage: "sampling temperature"},
+			&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass"},
+			&cli.BoolFlag{Name: "greedy", Usage: "greedy decoding"},
+			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
+			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 && c.IsSet("policy") {
+				return command.Usagef("give trajectory files or --policy, not both")
+			}
+			return eval.Execute(c.Context, eval.Flags{
+				Inputs:  c.Args().Slice(),
+				Output:  c.String("output"),
+				Trajout: c.String("trajectories"),
+				Rollout: rollout.Flags{
+					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
+					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
+					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
+					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
+					MaxContext: c.Int("max-context"), Progress: command.Progress(),
+				},
+			}, os.Stdout)
+		},
+	}
+}

@@ -1,0 +1,61 @@
+// Command rollout plays episodes of an environment with a policy and writes
+// one trajectory row per episode.
+package main
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/rollout"
+)
+
+func main() { command.Main(app()) }
+
+func app() *cli.App {
+	return &cli.App{
+		Name:      "rollout",
+		Usage:     "play episodes with a policy and write trajectories",
+		UsageText: "rollout --env household --split train --tasks 32 --group 8 --policy oracle --seed 1 -o traj.parquet",
+		Description: "Runs --group episodes of each of --tasks tasks drawn (seeded) from a split and writes one\n" +
+			"trajectory row per episode (Parquet, or an Arrow IPC stream when -o is -).\n\n" +
+			"Examples:\n" +
+			"  rollout --env household --split train --tasks 32 --group 8 --policy oracle --seed 1 -o traj.parquet\n" +
+			"  rollout --env shop --split test --policy random --group 1 --skills -o - | evaluate -\n" +
+			"  rollout --env household --split train --tasks 64 --group 8 --policy ckpt/3 --scaffold snap/3.parquet --shard 0/4 -o traj/3/part0.parquet",
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
+			&cli.StringFlag{Name: "split", Value: "train", Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
+			&cli.IntFlag{Name: "tasks", Value: 0, Usage: "tasks drawn from the split with --seed; 0 runs the whole split in order"},
+			&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task (a GRPO group)"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of task draw, environments and sampling"},
+			&cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"},
+			&cli.StringFlag{Name: "policy", Value: "oracle", Usage: "oracle, random, or a checkpoint folder"},
+			&cli.StringFlag{Name: "run", Usage: "run name recorded in every row"},
+			&cli.IntFlag{Name: "iteration", Usage: "training iteration k recorded in every row"},
+			&cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"},
+			&cli.StringFlag{Name: "skills-dir", Usage: "a folder of SKILL.md folders to draw slates from (implies --skills)"},
+			&cli.IntFlag{Name: "slate", Value: 16, Usage: "candidates per slate"},
+			&cli.StringFlag{Name: "scaffold", Usage: "scaffold snapshot rendered into the context; without it no scaffold (deployment)"},
+			&cli.IntFlag{Name: "scaffold-budget", Value: 400, Usage: "token budget of the rendered scaffold"},
+			&cli.Float64Flag{Name: "temperature", Value: 1.0, Usage: "sampling temperature (checkpoint policies)"},
+			&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass (checkpoint policies)"},
+			&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
+			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			if err := command.Args(c, 0, 0); err != nil {
+				return err
+			}
+			return rollout.Execute(c.Context, rollout.Flags{
+				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
+				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Run: c.String("run"),
+				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
+				Slate: c.Int("slate"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
+				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
+				MaxContext: c.Int("max-context"), Output: c.String("output"), Progress: command.Progress(),
+			})
+		},
+	}
+}

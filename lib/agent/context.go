@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Context is the token sequence of one episode as the policy sees it, with a
+// role and a behaviour log-probability per token. It only grows.
+type Context struct {
+	Tok      tokenizer.Tokenizer
+	Tokens   []int32
+	Roles    []int8
+	Logprobs []float32
+}
+
+// NewContext starts an empty context under tok.
+func NewContext(tok tokenizer.Tokenizer) *Context { return &Context{Tok: tok} }
+
+// Add encodes text and appends it with one role for every token.
+func (c *Context) Add(text string, role int8) {
+	c.AddIDs(c.Tok.Encode(text), role, nil)
+}
+
+// AddSpecial appends one special token (see lib/tokenizer's specials).
+func (c *Context) AddSpecial(tok string, role int8) {
+	id, ok := c.Tok.TokenID(tok)
+	if !ok {
+		id, _ = c.Tok.TokenID(tokenizer.Unk)
+	}
+	c.AddIDs([]int32{id}, role, nil)
+}
+
+// AddIDs appends ids with one role; logprobs may be nil (zeros).
+func (c *Context) AddIDs(ids []int32, role int8, logprobs []float32) {
+	for i, id := range ids {
+		c.Tokens = append(c.Tokens, id)
+		c.Roles = append(c.Roles, role)
+		var lp float32
+		if logprobs != nil {
+			lp = logprobs[i]
+		}
+		c.Logprobs = append(c.Logprobs, lp)
+	}
+}
+
+// Len is the number of tokens so far.
+func (c *Context) Len() int { return len(c.Tokens) }
+
+// Count returns how many tokens carry one of the roles.
+func (c *Context) Count(pred func(int8) bool) int {
+	n := 0
+	for _, r := range c.Roles {
+		if pred(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// PolicyTokens counts the policy-written tokens.
+func (c *Context) PolicyTokens() int { return c.Count(table.PolicyWritten) }

@@ -1,0 +1,119 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// wordTok is a whitespace tokenizer over a fixed vocabulary, enough to test
+// the context layout without the built-in vocabulary.
+type wordTok struct{ ids map[string]int32 }
+
+func newWordTok(words ...string) *wordTok {
+	t := &wordTok{ids: map[string]int32{}}
+	for _, w := range append(append([]string{}, tokenizer.Specials...), words...) {
+		if _, ok := t.ids[w]; !ok {
+			t.ids[w] = int32(len(t.ids))
+		}
+	}
+	return t
+}
+func (t *wordTok) Encode(s string) []int32 {
+	var out []int32
+	for _, w := range strings.Fields(s) {
+		id, ok := t.ids[w]
+		if !ok {
+			id = t.ids[tokenizer.Unk]
+		}
+		out = append(out, id)
+	}
+	return out
+}
+func (t *wordTok) Decode(ids []int32) string { return "" }
+func (t *wordTok) TokenID(s string) (int32, bool) {
+	id, ok := t.ids[s]
+	return id, ok
+}
+func (t *wordTok) VocabSize() int        { return len(t.ids) }
+func (t *wordTok) Hash() string          { return "word" }
+func (t *wordTok) JSON() ([]byte, error) { return nil, nil }
+
+func TestActionRoles(t *testing.T) {
+	tok := newWordTok("read_skill", "heat", "-", "then", "go", "to", "fridge", "1")
+	end, _ := tok.TokenID(tokenizer.End)
+	A, N := table.RoleAction, table.RoleSkillName
+	cases := []struct {
+		action string
+		want   []int8
+	}{
+		{"go to fridge 1", []int8{A, A, A, A, A}},
+		{"read_skill heat - then", []int8{A, N, N, N, A}},
+		{"read_skill", []int8{A, A}},
+		{"go read_skill heat", []int8{A, A, A, A}}, // the verb counts only first
+	}
+	for _, c := range cases {
+		ids := append(tok.Encode(c.action), end)
+		if diff := cmp.Diff(c.want, ActionRoles(tok, ids)); diff != "" {
+			t.Errorf("%q roles (-want +got):\n%s", c.action, diff)
+		}
+	}
+}
+
+func TestBeginLayout(t *testing.T) {
+	tok := newWordTok("put", "apple", "in", "fridge", "rules", "here", "heat", "a", "room")
+	c := NewContext(tok)
+	Begin(c, Prompt{Scaffold: "rules here", Slate: []SlateEntry{{"heat", "a"}}, Goal: "put apple in fridge", Observation: "a room"})
+	AddAction(c, EncodeAction(tok, "put apple in fridge"), []float32{-1, -2, -3, -4, -5})
+	Observe(c, "a room")
+	var got []string
+	last := int8(-1)
+	for _, r := range c.Roles {
+		if r != last {
+			got = append(got, table.RoleNames[r])
+			last = r
+		}
+	}
+	want := []string{"system", "scaffold", "skill_slate", "task", "observation", "action", "observation"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("role runs (-want +got):\n%s", diff)
+	}
+	if c.PolicyTokens() != 5 {
+		t.Errorf("policy tokens = %d, want 5", c.PolicyTokens())
+	}
+	var sum float32
+	for i, lp := range c.Logprobs {
+		if !table.PolicyWritten(c.Roles[i]) && lp != 0 {
+			t.Errorf("token %d of role %s has logprob %v", i, table.RoleNames[c.Roles[i]], lp)
+		}
+		sum += lp
+	}
+	if sum != -15 {
+		t.Errorf("logprob sum = %v, want -15", sum)
+	}
+}
+
+func TestParseRead(t *testing.T) {
+	cases := []struct {
+		in   string
+		name string
+		ok   bool
+	}{
+		{"read_skill heat-then-place", "heat-then-place", true},
+		{"  read_skill   x ", "x", true},
+		{"read_skill", "", true},
+		{"read_skill a b", "", true},
+		{"go to fridge 1", "", false},
+		{"", "", false},
+	}
+	for _, c := range cases {
+		name, ok := ParseRead(c.in)
+		if name != c.name || ok != c.ok {
+			t.Errorf("ParseRead(%q) = %q, %v; want %q, %v", c.in, name, ok, c.name, c.ok)
+		}
+	}
+}

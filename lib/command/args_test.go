@@ -1,0 +1,57 @@
+package command
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v2"
+)
+
+func TestInterspersed(t *testing.T) {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}},
+		&cli.BoolFlag{Name: "greedy"},
+		&cli.IntFlag{Name: "epochs"},
+	}
+	cases := []struct{ in, want []string }{
+		{[]string{"a.parquet", "-o", "b"}, []string{"-o", "b", "--", "a.parquet"}},
+		{[]string{"-o", "b", "a", "c"}, []string{"-o", "b", "--", "a", "c"}},
+		{[]string{"a", "--greedy", "b"}, []string{"--greedy", "--", "a", "b"}},
+		{[]string{"-", "--epochs=3"}, []string{"--epochs=3", "--", "-"}},
+		{[]string{"a", "--", "-o"}, []string{"--", "a", "-o"}},
+		{[]string{"--epochs", "2"}, []string{"--epochs", "2"}},
+	}
+	for _, c := range cases {
+		if diff := cmp.Diff(c.want, interspersed(flags, c.in)); diff != "" {
+			t.Errorf("%v (-want +got):\n%s", c.in, diff)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	app := func(err error) *cli.App {
+		return &cli.App{Name: "x", Flags: []cli.Flag{&cli.StringFlag{Name: "o"}},
+			Action: func(*cli.Context) error { return err }}
+	}
+	var sink discard
+	if c := Run(app(nil), []string{"x", "in", "-o", "out"}, &sink); c != ExitOK {
+		t.Errorf("success: exit %d", c)
+	}
+	if c := Run(app(Usagef("bad")), []string{"x"}, &sink); c != ExitUsage {
+		t.Errorf("usage error: exit %d", c)
+	}
+	if c := Run(app(errString("boom")), []string{"x"}, &sink); c != ExitFailure {
+		t.Errorf("failure: exit %d", c)
+	}
+	if c := Run(app(nil), []string{"x", "--nope"}, &sink); c != ExitUsage {
+		t.Errorf("unknown flag: exit %d", c)
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }

@@ -1,0 +1,98 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// UsageError is bad usage or bad input: exit code 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// Usagef makes a UsageError.
+func Usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Code maps an error to an exit code.
+func Code(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var u *UsageError
+	if errors.As(err, &u) || table.IsInputError(err) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// Run runs app with args and returns the exit code, writing the one-line
+// error to stderr.
+func Run(app *cli.App, args []string, stderr io.Writer) int {
+	app.ExitErrHandler = func(*cli.Context, error) {}
+	app.Writer = os.Stdout
+	app.ErrWriter = stderr
+	app.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+		return &UsageError{Msg: err.Error()}
+	}
+	if app.Action == nil && len(app.Commands) == 0 {
+		panic("command: app without action")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := app.RunContext(ctx, reorder(app, args))
+	if err != nil {
+		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
+	}
+	return Code(err)
+}
+
+// Main runs app on the process arguments and exits.
+func Main(app *cli.App) {
+	os.Exit(Run(app, os.Args, os.Stderr))
+}
+
+// Args checks the number of positional arguments.
+func Args(c *cli.Context, min, max int) error {
+	n := c.NArg()
+	if n < min || (max >= 0 && n > max) {
+		switch {
+		case min == max:
+			return Usagef("want %d argument(s), got %d (see --help)", min, n)
+		case max < 0:
+			return Usagef("want at least %d argument(s), got %d (see --help)", min, n)
+		default:
+			return Usagef("want %d to %d arguments, got %d (see --help)", min, max, n)
+		}
+	}
+	return nil
+}
+
+// Progress returns stderr when it is a terminal, else nil: long work
+// reports progress to a person and stays quiet in pipes and CI.
+func Progress() io.Writer {
+	fi, err := os.Stderr.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return os.Stderr
+}

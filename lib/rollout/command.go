@@ -1,0 +1,166 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/pats-rl/pats/lib/builtin"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Flags are the rollout command's options as the user gives them.
+type Flags struct {
+	Env, Split      string
+	Tasks, Group    int
+	Seed            int64
+	Shard           string
+	Policy          string // oracle, random, or a checkpoint folder
+	Run             string
+	Iteration       int
+	Skills          bool   // show a skill slate
+	SkillsDir       string // a user skill library instead of the built-in one
+	Slate           int
+	Scaffold        string // snapshot file; empty: no scaffold
+	ScaffoldBudget  int    // token budget of the rendered scaffold
+	Temperature     float64
+	TopP            float64
+	Greedy          bool
+	MaxContext      int
+	Output          string
+	Progress        io.Writer
+	PolicyResolvers []PolicyResolver
+}
+
+// PolicyResolver turns a --policy value that is not oracle or random (a
+// checkpoint) into a Policy and the tokenizer it writes with. It returns
+// ok=false when the value is not its kind.
+type PolicyResolver func(f Flags) (p Policy, tok tokenizer.Tokenizer, ok bool, err error)
+
+// resolvers are registered by policy packages (checkpoints) at init.
+var resolvers []PolicyResolver
+
+// RegisterPolicy adds a resolver for --policy values.
+func RegisterPolicy(r PolicyResolver) { resolvers = append(resolvers, r) }
+
+// Options resolves the flags: opens the environment, the policy, the
+// tokenizer, the skill library and the scaffold. Problems with the user's
+// values are usage errors.
+func (f Flags) Options() (Options, error) {
+	var o Options
+	e, err := env.Open(f.Env)
+	if err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	known := false
+	for _, s := range e.Splits() {
+		known = known || s == f.Split
+	}
+	if !known {
+		return o, command.Usagef("unknown split %q for %s (known: %v)", f.Split, f.Env, e.Splits())
+	}
+	sh, err := ParseShard(f.Shard)
+	if err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	if f.Group < 1 {
+		return o, command.Usagef("--group must be at least 1, got %d", f.Group)
+	}
+	if f.Tasks < 0 {
+		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	}
+	o = Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Progress: f.Progress, ScaffoldVersion: -1}
+	switch f.Policy {
+	case "oracle":
+		if e.Oracle() == nil {
+			return o, command.Usagef("environment %s has no oracle", f.Env)
+		}
+		o.Policy = TextPolicy{PolicyName: "oracle", New: e.Oracle}
+	case "random":
+		o.Policy = TextPolicy{PolicyName: "random", New: env.RandomAgent}
+	default:
+		for _, r := range append(append([]PolicyResolver{}, f.PolicyResolvers...), resolvers...) {
+			p, tok, ok, err := r(f)
+			if err != nil {
+				return o, err
+			}
+			if ok {
+				o.Policy, o.Tok = p, tok
+				break
+			}
+		}
+		if o.Policy == nil {
+			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder", f.Policy)
+		}
+	}
+	if o.Tok == nil {
+		tok, err := builtin.Tokenizer()
+		if err != nil {
+			return o, err
+		}
+		o.Tok = tok
+	}
+	if f.Skills || f.SkillsDir != "" {
+		var lib *skill.Library
+		if f.SkillsDir != "" {
+			lib, err = skill.LoadDir(f.SkillsDir)
+		} else {
+			lib, err = skill.Builtin(f.Env)
+		}
+		if err != nil {
+			return o, command.Usagef("%v", err)
+		}
+		o.Skills, o.Slate = lib, f.Slate
+	}
+	if f.Scaffold != "" {
+		if err := attachScaffold(&o, f); err != nil {
+			return o, err
+		}
+	}
+	return o, nil
+}
+
+// attachScaffold is set by the scaffold package's command layer; without it
+// --scaffold is refused.
+var attachScaffold = func(o *Options, f Flags) error {
+	return command.Usagef("--scaffold: snapshots are not supported in this build")
+}
+
+// SetScaffoldLoader installs the function that loads --scaffold.
+func SetScaffoldLoader(fn func(o *Options, f Flags) error) { attachScaffold = fn }
+
+// Execute runs the rollout command: resolve, run, write.
+func Execute(ctx context.Context, f Flags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	}
+	o, err := f.Options()
+	if err != nil {
+		return err
+	}
+	rows, err := Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	meta := table.Meta{Kind: "trajectory", Command: table.CommandLine(), Seed: f.Seed,
+		Inputs: map[string]string{}, Extra: map[string]string{"env": f.Env, "split": f.Split, "policy": o.Policy.Name()}}
+	if f.Scaffold != "" {
+		if h, err := table.HashFile(f.Scaffold); err == nil {
+			meta.Inputs[f.Scaffold] = h
+		}
+	}
+	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("write %s: %w", f.Output, err)
+		}
+		return err
+	}
+	return nil
+}

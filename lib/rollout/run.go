@@ -1,0 +1,307 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// MaxReads is how many skills one episode may read; later reads get the
+// invalid-action answer.
+const MaxReads = 3
+
+// InvalidRead is the answer to a read beyond MaxReads or of a name that is
+// not on the slate.
+const InvalidRead = "Nothing happens."
+
+// Options says what to roll out.
+type Options struct {
+	Env       env.Env
+	Split     string
+	Tasks     int // tasks to draw from the split (seeded); 0 = the whole split in order
+	Group     int // episodes per task
+	Seed      int64
+	Shard     Shard
+	Run       string
+	Iteration int
+	Policy    Policy
+	Tok       tokenizer.Tokenizer
+
+	Skills *skill.Library // nil: no slate
+	Slate  int            // slate size when Skills is set
+
+	// Scaffold renders z for a task type; nil runs with no scaffold
+	// (deployment). ScaffoldVersion is recorded (-1 without a scaffold).
+	Scaffold        func(taskType string) string
+	ScaffoldVersion int
+
+	MaxContext int // context limit in tokens; 0 = no limit
+	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
+	Progress   io.Writer
+}
+
+// Shard selects part i (0-based) of n of the tasks.
+type Shard struct{ I, N int }
+
+// ParseShard reads "i/n" with 0 <= i < n.
+func ParseShard(s string) (Shard, error) {
+	if s == "" {
+		return Shard{0, 1}, nil
+	}
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
+		return Shard{}, fmt.Errorf("bad --shard %q: want i/n with 0 <= i < n", s)
+	}
+	if sh.N < 1 || sh.I < 0 || sh.I >= sh.N {
+		return Shard{}, fmt.Errorf("bad --shard %q: want i/n with 0 <= i < n", s)
+	}
+	return sh, nil
+}
+
+// SelectTasks returns the task ids this rollout runs, in output order.
+func SelectTasks(e env.Env, split string, n int, seed int64, sh Shard) ([]string, error) {
+	all, err := e.Tasks(split)
+	if err != nil {
+		return nil, err
+	}
+	ids := append([]string(nil), all...)
+	if n > 0 {
+		if n > len(ids) {
+			return nil, fmt.Errorf("--tasks %d: split %s of %s has only %d tasks", n, split, e.Name(), len(ids))
+		}
+		r := rand.New(rand.NewPCG(uint64(seed), 0x7a5c5))
+		r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+		ids = ids[:n]
+	}
+	if sh.N > 1 {
+		var part []string
+		for i, id := range ids {
+			if i%sh.N == sh.I {
+				part = append(part, id)
+			}
+		}
+		ids = part
+	}
+	return ids, nil
+}
+
+// EpisodeSeed derives the seed of one episode from the rollout seed.
+func EpisodeSeed(seed int64, taskID string, sample int) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d|%s|%d", seed, taskID, sample)
+	return int64(h.Sum64() >> 1)
+}
+
+// GroupID names the group of a task in an iteration.
+func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", iteration, taskID) }
+
+// Run plays Group episodes of each selected task and returns one row per
+// episode, ordered by task then sample. The rows do not depend on Workers.
+func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
+	if o.Group < 1 {
+		return nil, fmt.Errorf("--group must be at least 1, got %d", o.Group)
+	}
+	if o.Shard.N == 0 {
+		o.Shard = Shard{0, 1}
+	}
+	ids, err := SelectTasks(o.Env, o.Split, o.Tasks, o.Seed, o.Shard)
+	if err != nil {
+		return nil, err
+	}
+	type job struct{ task, sample, slot int }
+	jobs := make(chan job)
+	out := make([]table.Trajectory, len(ids)*o.Group)
+	errs := make([]error, len(out))
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var wg sync.WaitGroup
+	var done int
+	var mu sync.Mutex
+	start := time.Now()
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if ctx.Err() != nil {
+					errs[j.slot] = ctx.Err()
+					continue
+				}
+				out[j.slot], errs[j.slot] = episode(o, ids[j.task], j.sample)
+				if o.Progress != nil {
+					mu.Lock()
+					done++
+					fmt.Fprintf(o.Progress, "\rrollout: %d/%d episodes, %.1f episodes/s", done, len(out), float64(done)/time.Since(start).Seconds())
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for t := range ids {
+		for s := 0; s < o.Group; s++ {
+			jobs <- job{t, s, t*o.Group + s}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if o.Progress != nil {
+		fmt.Fprintln(o.Progress)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// groupSlate is the slate every episode of a group sees.
+func groupSlate(o Options, taskID, taskType string) ([]skill.Skill, error) {
+	if o.Skills == nil {
+		return nil, nil
+	}
+	return o.Skills.Slate(taskType, o.Slate, EpisodeSeed(o.Seed, taskID, -1))
+}
+
+func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
+	seed := EpisodeSeed(o.Seed, taskID, sample)
+	ep, err := o.Env.Reset(taskID, seed)
+	if err != nil {
+		return table.Trajectory{}, fmt.Errorf("%s: reset %s: %w", o.Env.Name(), taskID, err)
+	}
+	tr := table.Trajectory{
+		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
+		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
+		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: ep.Goal(),
+		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
+		Actions: []string{}, Observations: []string{ep.Observation()},
+		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
+	}
+	p := agent.Prompt{Goal: ep.Goal(), Observation: ep.Observation()}
+	if o.Scaffold != nil {
+		p.Scaffold = o.Scaffold(ep.TaskType())
+		tr.ScaffoldVersion = int32(o.ScaffoldVersion)
+	}
+	slate, err := groupSlate(o, taskID, ep.TaskType())
+	if err != nil {
+		return table.Trajectory{}, err
+	}
+	rightOnSlate := ""
+	for _, s := range slate {
+		p.Slate = append(p.Slate, agent.SlateEntry{Name: s.Name, Description: s.Description})
+		tr.Slate = append(tr.Slate, s.Name)
+		if rightOnSlate == "" && o.Skills.IsRight(s.Name, ep.TaskType()) {
+			rightOnSlate = s.Name
+		}
+	}
+	c := agent.NewContext(o.Tok)
+	agent.Begin(c, p)
+	drv := o.Policy.NewEpisode(tr.GroupID, seed)
+	success, score, reward := false, 0.0, 0.0
+	steps, turns := 0, 0
+	maxTurns := ep.MaxSteps() + MaxReads
+	limited := false
+	for steps < ep.MaxSteps() && turns < maxTurns {
+		if o.MaxContext > 0 && c.Len() >= o.MaxContext {
+			limited = true
+			break
+		}
+		action, err := drv.Act(c, ep, rightOnSlate)
+		if err != nil {
+			return table.Trajectory{}, fmt.Errorf("%s sample %d: %w", taskID, sample, err)
+		}
+		turns++
+		tr.Actions = append(tr.Actions, action)
+		if name, isRead := agent.ParseRead(action); isRead && o.Skills != nil {
+			obs := InvalidRead
+			onSlate := false
+			for _, s := range tr.Slate {
+				onSlate = onSlate || s == name
+			}
+			if len(tr.Reads) < MaxReads {
+				tr.Reads = append(tr.Reads, name)
+				tr.ReadsRight = append(tr.ReadsRight, onSlate && o.Skills.IsRight(name, ep.TaskType()))
+				tr.ReadsMisleading = append(tr.ReadsMisleading, onSlate && o.Skills.IsMisleading(name, ep.TaskType()))
+				if sk, ok := o.Skills.Get(name); ok && onSlate {
+					obs = sk.Body
+				}
+			}
+			tr.Observations = append(tr.Observations, obs)
+			observe(drv, obs)
+			if obs == InvalidRead {
+				agent.Observe(c, obs)
+			} else {
+				agent.SkillBody(c, obs)
+			}
+			continue
+		}
+		st := ep.Step(action)
+		steps++
+		tr.Observations = append(tr.Observations, st.Observation)
+		reward += st.Reward
+		if st.Done {
+			success, score = st.Success, st.Score
+			break
+		}
+		observe(drv, st.Observation)
+		agent.Observe(c, st.Observation)
+	}
+	tr.Success, tr.Score, tr.Reward, tr.Steps = success, score, reward, int32(steps)
+	tr.Features = append([]string{}, ep.Features()...)
+	if limited {
+		tr.Features = append(tr.Features, "failure:context_limit")
+	}
+	sort.Strings(tr.Features)
+	if !success {
+		tr.FailureMode = FailureMode(tr.Features, steps >= ep.MaxSteps())
+	}
+	tr.Tokens, tr.Roles, tr.Logprobs = c.Tokens, c.Roles, c.Logprobs
+	tr.NTokens = int32(c.Len())
+	tr.NPolicyTokens = int32(c.PolicyTokens())
+	tr.NScaffoldTokens = int32(c.Count(func(r int8) bool { return r == table.RoleScaffold }))
+	return tr, nil
+}
+
+// failurePriority orders failure features from most to least specific.
+var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "no_answer", "max_steps"}
+
+// FailureMode names why an episode failed from its features: the most
+// specific failure feature present, else max_steps when the budget ran out,
+// else "unfinished".
+func FailureMode(features []string, outOfSteps bool) string {
+	have := map[string]bool{}
+	for _, f := range features {
+		if strings.HasPrefix(f, "failure:") {
+			have[f[len("failure:"):]] = true
+		}
+	}
+	for _, f := range failurePriority {
+		if have[f] {
+			return f
+		}
+	}
+	for _, f := range features {
+		if strings.HasPrefix(f, "failure:") {
+			return f[len("failure:"):]
+		}
+	}
+	if outOfSteps {
+		return "max_steps"
+	}
+	return "unfinished"
+}

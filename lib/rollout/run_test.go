@@ -1,0 +1,280 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// counter is a toy environment: reach the target number with inc and dec.
+type counter struct{}
+
+func (counter) Name() string         { return "counter" }
+func (counter) TaskTypes() []string  { return []string{"up", "down"} }
+func (counter) Splits() []string     { return []string{"train"} }
+func (counter) Vocabulary() []string { return nil }
+func (counter) Oracle() env.Agent    { return &counterOracle{} }
+func (counter) Tasks(split string) ([]string, error) {
+	if split != "train" {
+		return nil, fmt.Errorf("unknown split %q", split)
+	}
+	var ids []string
+	for i := -5; i <= 5; i++ {
+		if i != 0 {
+			ids = append(ids, strconv.Itoa(i))
+		}
+	}
+	return ids, nil
+}
+func (counter) Reset(id string, seed int64) (env.Episode, error) {
+	n, err := strconv.Atoi(id)
+	if err != nil {
+		return nil, err
+	}
+	return &counterEp{id: id, target: n}, nil
+}
+
+type counterEp struct {
+	id         string
+	target, at int
+	invalid    bool
+}
+
+func (e *counterEp) TaskID() string { return e.id }
+func (e *counterEp) TaskType() string {
+	if e.target > 0 {
+		return "up"
+	}
+	return "down"
+}
+func (e *counterEp) Goal() string         { return "reach " + e.id }
+func (e *counterEp) Observation() string  { return "at 0" }
+func (e *counterEp) Admissible() []string { return []string{"inc", "dec"} }
+func (e *counterEp) MaxSteps() int        { return 6 }
+func (e *counterEp) Features() []string {
+	if e.invalid {
+		return []string{"failure:invalid_action"}
+	}
+	return []string{"action:inc"}
+}
+func (e *counterEp) Step(a string) env.Step {
+	switch a {
+	case "inc":
+		e.at++
+	case "dec":
+		e.at--
+	default:
+		e.invalid = true
+		return env.Step{Observation: "Nothing happens."}
+	}
+	ok := e.at == e.target
+	st := env.Step{Observation: "at " + strconv.Itoa(e.at), Valid: true, Done: ok, Success: ok}
+	if ok {
+		st.Reward, st.Score = 1, 1
+	}
+	return st
+}
+
+type counterOracle struct{ goal, at int }
+
+func (o *counterOracle) Start(goal, obs string, seed int64) {
+	o.goal, _ = strconv.Atoi(strings.TrimPrefix(goal, "reach "))
+	o.at = 0
+}
+func (o *counterOracle) Act(obs string, adm []string) string {
+	if o.goal > o.at {
+		o.at++
+		return "inc"
+	}
+	o.at--
+	return "dec"
+}
+
+type wordTok struct{ ids map[string]int32 }
+
+func newWordTok() *wordTok {
+	t := &wordTok{ids: map[string]int32{}}
+	words := append(append([]string{}, tokenizer.Specials...), "inc", "dec", "at", "reach", "read_skill")
+	for i := -10; i <= 10; i++ {
+		words = append(words, strconv.Itoa(i))
+	}
+	for _, w := range words {
+		t.ids[w] = int32(len(t.ids))
+	}
+	return t
+}
+func (t *wordTok) Encode(s string) []int32 {
+	var out []int32
+	for _, w := range strings.Fields(s) {
+		id, ok := t.ids[w]
+		if !ok {
+			id = t.ids[tokenizer.Unk]
+		}
+		out = append(out, id)
+	}
+	return out
+}
+func (t *wordTok) Decode([]int32) string          { return "" }
+func (t *wordTok) TokenID(s string) (int32, bool) { id, ok := t.ids[s]; return id, ok }
+func (t *wordTok) VocabSize() int                 { return len(t.ids) }
+func (t *wordTok) Hash() string                   { return "word" }
+func (t *wordTok) JSON() ([]byte, error)          { return nil, nil }
+
+func runCounter(t *testing.T, o Options) []table.Trajectory {
+	t.Helper()
+	o.Env, o.Split, o.Tok = counter{}, "train", newWordTok()
+	if o.Policy == nil {
+		o.Policy = TextPolicy{PolicyName: "oracle", New: counter{}.Oracle}
+	}
+	rows, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestRunOracle(t *testing.T) {
+	rows := runCounter(t, Options{Group: 3, Seed: 7, Run: "r", Iteration: 2})
+	if len(rows) != 30 {
+		t.Fatalf("rows = %d, want 30", len(rows))
+	}
+	for i, r := range rows {
+		n, _ := strconv.Atoi(r.TaskID)
+		want := n
+		if want < 0 {
+			want = -want
+		}
+		if !r.Success || int(r.Steps) != want || r.FailureMode != "" {
+			t.Errorf("row %d (%s): success %v steps %d failure %q", i, r.TaskID, r.Success, r.Steps, r.FailureMode)
+		}
+		if int(r.Sample) != i%3 || r.GroupID != GroupID(2, r.TaskID) || r.Iteration != 2 {
+			t.Errorf("row %d ids: sample %d group %s", i, r.Sample, r.GroupID)
+		}
+		if len(r.Tokens) != len(r.Roles) || len(r.Tokens) != len(r.Logprobs) || int(r.NTokens) != len(r.Tokens) {
+			t.Errorf("row %d: token lists out of step", i)
+		}
+		// Each action is one word and the end token.
+		if int(r.NPolicyTokens) != 2*want {
+			t.Errorf("row %d: policy tokens %d, want %d", i, r.NPolicyTokens, 2*want)
+		}
+		if len(r.Observations) != len(r.Actions)+1 {
+			t.Errorf("row %d: %d observations for %d actions", i, len(r.Observations), len(r.Actions))
+		}
+	}
+}
+
+func TestRunFailureAndBudget(t *testing.T) {
+	dec := TextPolicy{PolicyName: "dec", New: func() env.Agent { return constAgent("dec") }}
+	rows := runCounter(t, Options{Group: 1, Policy: dec, Tasks: 0})
+	for _, r := range rows {
+		n, _ := strconv.Atoi(r.TaskID)
+		if n > 0 && (r.Success || r.Steps != 6 || r.FailureMode != "max_steps") {
+			t.Errorf("%s: success %v steps %d failure %q, want a failure at the budget", r.TaskID, r.Success, r.Steps, r.FailureMode)
+		}
+	}
+	bad := TextPolicy{PolicyName: "bad", New: func() env.Agent { return constAgent("jump") }}
+	rows = runCounter(t, Options{Group: 1, Policy: bad, Tasks: 2, Seed: 3})
+	for _, r := range rows {
+		if r.FailureMode != "invalid_action" {
+			t.Errorf("%s: failure %q, want invalid_action", r.TaskID, r.FailureMode)
+		}
+	}
+	rows = runCounter(t, Options{Group: 1, Policy: dec, MaxContext: 20})
+	for _, r := range rows {
+		if !r.Success && r.FailureMode != "context_limit" {
+			t.Errorf("%s: failure %q, want context_limit", r.TaskID, r.FailureMode)
+		}
+	}
+}
+
+type constAgent string
+
+func (constAgent) Start(string, string, int64)   {}
+func (a constAgent) Act(string, []string) string { return string(a) }
+
+func TestRunDeterministicAcrossWorkers(t *testing.T) {
+	a := runCounter(t, Options{Group: 4, Seed: 9, Tasks: 5, Workers: 1})
+	prev := runtime.GOMAXPROCS(2)
+	defer runtime.GOMAXPROCS(prev)
+	b := runCounter(t, Options{Group: 4, Seed: 9, Tasks: 5, Workers: 3})
+	if diff := cmp.Diff(a, b); diff != "" {
+		t.Errorf("rows differ with the worker count (-1 +3):\n%s", diff)
+	}
+}
+
+func TestSelectTasksAndShards(t *testing.T) {
+	all, _ := SelectTasks(counter{}, "train", 6, 5, Shard{0, 1})
+	if len(all) != 6 {
+		t.Fatalf("selected %d tasks, want 6", len(all))
+	}
+	var joined []string
+	for i := 0; i < 3; i++ {
+		part, err := SelectTasks(counter{}, "train", 6, 5, Shard{i, 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		joined = append(joined, part...)
+	}
+	seen := map[string]bool{}
+	for _, id := range joined {
+		seen[id] = true
+	}
+	if len(joined) != 6 || len(seen) != 6 {
+		t.Errorf("shards cover %v, want the 6 selected tasks once each", joined)
+	}
+	for _, id := range all {
+		if !seen[id] {
+			t.Errorf("task %s missing from the shards", id)
+		}
+	}
+	other, _ := SelectTasks(counter{}, "train", 6, 6, Shard{0, 1})
+	if cmp.Equal(all, other) {
+		t.Errorf("seeds 5 and 6 drew the same tasks %v", all)
+	}
+	if _, err := SelectTasks(counter{}, "train", 11, 1, Shard{0, 1}); err == nil {
+		t.Error("drawing more tasks than the split has: no error")
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	good := map[string]Shard{"": {0, 1}, "0/1": {0, 1}, "2/4": {2, 4}}
+	for s, want := range good {
+		got, err := ParseShard(s)
+		if err != nil || got != want {
+			t.Errorf("ParseShard(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"4/4", "-1/2", "1/0", "a/b", "1", "1/2/3", "1/2x"} {
+		if _, err := ParseShard(s); err == nil {
+			t.Errorf("ParseShard(%q): no error", s)
+		}
+	}
+}
+
+func TestFailureMode(t *testing.T) {
+	cases := []struct {
+		f    []string
+		out  bool
+		want string
+	}{
+		{[]string{"failure:loop", "failure:wrong_object"}, true, "wrong_object"},
+		{[]string{"action:go"}, true, "max_steps"},
+		{[]string{"action:go"}, false, "unfinished"},
+		{[]string{"failure:strange"}, false, "strange"},
+		{[]string{"failure:invalid_action", "failure:loop"}, true, "loop"},
+	}
+	for _, c := range cases {
+		if got := FailureMode(c.f, c.out); got != c.want {
+			t.Errorf("FailureMode(%v, %v) = %q, want %q", c.f, c.out, got, c.want)
+		}
+	}
+}
