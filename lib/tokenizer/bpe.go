@@ -337,6 +337,49 @@ func (b *BPE) merge(piece string) []int32 {
 			return []int32{id}
 		}
 	}
+	if len(piece) <= smallWord {
+		return b.mergeSmall(piece)
+	}
+	return b.mergeHeap(piece)
+}
+
+// smallWord is the length in bytes up to which merge scans all pairs at
+// each step instead of keeping a heap: fewer allocations for short words.
+const smallWord = 48
+
+// mergeSmall is merge for short pre-tokens: at each step it scans the
+// neighbouring pairs for the lowest rank (leftmost on ties) and merges it.
+func (b *BPE) mergeSmall(piece string) []int32 {
+	var buf [smallWord]int32
+	syms := buf[:0]
+	for i := 0; i < len(piece); i++ {
+		id := b.byteIDs[piece[i]]
+		if id < 0 {
+			id = b.unk
+		}
+		if id >= 0 {
+			syms = append(syms, id)
+		}
+	}
+	for len(syms) > 1 {
+		best, at := mergeRule{rank: -1}, -1
+		for i := 0; i+1 < len(syms); i++ {
+			if m, ok := b.merges[pairKey(syms[i], syms[i+1])]; ok && (at < 0 || m.rank < best.rank) {
+				best, at = m, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		syms[at] = best.id
+		syms = append(syms[:at+1], syms[at+2:]...)
+	}
+	return append([]int32(nil), syms...)
+}
+
+// mergeHeap is merge for long pre-tokens, with a heap of candidate merges
+// over a linked list of symbols: O(n log n) in the pre-token's length.
+func (b *BPE) mergeHeap(piece string) []int32 {
 	syms := make([]symbol, 0, len(piece))
 	for i := 0; i < len(piece); i++ {
 		id := b.byteIDs[piece[i]]

@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -361,7 +362,16 @@ func BenchmarkQwen3Encode(b *testing.B) {
 
 func BenchmarkQwen3EncodeUncached(b *testing.B) {
 	tok := loadQwen3(b)
-	text := strings.Repeat("abcdefghij klmnopqrst uvwxyz0123 ", 30)
+	// 300 distinct pseudo-random words, so that every pre-token is merged.
+	r := rand.New(rand.NewPCG(1, 2))
+	var sb strings.Builder
+	for i := 0; i < 300; i++ {
+		sb.WriteByte(' ')
+		for n := 3 + r.IntN(8); n > 0; n-- {
+			sb.WriteByte(byte('a' + r.IntN(26)))
+		}
+	}
+	text := sb.String()
 	b.SetBytes(int64(len(text)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -381,5 +391,56 @@ func BenchmarkQwen3Load(b *testing.B) {
 		if _, err := FromJSON(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestQwen3Concurrent encodes from several goroutines at once (the cache is
+// shared) and checks every result against a sequential encoding.
+func TestQwen3Concurrent(t *testing.T) {
+	tok := loadQwen3(t)
+	cases := loadReference(t)
+	var wg sync.WaitGroup
+	errs := make(chan string, 4*len(cases))
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := range cases {
+				c := cases[(i+g*17)%len(cases)]
+				if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
+					errs <- c.Text
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for text := range errs {
+		t.Errorf("concurrent Encode(%q) differs from the reference", text)
+	}
+}
+
+// TestMergePathsAgree checks the scanning merge (short pre-tokens) against
+// the heap merge (long ones) on every pre-token of the reference texts and
+// on long repetitive words.
+func TestMergePathsAgree(t *testing.T) {
+	tok := loadQwen3(t)
+	var pieces []string
+	for _, c := range loadReference(t) {
+		splitQwen2(norm.NFC.String(c.Text), func(p string) { pieces = append(pieces, p) })
+	}
+	pieces = append(pieces, strings.Repeat("ab", 24), strings.Repeat(" ", 48), "internationalization", "Ġ你好世界😀")
+	n := 0
+	for _, p := range pieces {
+		if len(p) > smallWord {
+			continue
+		}
+		n++
+		if s, h := tok.mergeSmall(p), tok.mergeHeap(p); !slices.Equal(s, h) {
+			t.Errorf("merge(%q): scan %v, heap %v", p, s, h)
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d pre-tokens compared", n)
 	}
 }
