@@ -24,6 +24,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const duckdbDir = "interop/duckdb"
@@ -241,5 +243,38 @@ func TestDuckDBReadsTrajectories(t *testing.T) {
 	lp, _ := strconv.ParseFloat(fmt.Sprint(got["logprob_sum"]), 64)
 	if d := lp - lpSum; d > 1e-6*(1-lpSum) || d < -1e-6*(1-lpSum) {
 		t.Errorf("logprob_sum: DuckDB %v, want %v", lp, lpSum)
+	}
+}
+
+// The reverse direction: a Parquet file written by DuckDB (nullable columns,
+// its own list layout, no pats metadata), as a notebook would write one, reads
+// back here as the same rows.
+func TestDuckDBWrittenFilesRead(t *testing.T) {
+	dir := t.TempDir()
+	rows := sampleTrajectories(25, 12)
+	p := filepath.Join(dir, "traj.parquet")
+	if err := WriteFile(p, rows, testMeta); err != nil {
+		t.Fatal(err)
+	}
+	q := filepath.Join(dir, "copy.parquet")
+	duckdb(t, "COPY (SELECT * FROM read_parquet("+sqlString(p)+", file_row_number = true) ORDER BY file_row_number) TO "+
+		sqlString(q)+" (FORMAT parquet)")
+	// DuckDB's copy carries file_row_number as an extra column, which the
+	// reader ignores.
+	got, metas, err := ReadFiles[Trajectory](q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rows, got, equateNil); d != "" {
+		t.Errorf("rows written by DuckDB differ (-want +got):\n%s", d)
+	}
+	if metas[0].Kind != "" {
+		t.Errorf("kind %q in a DuckDB file", metas[0].Kind)
+	}
+	// A DuckDB file missing a column is a schema mismatch.
+	r := filepath.Join(dir, "partial.parquet")
+	duckdb(t, "COPY (SELECT * EXCLUDE (roles) FROM read_parquet("+sqlString(p)+")) TO "+sqlString(r)+" (FORMAT parquet)")
+	if _, _, err := ReadFiles[Trajectory](r); !IsInputError(err) || !strings.Contains(err.Error(), `no column "roles`) {
+		t.Errorf("partial file: got %v", err)
 	}
 }

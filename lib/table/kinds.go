@@ -2,6 +2,7 @@ package table
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"sort"
 	"sync"
@@ -12,6 +13,11 @@ type KindInfo struct {
 	Name    string       // the kind's name, stored as metadata pats.kind
 	Version int          // its schema version, stored as pats.schema_version
 	Type    reflect.Type // the row struct
+
+	// Type-erased Write and ReadFiles of the row type, for code that knows
+	// the kind only at run time (rows is a []T).
+	write func(w io.Writer, f Format, rows any, meta Meta) error
+	read  func(paths ...string) (rows any, metas []Meta, err error)
 }
 
 var registry = struct {
@@ -45,7 +51,13 @@ func RegisterKind[T any](name string, version int) {
 	if k, ok := registry.byType[t]; ok {
 		panic(fmt.Sprintf("table.RegisterKind: %v already registered as %q", t, k.Name))
 	}
-	k := KindInfo{Name: name, Version: version, Type: t}
+	k := KindInfo{Name: name, Version: version, Type: t,
+		write: func(w io.Writer, f Format, rows any, meta Meta) error { return Write(w, f, rows.([]T), meta) },
+		read: func(paths ...string) (any, []Meta, error) {
+			rows, metas, err := ReadFiles[T](paths...)
+			return rows, metas, err
+		},
+	}
 	registry.byName[name] = k
 	registry.byType[t] = k
 }

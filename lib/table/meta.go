@@ -171,6 +171,19 @@ func HashFile(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
 }
 
+// InputHashes returns HashFile of each path, for Meta.Inputs.
+func InputHashes(paths ...string) (map[string]string, error) {
+	m := make(map[string]string, len(paths))
+	for _, p := range paths {
+		h, err := HashFile(p)
+		if err != nil {
+			return nil, err
+		}
+		m[p] = h
+	}
+	return m, nil
+}
+
 func hashInto(w io.Writer, path string) error {
 	f, err := os.Open(path)
 	if err != nil {

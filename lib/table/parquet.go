@@ -88,7 +88,10 @@ func checkParquetSchema(path string, got *parquet.Schema, k KindInfo) error {
 		wl, _ := want.Lookup(p...)
 		gl, ok := got.Lookup(p...)
 		if !ok {
-			return inputErr(path, fmt.Sprintf("schema mismatch: no column %q", joinPath(p)), nil)
+			if !hasField(got, p[0]) {
+				return inputErr(path, fmt.Sprintf("schema mismatch: no column %q", p[0]), nil)
+			}
+			return inputErr(path, fmt.Sprintf("schema mismatch: column %q has no leaf %q (another type or list layout)", p[0], joinPath(p)), nil)
 		}
 		wt, gt := wl.Node.Type(), gl.Node.Type()
 		// Other writers do not always annotate plain integers, so logical
@@ -124,4 +127,13 @@ func joinPath(p []string) string {
 		s += e
 	}
 	return s
+}
+
+func hasField(s *parquet.Schema, name string) bool {
+	for _, f := range s.Fields() {
+		if f.Name() == name {
+			return true
+		}
+	}
+	return false
 }

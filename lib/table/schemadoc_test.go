@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/schemas.md from the row structs")
@@ -46,9 +48,9 @@ type structDoc struct {
 	fields map[string]string
 }
 
-func parseRowFiles(t *testing.T) (map[string]structDoc, []roleDoc) {
+func parseRowFiles(t *testing.T, dir string) (map[string]structDoc, []roleDoc) {
 	t.Helper()
-	files, err := filepath.Glob("rows*.go")
+	files, err := filepath.Glob(filepath.Join(dir, "rows*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no rows*.go files: %v", err)
 	}
@@ -61,6 +63,7 @@ func parseRowFiles(t *testing.T) (map[string]structDoc, []roleDoc) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		name = filepath.Base(name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +117,7 @@ type roleDoc struct{ id, constant, desc string }
 
 // renderSchemas builds docs/schemas.md; problems lists missing descriptions.
 func renderSchemas(t *testing.T) (doc []byte, problems []string) {
-	docs, roles := parseRowFiles(t)
+	docs, roles := parseRowFiles(t, ".")
 	var b bytes.Buffer
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	p("# Row schemas\n\n")
@@ -215,5 +218,28 @@ func TestSchemasDoc(t *testing.T) {
 	}
 	if !bytes.Equal(old, doc) {
 		t.Errorf("docs/schemas.md is out of step with lib/table/rows*.go; regenerate it with: go test ./lib/table -run TestSchemasDoc -update")
+	}
+}
+
+// Structs declared in any rows*.go file are found with their comments (a
+// `desc` tag is read by reflection instead); other files are not read.
+func TestParseRowFiles(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "rows_extra.go"), []byte(`package table
+
+// Card is evidence.
+type Card struct {
+	GroupID string  `+"`parquet:\"group_id\"`"+` // group of the card
+	Rate    float64 `+"`parquet:\"rate\" desc:\"success rate\"`"+`
+	// Features of the successful side.
+	Plus []string `+"`parquet:\"plus,list\"`"+`
+}
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "other.go"), []byte("package table\n\ntype Other struct{ A int }\n"), 0o644)
+	docs, _ := parseRowFiles(t, dir)
+	want := map[string]structDoc{"Card": {file: "rows_extra.go", doc: "Card is evidence.\n",
+		fields: map[string]string{"GroupID": "group of the card", "Rate": "", "Plus": "Features of the successful side."}}}
+	if d := cmp.Diff(want, docs, cmp.AllowUnexported(structDoc{})); d != "" {
+		t.Errorf("parsed docs (-want +got):\n%s", d)
 	}
 }

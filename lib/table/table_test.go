@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
 )
 
 // sampleTrajectories builds n episodes with varied list contents: empty and
@@ -216,33 +217,20 @@ func fillScalar(f reflect.Value, x int) {
 }
 
 // writeAny and readAny call the generic API for a row type known only at
-// run time; each registered kind needs a case here (the test fails for a
-// kind without one, as a reminder).
-var (
-	writers = map[reflect.Type]func(io.Writer, Format, any) error{}
-	readers = map[reflect.Type]func(string) (any, error){}
-)
-
-func addKind[T any]() {
-	t := reflect.TypeFor[T]()
-	writers[t] = func(w io.Writer, f Format, rows any) error { return Write(w, f, rows.([]T), Meta{}) }
-	readers[t] = func(p string) (any, error) { rows, _, err := ReadFiles[T](p); return rows, err }
-}
-
-func init() {
-	addKind[Trajectory]()
-	addKind[EvalMetrics]()
-}
-
+// run time.
 func writeAny(w io.Writer, f Format, rows any) error {
-	fn, ok := writers[reflect.TypeOf(rows).Elem()]
+	k, ok := kindOf(reflect.TypeOf(rows).Elem())
 	if !ok {
-		return fmt.Errorf("add addKind[%v]() to the init of table_test.go", reflect.TypeOf(rows).Elem())
+		return fmt.Errorf("%T: not a registered kind", rows)
 	}
-	return fn(w, f, rows)
+	return k.write(w, f, rows, Meta{})
 }
 
-func readAny(t reflect.Type, path string) (any, error) { return readers[t](path) }
+func readAny(t reflect.Type, path string) (any, error) {
+	k, _ := kindOf(t)
+	rows, _, err := k.read(path)
+	return rows, err
+}
 
 func TestDeterministicBytes(t *testing.T) {
 	rows := sampleTrajectories(20, 2)
@@ -552,6 +540,45 @@ func TestVersionAndForeignFiles(t *testing.T) {
 	if _, _, err := ReadFiles[EvalMetrics](newer); !IsInputError(err) || !strings.Contains(err.Error(), "newer") {
 		t.Errorf("newer schema version: got %v", err)
 	}
+	// Same names as eval_metrics, but episodes is a float and policy a list.
+	type mistyped struct {
+		Run      string   `parquet:"run"`
+		Env      string   `parquet:"env"`
+		Split    string   `parquet:"split"`
+		Policy   []string `parquet:"policy,list"`
+		Scaffold string   `parquet:"scaffold"`
+	}
+	type mistyped2 struct {
+		Run      string  `parquet:"run"`
+		Env      string  `parquet:"env"`
+		Split    string  `parquet:"split"`
+		Policy   string  `parquet:"policy"`
+		Scaffold string  `parquet:"scaffold"`
+		TaskType string  `parquet:"task_type"`
+		Episodes float64 `parquet:"episodes"`
+	}
+	for i, tc := range []struct {
+		rows any
+		want string
+	}{
+		{[]mistyped{{Run: "r"}}, `schema mismatch: column "policy" has no leaf "policy"`},
+		{[]mistyped2{{Run: "r"}}, `schema mismatch: column "episodes" is DOUBLE, want INT32`},
+	} {
+		var buf bytes.Buffer
+		pw := parquet.NewWriter(&buf, parquet.SchemaOf(reflect.ValueOf(tc.rows).Index(0).Interface()))
+		for j := 0; j < reflect.ValueOf(tc.rows).Len(); j++ {
+			if err := pw.Write(reflect.ValueOf(tc.rows).Index(j).Interface()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pw.Close()
+		p := filepath.Join(dir, fmt.Sprintf("mistyped%d.parquet", i))
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		if _, _, err := ReadFiles[EvalMetrics](p); !IsInputError(err) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("mistyped file %d: got %v, want %q", i, err, tc.want)
+		}
+	}
+
 	// Same columns, no metadata: accepted.
 	var buf bytes.Buffer
 	if err := writeParquet(&buf, sampleEvalMetrics(), Meta{}); err != nil {
@@ -701,6 +728,9 @@ func TestMetaHelpers(t *testing.T) {
 	// sha256("abc") begins ba7816bf8f01cfea414140de5dae2223.
 	if err != nil || h != "ba7816bf8f01cfea414140de5dae2223" {
 		t.Errorf("HashFile = %q, %v", h, err)
+	}
+	if m, err := InputHashes(p, "-"); err != nil || m[p] != h || m["-"] != "stdin" || len(m) != 2 {
+		t.Errorf("InputHashes = %v, %v", m, err)
 	}
 	if _, err := HashFile(p + "x"); !IsInputError(err) {
 		t.Errorf("HashFile of a missing file: %v", err)
