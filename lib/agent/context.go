@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"errors"
+
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -60,3 +62,8 @@ func (c *Context) Count(pred func(int8) bool) int {
 
 // PolicyTokens counts the policy-written tokens.
 func (c *Context) PolicyTokens() int { return c.Count(table.PolicyWritten) }
+
+// ErrContextLimit is returned by a driver whose model cannot take the
+// context any further; the episode ends there with failure mode
+// context_limit.
+var ErrContextLimit = errors.New("context limit reached")

@@ -10,44 +10,32 @@ import (
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
-	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Flags are the rollout command's options as the user gives them.
 type Flags struct {
-	Env, Split      string
-	Tasks, Group    int
-	Seed            int64
-	Shard           string
-	Policy          string // oracle, random, or a checkpoint folder
-	Run             string
-	Iteration       int
-	Skills          bool   // show a skill slate
-	SkillsDir       string // a user skill library instead of the built-in one
-	Slate           int
-	Scaffold        string // snapshot file; empty: no scaffold
-	ScaffoldBudget  int    // token budget of the rendered scaffold
-	Temperature     float64
-	TopP            float64
-	Greedy          bool
-	MaxContext      int
-	Output          string
-	Progress        io.Writer
-	PolicyResolvers []PolicyResolver
+	Env, Split     string
+	Tasks, Group   int
+	Seed           int64
+	Shard          string
+	Policy         string // oracle, random, or a checkpoint folder
+	Run            string
+	Iteration      int
+	Skills         bool   // show a skill slate
+	SkillsDir      string // a user skill library instead of the built-in one
+	Slate          int
+	Scaffold       string // snapshot file; empty: no scaffold
+	ScaffoldBudget int    // token budget of the rendered scaffold
+	Temperature    float64
+	TopP           float64
+	Greedy         bool
+	MaxContext     int
+	Output         string
+	Progress       io.Writer
 }
-
-// PolicyResolver turns a --policy value that is not oracle or random (a
-// checkpoint) into a Policy and the tokenizer it writes with. It returns
-// ok=false when the value is not its kind.
-type PolicyResolver func(f Flags) (p Policy, tok tokenizer.Tokenizer, ok bool, err error)
-
-// resolvers are registered by policy packages (checkpoints) at init.
-var resolvers []PolicyResolver
-
-// RegisterPolicy adds a resolver for --policy values.
-func RegisterPolicy(r PolicyResolver) { resolvers = append(resolvers, r) }
 
 // Options resolves the flags: opens the environment, the policy, the
 // tokenizer, the skill library and the scaffold. Problems with the user's
@@ -86,16 +74,14 @@ func (f Flags) Options() (Options, error) {
 	case "random":
 		o.Policy = TextPolicy{PolicyName: "random", New: env.RandomAgent}
 	default:
-		for _, r := range append(append([]PolicyResolver{}, f.PolicyResolvers...), resolvers...) {
-			p, tok, ok, err := r(f)
-			if err != nil {
-				return o, err
-			}
-			if ok {
-				o.Policy, o.Tok = p, tok
-				break
-			}
+		if !policy.IsCheckpoint(f.Policy) {
+			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder (with config.json)", f.Policy)
 		}
+		ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP), Greedy: f.Greedy})
+		if err != nil {
+			return o, command.Usagef("--policy %s: %v", f.Policy, err)
+		}
+		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
 		if o.Policy == nil {
 			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder", f.Policy)
 		}

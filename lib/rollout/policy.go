@@ -3,6 +3,7 @@ package rollout
 import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/policy"
 )
 
 // Policy drives the episodes of a rollout.
@@ -71,4 +72,12 @@ func observe(d Driver, obs string) {
 	if t, ok := d.(*textDriver); ok {
 		t.lastObs = obs
 	}
+}
+
+// CheckpointPolicy drives episodes with a model checkpoint.
+type CheckpointPolicy struct{ *policy.Checkpoint }
+
+// NewEpisode implements Policy.
+func (p CheckpointPolicy) NewEpisode(groupKey string, seed int64) Driver {
+	return p.Checkpoint.NewEpisode(groupKey, seed)
 }

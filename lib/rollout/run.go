@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -222,6 +223,10 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			break
 		}
 		action, err := drv.Act(c, ep, rightOnSlate)
+		if errors.Is(err, agent.ErrContextLimit) {
+			limited = true
+			break
+		}
 		if err != nil {
 			return table.Trajectory{}, fmt.Errorf("%s sample %d: %w", taskID, sample, err)
 		}

@@ -1,0 +1,189 @@
+package policy
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// MaxActionTokens bounds one action.
+const MaxActionTokens = 32
+
+// Options say how a checkpoint samples.
+type Options struct {
+	Temperature float32 // <= 0 or Greedy: greedy
+	TopP        float32 // 1: no nucleus cut
+	Greedy      bool
+}
+
+// Checkpoint is a policy backed by a model. It is safe for concurrent use by
+// many episodes.
+type Checkpoint struct {
+	Path string
+	M    *model.Model
+	Tok  tokenizer.Tokenizer
+	Opt  Options
+
+	mu       sync.Mutex
+	prefixes map[string]*prefix
+	order    []string
+}
+
+type prefix struct {
+	once   sync.Once
+	tokens []int32
+	dec    *model.Decoder
+	logits []float32
+	err    error
+}
+
+// maxPrefixes is how many group prompts are kept; groups are run in task
+// order, so only a few are live at once, and an evicted one is recomputed
+// (the same numbers: decoding is deterministic).
+const maxPrefixes = 64
+
+// IsCheckpoint reports whether dir looks like a checkpoint folder.
+func IsCheckpoint(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, model.ConfigFile))
+	return err == nil
+}
+
+// Load opens a checkpoint folder and its tokenizer.json.
+func Load(dir string, o Options) (*Checkpoint, error) {
+	m, err := model.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(filepath.Join(dir, model.TokenizerFile))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if tok.VocabSize() > m.Cfg.VocabSize {
+		return nil, fmt.Errorf("%s: tokenizer has %d ids, model vocabulary %d", dir, tok.VocabSize(), m.Cfg.VocabSize)
+	}
+	return New(dir, m, tok, o), nil
+}
+
+// New wraps a model already in memory.
+func New(name string, m *model.Model, tok tokenizer.Tokenizer, o Options) *Checkpoint {
+	if o.TopP <= 0 {
+		o.TopP = 1
+	}
+	return &Checkpoint{Path: name, M: m, Tok: tok, Opt: o, prefixes: map[string]*prefix{}}
+}
+
+// Name implements rollout.Policy.
+func (p *Checkpoint) Name() string { return p.Path }
+
+// Tokenizer is the checkpoint's tokenizer.
+func (p *Checkpoint) Tokenizer() tokenizer.Tokenizer { return p.Tok }
+
+// NewEpisode implements rollout.Policy.
+func (p *Checkpoint) NewEpisode(groupKey string, seed int64) *Driver {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "sample|%d", seed)
+	return &Driver{p: p, group: groupKey, rng: rand.New(rand.NewPCG(uint64(seed), h.Sum64()))}
+}
+
+// shared returns the group's prompt decoded once.
+func (p *Checkpoint) shared(group string, tokens []int32) *prefix {
+	p.mu.Lock()
+	e, ok := p.prefixes[group]
+	if !ok || !equal(e.tokens, tokens) {
+		e = &prefix{tokens: append([]int32(nil), tokens...)}
+		p.prefixes[group] = e
+		p.order = append(p.order, group)
+		if len(p.order) > maxPrefixes {
+			delete(p.prefixes, p.order[0])
+			p.order = p.order[1:]
+		}
+	}
+	p.mu.Unlock()
+	e.once.Do(func() {
+		e.dec = p.M.NewDecoder()
+		e.logits, e.err = e.dec.Append(e.tokens)
+	})
+	return e
+}
+
+func equal(a, b []int32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Driver writes the actions of one episode.
+type Driver struct {
+	p     *Checkpoint
+	group string
+	rng   *rand.Rand
+	dec   *model.Decoder
+}
+
+// Act implements rollout.Driver: it feeds the context written since the
+// last action, then samples the next action token by token.
+func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
+	var logits []float32
+	limit := d.p.M.Cfg.MaxPositionEmbeddings
+	if d.dec == nil {
+		if len(c.Tokens)+1 >= limit {
+			return "", agent.ErrContextLimit
+		}
+		e := d.p.shared(d.group, c.Tokens)
+		if e.err != nil {
+			return "", e.err
+		}
+		d.dec = e.dec.Clone()
+		logits = e.logits
+	} else {
+		fresh := c.Tokens[d.dec.Len():]
+		if d.dec.Len()+len(fresh)+1 >= limit {
+			return "", agent.ErrContextLimit
+		}
+		var err error
+		if logits, err = d.dec.Append(fresh); err != nil {
+			return "", err
+		}
+	}
+	end, _ := d.p.Tok.TokenID(tokenizer.End)
+	temp := d.p.Opt.Temperature
+	if d.p.Opt.Greedy {
+		temp = 0
+	}
+	var ids []int32
+	var lps []float32
+	for {
+		tok, lp := model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
+		ids = append(ids, tok)
+		lps = append(lps, lp)
+		if tok == end || len(ids) >= MaxActionTokens || d.dec.Len()+1 >= limit {
+			break
+		}
+		var err error
+		if logits, err = d.dec.Append([]int32{tok}); err != nil {
+			return "", err
+		}
+	}
+	// The decoder has every written token but the last; the next Act
+	// feeds it with what the environment answered.
+	agent.AddAction(c, ids, lps)
+	text := ids
+	if len(text) > 0 && text[len(text)-1] == end {
+		text = text[:len(text)-1]
+	}
+	return d.p.Tok.Decode(text), nil
+}
