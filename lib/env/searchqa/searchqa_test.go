@@ -2,12 +2,12 @@ package searchqa
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func mustEnv(t testing.TB) *Env {
@@ -17,18 +17,6 @@ func mustEnv(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	return e
-}
-
-type randomAgent struct{ r *rand.Rand }
-
-func (a *randomAgent) Start(goal, obs string, seed int64) {
-	a.r = rand.New(rand.NewPCG(uint64(seed), 11))
-}
-func (a *randomAgent) Act(last string, adm []string) string {
-	if len(adm) == 0 {
-		return "answer[nothing]"
-	}
-	return adm[a.r.IntN(len(adm))]
 }
 
 type outcome struct {
@@ -150,15 +138,16 @@ func TestOracleSolvesSampledTasks(t *testing.T) {
 
 func TestRandomAgentSuccessRate(t *testing.T) {
 	e := mustEnv(t)
-	ids, _ := e.Tasks(env.SplitValidSeen)
+	ids, _ := e.Tasks(env.SplitTrain)
+	ids = sample(ids, 1000)
 	succ := 0
 	for i, id := range ids {
-		if play(t, e, id, &randomAgent{}, int64(i)).last.Success {
+		if play(t, e, id, env.RandomAgent(), int64(i)).last.Success {
 			succ++
 		}
 	}
 	rate := float64(succ) / float64(len(ids))
-	t.Logf("random agent on valid_seen: success %.3f over %d episodes", rate, len(ids))
+	t.Logf("random agent on 1000 train tasks: success %.3f over %d episodes", rate, len(ids))
 	if rate > 0.5 {
 		t.Errorf("random agent succeeds too often (%.2f)", rate)
 	}
@@ -213,7 +202,7 @@ func TestDeterministicGeneration(t *testing.T) {
 		}
 	}
 	id := a.splits[SplitTest][7].ID
-	if o1, o2 := play(t, a, id, &randomAgent{}, 9), play(t, a, id, &randomAgent{}, 9); !reflect.DeepEqual(o1.texts, o2.texts) {
+	if o1, o2 := play(t, a, id, env.RandomAgent(), 9), play(t, a, id, env.RandomAgent(), 9); !reflect.DeepEqual(o1.texts, o2.texts) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
 	// Tie-breaking: a query matching many passages equally returns the lowest indices.
@@ -299,9 +288,9 @@ func TestVocabularyCoversEpisodes(t *testing.T) {
 	for _, sp := range e.Splits() {
 		ids, _ := e.Tasks(sp)
 		for i, id := range sample(ids, 60) {
-			for _, ag := range []env.Agent{e.Oracle(), &randomAgent{}} {
+			for _, ag := range []env.Agent{e.Oracle(), env.RandomAgent()} {
 				for _, s := range play(t, e, id, ag, int64(i)).texts {
-					for _, w := range words(s) {
+					for _, w := range tokenizer.Words(s) {
 						if !voc[w] {
 							t.Fatalf("%s: word %q of %q not in the vocabulary", id, w, s)
 						}

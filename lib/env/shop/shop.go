@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Name is the registry name.
@@ -267,7 +268,7 @@ func DefiningCombination(taskID string) string {
 func (e *Env) buildVocab() []string {
 	set := map[string]bool{}
 	add := func(s string) {
-		for _, w := range words(s) {
+		for _, w := range tokenizer.Words(s) {
 			set[w] = true
 		}
 	}

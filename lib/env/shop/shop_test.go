@@ -3,12 +3,12 @@ package shop
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func mustEnv(t testing.TB) *Env {
@@ -18,19 +18,6 @@ func mustEnv(t testing.TB) *Env {
 		t.Fatal(err)
 	}
 	return e
-}
-
-// randomAgent picks uniformly among the admissible actions.
-type randomAgent struct{ r *rand.Rand }
-
-func (a *randomAgent) Start(goal, obs string, seed int64) {
-	a.r = rand.New(rand.NewPCG(uint64(seed), 7))
-}
-func (a *randomAgent) Act(last string, adm []string) string {
-	if len(adm) == 0 {
-		return "click[buy now]"
-	}
-	return adm[a.r.IntN(len(adm))]
 }
 
 type outcome struct {
@@ -153,17 +140,18 @@ func TestOracleSolvesSampledTasks(t *testing.T) {
 
 func TestRandomAgentSuccessRate(t *testing.T) {
 	e := mustEnv(t)
-	ids, _ := e.Tasks(env.SplitValidSeen)
+	ids, _ := e.Tasks(env.SplitTrain)
+	ids = sample(ids, 1000)
 	succ, score := 0, 0.0
 	for i, id := range ids {
-		o := play(t, e, id, &randomAgent{}, int64(i))
+		o := play(t, e, id, env.RandomAgent(), int64(i))
 		if o.last.Success {
 			succ++
 		}
 		score += o.last.Score
 	}
 	rate := float64(succ) / float64(len(ids))
-	t.Logf("random agent on valid_seen: success %.3f, mean score %.3f over %d episodes", rate, score/float64(len(ids)), len(ids))
+	t.Logf("random agent on 1000 train tasks: success %.3f, mean score %.3f over %d episodes", rate, score/float64(len(ids)), len(ids))
 	if rate > 0.5 {
 		t.Errorf("random agent succeeds too often (%.2f): the admissible set gives the task away", rate)
 	}
@@ -221,8 +209,8 @@ func TestDeterministicGeneration(t *testing.T) {
 	}
 	// Episodes: same actions give the same observations.
 	id := a.splits[SplitTest][3].ID
-	o1 := play(t, a, id, &randomAgent{}, 5)
-	o2 := play(t, a, id, &randomAgent{}, 5)
+	o1 := play(t, a, id, env.RandomAgent(), 5)
+	o2 := play(t, a, id, env.RandomAgent(), 5)
 	if !reflect.DeepEqual(o1.texts, o2.texts) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
@@ -326,9 +314,9 @@ func TestVocabularyCoversEpisodes(t *testing.T) {
 	for _, sp := range e.Splits() {
 		ids, _ := e.Tasks(sp)
 		for i, id := range sample(ids, 60) {
-			for _, ag := range []env.Agent{e.Oracle(), &randomAgent{}} {
+			for _, ag := range []env.Agent{e.Oracle(), env.RandomAgent()} {
 				for _, s := range play(t, e, id, ag, int64(i)).texts {
-					for _, w := range words(s) {
+					for _, w := range tokenizer.Words(s) {
 						if !voc[w] {
 							t.Fatalf("%s: word %q of %q not in the vocabulary", id, w, s)
 						}
