@@ -1,0 +1,107 @@
+package rl
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Input checks. Each returns a one-line *table.InputError naming the file
+// and the episode, so commands exit 2 and write nothing.
+
+func episodeName(r *table.Trajectory) string {
+	return fmt.Sprintf("episode %s sample %d", r.GroupID, r.Sample)
+}
+
+// CheckTokens checks the token columns of trajectories read from path
+// against a tokenizer (its Hash) and a model (vocabulary size, longest
+// sequence): tokenizer hash, one role per token, one log-probability per
+// token, ids inside the vocabulary, and at least one policy-written token.
+func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, maxLen int) error {
+	for i := range rows {
+		r := &rows[i]
+		bad := func(format string, a ...any) error {
+			return &table.InputError{Path: path, Problem: episodeName(r) + ": " + fmt.Sprintf(format, a...)}
+		}
+		if r.Tokenizer != tokHash {
+			return bad("made with tokenizer %s, the checkpoint's is %s (re-run rollout with this checkpoint's tokenizer)", short(r.Tokenizer), short(tokHash))
+		}
+		if len(r.Roles) != len(r.Tokens) {
+			return bad("%d roles for %d tokens", len(r.Roles), len(r.Tokens))
+		}
+		if len(r.Logprobs) != len(r.Tokens) {
+			return bad("%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
+		}
+		if len(r.Tokens) > maxLen {
+			return bad("%d tokens exceed the model's %d positions", len(r.Tokens), maxLen)
+		}
+		n := 0
+		for t, id := range r.Tokens {
+			if id < 0 || int(id) >= vocab {
+				return bad("token id %d at position %d outside the model's vocabulary of %d", id, t, vocab)
+			}
+			if table.PolicyWritten(r.Roles[t]) {
+				if t == 0 {
+					return bad("policy-written token at position 0 has no context")
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return bad("no policy-written tokens")
+		}
+	}
+	return nil
+}
+
+// CheckGRPO checks what GRPO needs beyond CheckTokens: finite rewards,
+// groups of at least two episodes, and behaviour log-probabilities from a
+// model (finite, <= 0, and not all 0 on an episode's policy-written tokens,
+// which is what a text policy such as oracle or random records). paths[i]
+// names the file row i was read from.
+func CheckGRPO(rows []table.Trajectory, paths []string) error {
+	size := map[string]int{}
+	for i := range rows {
+		size[rows[i].GroupID]++
+	}
+	for i := range rows {
+		r := &rows[i]
+		bad := func(format string, a ...any) error {
+			return &table.InputError{Path: paths[i], Problem: episodeName(r) + ": " + fmt.Sprintf(format, a...)}
+		}
+		if math.IsNaN(r.Reward) || math.IsInf(r.Reward, 0) {
+			return bad("reward %v is not finite", r.Reward)
+		}
+		if size[r.GroupID] < 2 {
+			return bad("group of one episode has no relative advantage (roll out with --group 2 or more)")
+		}
+		if r.Policy == "oracle" || r.Policy == "random" {
+			return bad("policy %s records no behaviour log-probabilities (GRPO needs a checkpoint's rollouts)", r.Policy)
+		}
+		allZero := true
+		for t, lp := range r.Logprobs {
+			if !table.PolicyWritten(r.Roles[t]) {
+				continue
+			}
+			if math.IsNaN(float64(lp)) || math.IsInf(float64(lp), 0) || lp > 0 {
+				return bad("behaviour log-probability %v at position %d is not a log-probability", lp, t)
+			}
+			allZero = allZero && lp == 0
+		}
+		if allZero {
+			return bad("missing behaviour log-probabilities (all 0 on policy-written tokens)")
+		}
+	}
+	return nil
+}
+
+func short(h string) string {
+	if h == "" {
+		return "(none)"
+	}
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}

@@ -1,0 +1,273 @@
+package rl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// GRPOConfig holds the settings of a GRPO update.
+type GRPOConfig struct {
+	Credit     Credit
+	Norm       AdvNorm
+	Clip       float64 // PPO clip range eps: ratios are clipped to [1-eps, 1+eps]
+	KL         float64 // coefficient of the k3 KL penalty to the reference model
+	Agg        Agg
+	Epochs     int     // passes over the trajectories (>= 1)
+	Minibatch  int     // sequences per optimizer step; 0 = all in one step
+	SelectCoef float64 // magnitude of SkillGate's selection advantage
+	Optim      OptimConfig
+	Seed       int64 // minibatch shuffling
+	Progress   io.Writer
+}
+
+// DefaultGRPO is the command's defaults.
+func DefaultGRPO() GRPOConfig {
+	return GRPOConfig{Clip: 0.2, KL: 0.01, Epochs: 1, SelectCoef: 1,
+		Optim: OptimConfig{LR: 1e-5, MaxGradNorm: 1, MinLRRatio: 0.1}}
+}
+
+// OptimConfig is the learning-rate schedule and gradient clipping of a run.
+type OptimConfig struct {
+	LR          float64 // peak learning rate
+	Warmup      float64 // share of the run's steps spent warming up linearly from 0
+	Cosine      bool    // cosine decay to LR*MinLRRatio at the last step; else constant
+	MinLRRatio  float64
+	MaxGradNorm float64 // global gradient norm clip; 0 = none
+}
+
+func (o OptimConfig) schedule(total int) model.Schedule {
+	return model.Schedule{Peak: o.LR, Warmup: int(math.Round(o.Warmup * float64(total))), Total: total,
+		Cosine: o.Cosine, MinRatio: o.MinLRRatio}
+}
+
+// Prepared is one episode ready for the loss: its tokens, the loss mask
+// (policy-written tokens), behaviour and reference log-probabilities, and
+// the credit of every token.
+type Prepared struct {
+	Row        *table.Trajectory
+	Mask       []bool
+	Ref        []float32 // reference log-probabilities (nil without a KL term)
+	Adv        []float32
+	Channels   []int8
+	Outcome    float64
+	Selection  float64
+	NLoss      int  // policy-written tokens
+	ZeroVarGrp bool // its group's rewards are all equal
+}
+
+// Credits computes the advantage and channel of every token of every
+// trajectory (see GroupAdvantages, SelectionAdvantage, TokenCredit). The
+// rows must have passed CheckTrajectories.
+func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.TokenAdvantages) {
+	rewards := make([]float64, len(rows))
+	groups := make([]string, len(rows))
+	for i := range rows {
+		rewards[i], groups[i] = rows[i].Reward, rows[i].GroupID
+	}
+	outcome, zeroVar := GroupAdvantages(rewards, groups, cfg.Norm)
+	zv := map[string]bool{}
+	for _, g := range zeroVar {
+		zv[g] = true
+	}
+	prep := make([]Prepared, len(rows))
+	advRows := make([]table.TokenAdvantages, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		sel := 0.0
+		if cfg.Credit == SkillGate {
+			sel = SelectionAdvantage(r.ReadsRight, r.ReadsMisleading, cfg.SelectCoef)
+		}
+		adv, ch := TokenCredit(r.Roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0)
+		mask := make([]bool, len(r.Tokens))
+		n := 0
+		for t, role := range r.Roles {
+			if t > 0 && table.PolicyWritten(role) {
+				mask[t] = true
+				n++
+			}
+		}
+		prep[i] = Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
+			NLoss: n, ZeroVarGrp: zv[r.GroupID]}
+		advRows[i] = table.TokenAdvantages{TaskID: r.TaskID, GroupID: r.GroupID, Sample: r.Sample,
+			Credit: cfg.Credit.String(), Reward: r.Reward, Outcome: outcome[i], Selection: sel,
+			Advantages: adv, Channels: ch}
+	}
+	return prep, advRows
+}
+
+// StepResult is what one GRPO minibatch contributes to the metrics.
+type stepStats struct {
+	loss, pg, kl, ent, ratio float64
+	clipped, tokens          int
+	nameW, allW              float64
+	advSum, advSq            float64
+	advN                     int
+}
+
+// GRPOWeights returns, for one sequence, dLoss/dlogp per token (the
+// weights ForwardBackward backpropagates) given the current log-probs lp,
+// the aggregation weight w of its tokens, and accumulates the statistics.
+// It is the whole GRPO loss of a token:
+//
+//	w * (Surrogate(lp, behaviour, adv) + kl * K3(lp, ref))
+func grpoWeights(p *Prepared, lp, ent []float32, w float64, cfg GRPOConfig, st *stepStats) []float32 {
+	r := p.Row
+	out := make([]float32, len(lp))
+	for t, on := range p.Mask {
+		if !on {
+			continue
+		}
+		a := float64(p.Adv[t])
+		l, d, clipped := Surrogate(float64(lp[t]), float64(r.Logprobs[t]), a, cfg.Clip)
+		var kl, dk float64
+		if cfg.KL != 0 {
+			kl, dk = K3(float64(lp[t]), float64(p.Ref[t]))
+		}
+		st.loss += w * (l + cfg.KL*kl)
+		st.pg += w * l
+		st.kl += w * kl
+		st.ent += float64(ent[t])
+		st.ratio += math.Exp(float64(lp[t]) - float64(r.Logprobs[t]))
+		st.tokens++
+		if clipped {
+			st.clipped++
+		}
+		if p.Channels[t] != ChannelNone {
+			st.advSum += a
+			st.advSq += a * a
+			st.advN++
+			aw := math.Abs(w * a)
+			st.allW += aw
+			if r.Roles[t] == table.RoleSkillName {
+				st.nameW += aw
+			}
+		}
+		out[t] = float32(w * (d + cfg.KL*dk))
+	}
+	return out
+}
+
+// NonFiniteError reports a step whose loss or gradient is not finite; no
+// checkpoint may be written after it.
+type NonFiniteError struct {
+	Step int
+	What string
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("step %d: %s is not finite; no checkpoint written", e.Step, e.What)
+}
+
+// TrainGRPO runs the GRPO update of m on the prepared episodes with
+// optimizer opt and returns one metrics row per optimizer step. ref
+// log-probabilities must be filled when cfg.KL != 0 (see RefLogProbs).
+func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Prepared, cfg GRPOConfig) ([]table.TrainMetrics, error) {
+	if cfg.Epochs < 1 {
+		return nil, fmt.Errorf("epochs must be at least 1")
+	}
+	if len(prep) == 0 {
+		return nil, fmt.Errorf("no trajectories")
+	}
+	mb := cfg.Minibatch
+	if mb <= 0 || mb > len(prep) {
+		mb = len(prep)
+	}
+	perEpoch := (len(prep) + mb - 1) / mb
+	total := perEpoch * cfg.Epochs
+	sched := cfg.Optim.schedule(total)
+	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6770))
+	var metrics []table.TrainMetrics
+	step := 0
+	for epoch := 0; epoch < cfg.Epochs; epoch++ {
+		order := rng.Perm(len(prep))
+		for b := 0; b < len(order); b += mb {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			step++
+			start := time.Now()
+			idx := order[b:min(b+mb, len(order))]
+			seqs := make([][]int32, len(idx))
+			masks := make([][]bool, len(idx))
+			counts := make([]int, len(idx))
+			groups := map[string]bool{}
+			zv := map[string]bool{}
+			for j, i := range idx {
+				seqs[j], masks[j], counts[j] = prep[i].Row.Tokens, prep[i].Mask, prep[i].NLoss
+				groups[prep[i].Row.GroupID] = true
+				if prep[i].ZeroVarGrp {
+					zv[prep[i].Row.GroupID] = true
+				}
+			}
+			aw := AggWeights(counts, cfg.Agg)
+			var st stepStats
+			m.ZeroGrad()
+			_, _, err := m.ForwardBackward(seqs, masks, func(j int, lp, ent []float32) []float32 {
+				return grpoWeights(&prep[idx[j]], lp, ent, aw[j], cfg, &st)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("step %d: %w", step, err)
+			}
+			if math.IsNaN(st.loss) || math.IsInf(st.loss, 0) {
+				return nil, &NonFiniteError{step, "the loss"}
+			}
+			gn := m.ClipGradNorm(cfg.Optim.MaxGradNorm)
+			if math.IsNaN(gn) || math.IsInf(gn, 0) {
+				return nil, &NonFiniteError{step, "the gradient"}
+			}
+			lr := sched.LR(step)
+			if err := opt.Step(lr); err != nil {
+				return nil, err
+			}
+			row := table.TrainMetrics{Phase: "grpo", Step: int32(step), GlobalStep: int32(opt.StepN), Epoch: int32(epoch),
+				Loss: st.loss, PolicyLoss: st.pg, KL: st.kl, GradNorm: gn, LR: lr,
+				ZeroVarGroups: int32(len(zv)), Groups: int32(len(groups)), Sequences: int32(len(idx)),
+				Tokens: int32(st.tokens), Seconds: time.Since(start).Seconds()}
+			if st.tokens > 0 {
+				row.ClipFrac = float64(st.clipped) / float64(st.tokens)
+				row.Entropy = st.ent / float64(st.tokens)
+				row.RatioMean = st.ratio / float64(st.tokens)
+			}
+			if st.advN > 0 {
+				row.AdvMean = st.advSum / float64(st.advN)
+				row.AdvStd = math.Sqrt(math.Max(0, st.advSq/float64(st.advN)-row.AdvMean*row.AdvMean))
+			}
+			if st.allW > 0 {
+				row.SkillNameShare = st.nameW / st.allW
+			}
+			metrics = append(metrics, row)
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "\rlearn grpo: step %d/%d loss %.4f kl %.4f clip %.3f", step, total, row.Loss, row.KL, row.ClipFrac)
+			}
+		}
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintln(cfg.Progress)
+	}
+	return metrics, nil
+}
+
+// RefLogProbs fills the reference log-probabilities of the prepared
+// episodes from ref.
+func RefLogProbs(ref *model.Model, prep []Prepared) error {
+	seqs := make([][]int32, len(prep))
+	masks := make([][]bool, len(prep))
+	for i := range prep {
+		seqs[i], masks[i] = prep[i].Row.Tokens, prep[i].Mask
+	}
+	lp, _, err := ref.LogProbs(seqs, masks)
+	if err != nil {
+		return fmt.Errorf("reference model: %w", err)
+	}
+	for i := range prep {
+		prep[i].Ref = lp[i]
+	}
+	return nil
+}

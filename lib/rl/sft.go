@@ -1,0 +1,154 @@
+package rl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// SFTConfig holds the settings of supervised fine-tuning.
+type SFTConfig struct {
+	Epochs      int // passes over the demonstrations
+	BatchTokens int // a minibatch holds whole sequences up to this many tokens in all
+	Optim       OptimConfig
+	Seed        int64 // shuffling
+	Progress    io.Writer
+}
+
+// DefaultSFT is the command's defaults.
+func DefaultSFT() SFTConfig {
+	return SFTConfig{Epochs: 3, BatchTokens: 8192,
+		Optim: OptimConfig{LR: 1e-3, Warmup: 0.1, Cosine: true, MinLRRatio: 0.1, MaxGradNorm: 1}}
+}
+
+// Batches splits sequences of the given lengths into minibatches for each
+// epoch: a seeded shuffle of the sequences, then greedy packing in that
+// order, a new minibatch starting when the next sequence would take the
+// current one past batchTokens (a longer sequence is a minibatch alone).
+// The result is indexed [epoch][minibatch][k] = sequence index.
+func Batches(lengths []int, batchTokens, epochs int, seed int64) [][][]int {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5f7))
+	out := make([][][]int, epochs)
+	for e := range out {
+		order := rng.Perm(len(lengths))
+		var cur []int
+		n := 0
+		for _, i := range order {
+			if len(cur) > 0 && n+lengths[i] > batchTokens {
+				out[e] = append(out[e], cur)
+				cur, n = nil, 0
+			}
+			cur = append(cur, i)
+			n += lengths[i]
+		}
+		if len(cur) > 0 {
+			out[e] = append(out[e], cur)
+		}
+	}
+	return out
+}
+
+// SFTMask marks the tokens SFT learns to write: the policy-written ones
+// (roles action and skill name) after the first position.
+func SFTMask(roles []int8) ([]bool, int) {
+	mask := make([]bool, len(roles))
+	n := 0
+	for t, r := range roles {
+		if t > 0 && table.PolicyWritten(r) {
+			mask[t] = true
+			n++
+		}
+	}
+	return mask, n
+}
+
+// TrainSFT minimises the mean negative log-likelihood of the policy-written
+// tokens of rows (every other token is context), one optimizer step per
+// minibatch, and returns one metrics row per step. The rows must have
+// passed CheckTokens.
+func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []table.Trajectory, cfg SFTConfig) ([]table.TrainMetrics, error) {
+	if cfg.Epochs < 1 {
+		return nil, fmt.Errorf("epochs must be at least 1")
+	}
+	if cfg.BatchTokens < 1 {
+		return nil, fmt.Errorf("batch tokens must be at least 1")
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("no demonstrations")
+	}
+	lengths := make([]int, len(rows))
+	masks := make([][]bool, len(rows))
+	counts := make([]int, len(rows))
+	for i := range rows {
+		lengths[i] = len(rows[i].Tokens)
+		masks[i], counts[i] = SFTMask(rows[i].Roles)
+	}
+	plan := Batches(lengths, cfg.BatchTokens, cfg.Epochs, cfg.Seed)
+	total := 0
+	for _, e := range plan {
+		total += len(e)
+	}
+	sched := cfg.Optim.schedule(total)
+	var metrics []table.TrainMetrics
+	step := 0
+	for epoch, batches := range plan {
+		for _, idx := range batches {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			step++
+			start := time.Now()
+			seqs := make([][]int32, len(idx))
+			bm := make([][]bool, len(idx))
+			n := 0
+			for j, i := range idx {
+				seqs[j], bm[j] = rows[i].Tokens, masks[i]
+				n += counts[i]
+			}
+			w := -1 / float64(n)
+			var loss, ent float64
+			m.ZeroGrad()
+			_, _, err := m.ForwardBackward(seqs, bm, func(j int, lp, en []float32) []float32 {
+				out := make([]float32, len(lp))
+				for t, on := range bm[j] {
+					if on {
+						loss += w * float64(lp[t])
+						ent += float64(en[t])
+						out[t] = float32(w)
+					}
+				}
+				return out
+			})
+			if err != nil {
+				return nil, fmt.Errorf("step %d: %w", step, err)
+			}
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				return nil, &NonFiniteError{step, "the loss"}
+			}
+			gn := m.ClipGradNorm(cfg.Optim.MaxGradNorm)
+			if math.IsNaN(gn) || math.IsInf(gn, 0) {
+				return nil, &NonFiniteError{step, "the gradient"}
+			}
+			lr := sched.LR(step)
+			if err := opt.Step(lr); err != nil {
+				return nil, err
+			}
+			metrics = append(metrics, table.TrainMetrics{Phase: "sft", Step: int32(step), GlobalStep: int32(opt.StepN),
+				Epoch: int32(epoch), Loss: loss, Entropy: ent / float64(n), GradNorm: gn, LR: lr,
+				Sequences: int32(len(idx)), Tokens: int32(n), Seconds: time.Since(start).Seconds()})
+			if cfg.Progress != nil {
+				fmt.Fprintf(cfg.Progress, "\rlearn sft: step %d/%d loss %.4f", step, total, loss)
+			}
+		}
+	}
+	if cfg.Progress != nil {
+		fmt.Fprintln(cfg.Progress)
+	}
+	return metrics, nil
+}

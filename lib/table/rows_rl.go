@@ -1,0 +1,90 @@
+package table
+
+// Row kinds of training and of the audit: per-step training metrics written
+// by learn, per-token advantages written by learn grpo, and the two audit
+// tables written by audit (lib/rl and lib/audit hold the logic).
+
+func init() {
+	RegisterKind[TrainMetrics]("train_metrics", 1)
+	RegisterKind[TokenAdvantages]("token_advantages", 1)
+	RegisterKind[CreditAudit]("credit_audit", 1)
+	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
+}
+
+// TrainMetrics is one optimizer step of learn sft or learn grpo. Losses are
+// in nats per token under the step's aggregation; SFT leaves the GRPO
+// columns at zero.
+type TrainMetrics struct {
+	Phase          string  `parquet:"phase"`            // sft or grpo
+	Step           int32   `parquet:"step"`             // optimizer step of this run, from 1
+	GlobalStep     int32   `parquet:"global_step"`      // optimizer steps of the checkpoint's whole history, this one included
+	Epoch          int32   `parquet:"epoch"`            // pass over the input, from 0
+	Loss           float64 `parquet:"loss"`             // total loss of the step (SFT: mean negative log-likelihood)
+	PolicyLoss     float64 `parquet:"policy_loss"`      // GRPO clipped-surrogate part of the loss
+	KL             float64 `parquet:"kl"`               // GRPO k3 estimate of KL(policy || reference), aggregated like the loss
+	ClipFrac       float64 `parquet:"clip_frac"`        // share of policy-written tokens whose ratio was clipped
+	RatioMean      float64 `parquet:"ratio_mean"`       // GRPO mean importance ratio exp(logp - behaviour logp) over policy-written tokens
+	Entropy        float64 `parquet:"entropy"`          // mean entropy of the next-token distribution at policy-written tokens
+	GradNorm       float64 `parquet:"grad_norm"`        // global gradient L2 norm before clipping
+	LR             float64 `parquet:"lr"`               // learning rate of the step
+	AdvMean        float64 `parquet:"adv_mean"`         // mean advantage over the step's credited tokens (channel 1 or 2)
+	AdvStd         float64 `parquet:"adv_std"`          // its standard deviation
+	SkillNameShare float64 `parquet:"skill_name_share"` // share of the absolute loss weight (aggregation weight times advantage) on skill-name tokens
+	ZeroVarGroups  int32   `parquet:"zero_var_groups"`  // groups in the step whose rewards are all equal
+	Groups         int32   `parquet:"groups"`           // groups with an episode in the step
+	Sequences      int32   `parquet:"sequences"`        // episodes (sequences) in the step
+	Tokens         int32   `parquet:"tokens"`           // policy-written tokens scored in the step
+	Seconds        float64 `parquet:"seconds"`          // wall time of the step
+}
+
+// TokenAdvantages is the credit learn grpo gave one episode, exactly as
+// used in the loss: one advantage and one channel per token of the
+// trajectory's tokens.
+type TokenAdvantages struct {
+	TaskID     string    `parquet:"task_id"`         // the episode's task
+	GroupID    string    `parquet:"group_id"`        // its group
+	Sample     int32     `parquet:"sample"`          // its index within the group
+	Credit     string    `parquet:"credit"`          // credit assignment: broadcast or skillgate
+	Reward     float64   `parquet:"reward"`          // the episode's reward
+	Outcome    float64   `parquet:"outcome"`         // group-relative outcome advantage of the episode
+	Selection  float64   `parquet:"selection"`       // skillgate selection advantage (0 under broadcast or without reads)
+	Advantages []float32 `parquet:"advantages,list"` // per token: the advantage the loss used, 0 where no loss reaches
+	Channels   []int8    `parquet:"channels,list"`   // per token: 0 none, 1 outcome, 2 selection
+}
+
+// CreditAudit is one horizon bin of audit credit: how much loss weight the
+// skill-name tokens get and how the credit of right and wrong reads is
+// signed. The rho columns are Spearman rank correlations with the horizon
+// over all episodes (or reads) of the file; they repeat on every bin row
+// of the same horizon measure.
+type CreditAudit struct {
+	Horizon           string  `parquet:"horizon"`              // what the horizon counts: steps or tokens
+	Bin               int32   `parquet:"bin"`                  // bin index, shortest horizons first
+	Lo                float64 `parquet:"lo"`                   // smallest horizon in the bin
+	Hi                float64 `parquet:"hi"`                   // largest horizon in the bin
+	Episodes          int32   `parquet:"episodes"`             // episodes in the bin
+	RightReads        int32   `parquet:"right_reads"`          // right reads in the bin
+	WrongReads        int32   `parquet:"wrong_reads"`          // reads that were not right
+	SkillNameShare    float64 `parquet:"skill_name_share"`     // mean over credited episodes of |credit| on skill-name tokens / |credit| on all tokens
+	RightNegFrac      float64 `parquet:"right_neg_frac"`       // share of right reads whose credit is negative
+	RightSign         float64 `parquet:"right_sign"`           // mean sign (-1, 0, 1) of the credit of right reads
+	WrongSign         float64 `parquet:"wrong_sign"`           // mean sign of the credit of wrong reads
+	RhoSkillNameShare float64 `parquet:"rho_skill_name_share"` // Spearman correlation of the per-episode share with the horizon
+	RhoRightNeg       float64 `parquet:"rho_right_neg"`        // ... of "credit negative" per right read
+	RhoRightSign      float64 `parquet:"rho_right_sign"`       // ... of the credit sign per right read
+	RhoWrongSign      float64 `parquet:"rho_wrong_sign"`       // ... of the credit sign per wrong read
+}
+
+// ScaffoldAudit is one checkpoint of audit scaffold: the mean negative
+// log-likelihood of the policy-written tokens with the scaffold in the
+// context and with it removed.
+type ScaffoldAudit struct {
+	Checkpoint  string  `parquet:"checkpoint"`   // checkpoint folder as given
+	Index       int32   `parquet:"index"`        // its position in --checkpoints, from 0
+	Episodes    int32   `parquet:"episodes"`     // episodes scored (those with scaffold tokens)
+	Tokens      int64   `parquet:"tokens"`       // policy-written tokens scored
+	NLLWith     float64 `parquet:"nll_with"`     // mean NLL in nats per token, scaffold in the context
+	NLLWithout  float64 `parquet:"nll_without"`  // mean NLL with the scaffold tokens removed
+	Gap         float64 `parquet:"gap"`          // nll_without - nll_with
+	GapRelative float64 `parquet:"gap_relative"` // (gap - first gap) / |first gap|: the gap's change since the first checkpoint
+}
