@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/parquet-go/parquet-go"
 )
 
@@ -136,6 +138,16 @@ func TestRoundTrip(t *testing.T) {
 			}
 		})
 	}
+	// More rows than one Parquet read buffer and one Arrow record batch, so
+	// that buffer reuse between batches would show.
+	// (reflect.DeepEqual first: cmp is slow on this many values.)
+	many := sampleTrajectories(arrowBatchRows+77, 10)
+	for _, f := range formats {
+		got, _, _ := roundTrip(t, f, many)
+		if !reflect.DeepEqual(normalised(many), got) {
+			t.Errorf("%v: %d rows differ (-want +got):\n%s", f, len(many), cmp.Diff(many, got, equateNil))
+		}
+	}
 	// Empty lists written as empty (not nil) slices read back as nil.
 	empty := []Trajectory{{Tokens: []int32{}, Actions: []string{}, ReadsRight: []bool{}}}
 	for _, f := range formats {
@@ -248,6 +260,14 @@ func TestDeterministicBytes(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%v: two writes of the same rows differ", f)
 		}
+		// The bytes do not depend on the number of threads.
+		var one bytes.Buffer
+		procs := runtime.GOMAXPROCS(1)
+		err := Write(&one, f, rows, testMeta)
+		runtime.GOMAXPROCS(procs)
+		if err != nil || !bytes.Equal(a.Bytes(), one.Bytes()) {
+			t.Errorf("%v: bytes differ under GOMAXPROCS=1 (%v)", f, err)
+		}
 		var c bytes.Buffer
 		m.Seed = 8
 		Write(&c, f, rows, m)
@@ -327,14 +347,25 @@ func TestMultiFileAndDirectory(t *testing.T) {
 	}
 }
 
-// equateNil treats nil and empty slices as equal (Features is empty, not
-// nil, in some sample rows).
-var equateNil = cmp.Transformer("nilEmpty", func(s []string) []string {
-	if len(s) == 0 {
-		return nil
+// normalised returns a copy of rows with empty lists set to nil, as they
+// read back.
+func normalised(rows []Trajectory) []Trajectory {
+	out := append([]Trajectory(nil), rows...)
+	for i := range out {
+		r := &out[i]
+		if len(r.Tokens) == 0 {
+			r.Tokens, r.Roles, r.Logprobs = nil, nil, nil
+		}
+		if len(r.Features) == 0 {
+			r.Features = nil
+		}
 	}
-	return s
-})
+	return out
+}
+
+// equateNil treats nil and empty slices as equal (the samples hold some
+// empty, non-nil lists, which read back as nil).
+var equateNil = cmpopts.EquateEmpty()
 
 func TestWriteFileFormats(t *testing.T) {
 	dir := t.TempDir()
