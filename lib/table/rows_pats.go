@@ -5,16 +5,15 @@ package table
 // and validator decisions. The logic lives in lib/card, lib/scaffold,
 // lib/control, lib/refiner and lib/validate; these structs are the file
 // schemas those stages exchange.
-//
-// TODO(integration): register these kinds with table.RegisterKind in an
-// init() here once lib/table exposes it, e.g.
-//
-//	RegisterKind[Card]("card", 1)
-//	RegisterKind[TypeEvidence]("type_evidence", 1)
-//	RegisterKind[ScaffoldItem]("scaffold_item", 1)
-//	RegisterKind[ControllerState]("controller_state", 1)
-//	RegisterKind[Proposal]("proposal", 1)
-//	RegisterKind[Decision]("decision", 1)
+
+func init() {
+	RegisterKind[Card]("card", 1)
+	RegisterKind[TypeEvidence]("type_evidence", 1)
+	RegisterKind[ScaffoldItem]("scaffold_item", 1)
+	RegisterKind[ControllerState]("controller_state", 1)
+	RegisterKind[Proposal]("proposal", 1)
+	RegisterKind[Decision]("decision", 1)
+}
 
 // ScaffoldItem is one item of a scaffold snapshot B_k. A snapshot file holds
 // all items of one version; the version k and the content hash of the parent
