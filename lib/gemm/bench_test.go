@@ -59,3 +59,20 @@ func BenchmarkKernels(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMicroKernel measures each micro-kernel alone on packed panels that
+// stay in L1, the ceiling the blocked product can approach.
+func BenchmarkMicroKernel(b *testing.B) {
+	const kc = 256
+	for _, kn := range availableKernels() {
+		b.Run(kn.name, func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			a, bp := randSlice(r, kc*kn.mr), randSlice(r, kc*kn.nr)
+			c := make([]float32, kn.mr*kn.nr)
+			for b.Loop() {
+				kn.fn(kc, a, bp, c, kn.nr, 1, 1)
+			}
+			b.ReportMetric(2*kc*float64(kn.mr*kn.nr)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

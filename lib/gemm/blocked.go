@@ -1,6 +1,10 @@
 package gemm
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // ceilDiv returns ceil(x/y) for positive y.
 func ceilDiv(x, y int) int { return (x + y - 1) / y }
@@ -9,14 +13,23 @@ func ceilDiv(x, y int) int { return (x + y - 1) / y }
 func roundUp(x, y int) int { return ceilDiv(x, y) * y }
 
 // plan holds the block sizes of one call. Only kcb affects the arithmetic
-// (it fixes where the k sum is cut), and it depends on k alone; mcb, ncb and
-// the split into work items only decide who computes which tile.
+// (it fixes where the k sum is cut) and it depends on k alone; the other
+// sizes only decide which goroutine computes which tile.
 type plan struct {
-	kcb, mcb, ncb int
-	rowBlocks     int // ceil(m/mcb)
-	colChunks     int // work items per row block within one column block
-	workers       int
+	kcb       int // depth of a k block
+	ncb       int // width of a column block (packed B is kcb x ncb)
+	mcb       int // height of a row block (one compute item's A, in L2)
+	mob       int // height of an outer row block (packed A is mob x kcb)
+	chunk     int // width of one compute item, a multiple of nr
+	packBStep int // B micro-panels per packing item
 }
+
+// spinLimit is how many times a goroutine yields while waiting for the
+// other goroutines to finish a phase before it blocks.
+const spinLimit = 64
+
+// minRowBlock is the smallest row block worth a work item of its own.
+const minRowBlock = 48
 
 func makePlan(kn *microKernel, workers, m, n, k int) plan {
 	var p plan
@@ -24,23 +37,25 @@ func makePlan(kn *microKernel, workers, m, n, k int) plan {
 	p.ncb = roundUp(ceilDiv(n, ceilDiv(n, kn.nc)), kn.nr)
 
 	rb := ceilDiv(m, kn.mc)
-	if workers > 1 && rb > 1 && rb%workers != 0 {
-		rb = roundUp(rb, workers)
+	if want := 2 * workers; workers > 1 && rb < want {
+		rb = max(rb, min(want, m/minRowBlock))
 	}
 	p.mcb = roundUp(ceilDiv(m, rb), kn.mr)
-	p.rowBlocks = ceilDiv(m, p.mcb)
+	rb = ceilDiv(m, p.mcb)
+	p.mob = p.mcb * min(rb, 16)
 
-	p.colChunks = 1
-	if p.rowBlocks < workers {
-		p.colChunks = ceilDiv(workers, p.rowBlocks)
+	// Enough items for the workers to balance: about 4 per worker.
+	nc := min(n, p.ncb)
+	cc := 1
+	if rbo := ceilDiv(min(m, p.mob), p.mcb); workers > 1 && rbo < 4*workers {
+		cc = ceilDiv(4*workers, rbo)
 	}
-	// Never more chunks than micro-panels of B, nor more workers than items.
-	p.colChunks = min(p.colChunks, ceilDiv(min(n, p.ncb), kn.nr))
-	p.workers = min(workers, p.rowBlocks*p.colChunks)
+	p.chunk = max(4*kn.nr, roundUp(ceilDiv(nc, cc), kn.nr))
+	p.packBStep = max(4, ceilDiv(ceilDiv(nc, kn.nr), 4*workers))
 	return p
 }
 
-// buffers caches packing space between calls.
+// bufPool keeps packing space between calls.
 var bufPool sync.Pool
 
 func getBuf(n int) *[]float32 {
@@ -54,166 +69,183 @@ func getBuf(n int) *[]float32 {
 
 func putBuf(b *[]float32) { bufPool.Put(b) }
 
-// parallel runs f(0..workers-1), f(0) on the calling goroutine.
-func parallel(workers int, f func(w int)) {
-	if workers == 1 {
-		f(0)
-		return
-	}
-	var wg sync.WaitGroup
-	wg.Add(workers - 1)
-	for w := 1; w < workers; w++ {
-		go func() {
-			defer wg.Done()
-			f(w)
-		}()
-	}
-	f(0)
-	wg.Wait()
+// step is one (outer row block, column block, k block) of the loop nest.
+type step struct {
+	i0, mo int // rows [i0, i0+mo)
+	j0, nc int // columns [j0, j0+nc)
+	p0, kc int // k range [p0, p0+kc)
+	first  bool
 }
 
-// gemmBlocked is the blocked, packed, multi-goroutine product. Loop nest:
+// phase is a set of independent work items; all of phase f finish before
+// any item of phase f+1 starts.
+type phase struct {
+	packA, packB, compute int // item counts, in this order
+	next, done            atomic.Int64
+	closed                chan struct{} // closed by whoever finishes the last item
+}
+
+func (ph *phase) total() int64 { return int64(ph.packA + ph.packB + ph.compute) }
+
+// job is the shared state of one blocked product.
+type job struct {
+	kn               *microKernel
+	p                plan
+	transA, transB   bool
+	m, n, k          int
+	alpha, beta      float32
+	a, b, c          []float32
+	lda, ldb, ldc    int
+	steps            []step
+	phases           []phase
+	apack, bpack     [2][]float32 // double buffers, step s uses index s%2
+	apanels, bpanels int          // micro-panels per buffer slot
+	finished         atomic.Bool
+}
+
+// gemmBlocked is the blocked, packed product on up to workers goroutines.
 //
-//	for jc over column blocks of C (ncb wide):
-//	  for pc over k blocks (kcb deep, ascending):
-//	    pack B[pc:pc+kc, jc:jc+nc] into nr-wide micro-panels (split across workers)
-//	    for each work item (row block of mcb rows x chunk of columns), static split:
-//	      pack A[rows, pc:pc+kc] into mr-tall micro-panels (per worker)
-//	      for jr over nr-panels of the chunk: for ir over mr-panels: micro-kernel
+// Loop nest (the "steps"): for each outer row block io, column block jc and
+// k block pc (ascending): pack op(A)[io, pc] into mr-tall micro-panels, pack
+// op(B)[pc, jc] into nr-wide micro-panels, then for every tile of mcb rows x
+// chunk columns, and inside it for each B micro-panel (jr) and A micro-panel
+// (ir), run the micro-kernel, which adds alpha*sum_pc to C (beta applied on
+// the first k block). Phase f packs step f and computes step f-1, so one
+// barrier separates steps; items are taken from an atomic counter, so the
+// caller finishes the work alone if the other goroutines start late.
 func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	p := makePlan(kn, workers, m, n, k)
+	j := &job{kn: kn, p: makePlan(kn, workers, m, n, k), transA: transA, transB: transB,
+		m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc}
+	p := j.p
+	for i0 := 0; i0 < m; i0 += p.mob {
+		for j0 := 0; j0 < n; j0 += p.ncb {
+			for p0 := 0; p0 < k; p0 += p.kcb {
+				j.steps = append(j.steps, step{i0: i0, mo: min(p.mob, m-i0), j0: j0, nc: min(p.ncb, n-j0), p0: p0, kc: min(p.kcb, k-p0), first: p0 == 0})
+			}
+		}
+	}
+	j.apanels = ceilDiv(min(m, p.mob), kn.mr)
+	j.bpanels = ceilDiv(min(n, p.ncb), kn.nr)
+	nbuf := min(2, len(j.steps))
+	var bufs []*[]float32
+	for s := 0; s < nbuf; s++ {
+		ab := getBuf(j.apanels * kn.mr * p.kcb)
+		bb := getBuf(j.bpanels * kn.nr * p.kcb)
+		bufs = append(bufs, ab, bb)
+		j.apack[s], j.bpack[s] = *ab, *bb
+	}
+	j.phases = make([]phase, len(j.steps)+1)
+	for f := range j.phases {
+		ph := &j.phases[f]
+		if f < len(j.steps) {
+			st := j.steps[f]
+			ph.packA = ceilDiv(st.mo, p.mcb)
+			ph.packB = ceilDiv(ceilDiv(st.nc, kn.nr), p.packBStep)
+		}
+		ph.closed = make(chan struct{})
+		if f > 0 {
+			st := j.steps[f-1]
+			ph.compute = ceilDiv(st.mo, p.mcb) * ceilDiv(st.nc, p.chunk)
+		}
+	}
+	maxItems := 0
+	for f := range j.phases {
+		maxItems = max(maxItems, int(j.phases[f].total()))
+	}
+	for w := 1; w < min(workers, maxItems); w++ {
+		go j.work()
+	}
+	j.work()
+	j.finished.Store(true)
+	for _, bb := range bufs {
+		putBuf(bb)
+	}
+}
+
+// work runs items until every phase is done. Helpers that start after the
+// product is complete return at once.
+func (j *job) work() {
+	tmp := make([]float32, j.kn.mr*j.kn.nr)
+	for f := range j.phases {
+		if j.finished.Load() {
+			return
+		}
+		ph := &j.phases[f]
+		total := ph.total()
+		for {
+			it := ph.next.Add(1) - 1
+			if it >= total {
+				break
+			}
+			j.runItem(f, int(it), tmp)
+			if ph.done.Add(1) == total {
+				close(ph.closed)
+			}
+		}
+		// The last items are running elsewhere: spin briefly (they are
+		// usually about to finish), then sleep until the phase closes.
+		for spin := 0; ph.done.Load() < total; spin++ {
+			if spin == spinLimit {
+				<-ph.closed
+				break
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+func (j *job) runItem(f, it int, tmp []float32) {
+	ph := &j.phases[f]
+	kn, p := j.kn, j.p
 	mr, nr := kn.mr, kn.nr
-
-	bbuf := getBuf(p.kcb * p.ncb)
-	defer putBuf(bbuf)
-	bp := *bbuf
-	abufs := make([]*[]float32, p.workers)
-	for w := range abufs {
-		abufs[w] = getBuf(p.mcb*p.kcb + mr*nr)
-	}
-	defer func() {
-		for _, ab := range abufs {
-			putBuf(ab)
-		}
-	}()
-
-	items := p.rowBlocks * p.colChunks
-	for jc := 0; jc < n; jc += p.ncb {
-		nc := min(p.ncb, n-jc)
-		npanels := ceilDiv(nc, nr)
-		chunkW := roundUp(ceilDiv(nc, p.colChunks), nr)
-		for pc := 0; pc < k; pc += p.kcb {
-			kc := min(p.kcb, k-pc)
-			betaEff := float32(1)
-			if pc == 0 {
-				betaEff = beta
-			}
-			parallel(p.workers, func(w int) {
-				lo, hi := w*npanels/p.workers, (w+1)*npanels/p.workers
-				for q := lo; q < hi; q++ {
-					j0 := q * nr
-					packB(transB, b, ldb, pc, kc, jc+j0, min(nr, nc-j0), nr, bp[q*kc*nr:(q+1)*kc*nr])
-				}
-			})
-			parallel(p.workers, func(w int) {
-				ab := *abufs[w]
-				ap := ab[:p.mcb*kc]
-				tmp := ab[p.mcb*p.kcb : p.mcb*p.kcb+mr*nr]
-				lastRB := -1
-				lo, hi := w*items/p.workers, (w+1)*items/p.workers
-				for it := lo; it < hi; it++ {
-					rb, cc := it/p.colChunks, it%p.colChunks
-					i0 := rb * p.mcb
-					mc := min(p.mcb, m-i0)
-					if rb != lastRB {
-						for q := 0; q*mr < mc; q++ {
-							packA(transA, a, lda, i0+q*mr, min(mr, mc-q*mr), pc, kc, mr, ap[q*kc*mr:(q+1)*kc*mr])
-						}
-						lastRB = rb
-					}
-					c0, c1 := cc*chunkW, min((cc+1)*chunkW, nc)
-					for jr := c0; jr < c1; jr += nr {
-						bpan := bp[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
-						nrr := min(nr, nc-jr)
-						for ir := 0; ir < mc; ir += mr {
-							apan := ap[(ir/mr)*kc*mr : (ir/mr+1)*kc*mr]
-							mrr := min(mr, mc-ir)
-							off := (i0+ir)*ldc + jc + jr
-							if mrr == mr && nrr == nr {
-								kn.fn(kc, apan, bpan, c[off:], ldc, alpha, betaEff)
-								continue
-							}
-							kn.fn(kc, apan, bpan, tmp, nr, alpha, 0)
-							mergeEdge(tmp, nr, c[off:], ldc, mrr, nrr, betaEff)
-						}
-					}
-				}
-			})
-		}
-	}
-}
-
-// mergeEdge writes a partial tile: c = t + beta*c, where t already holds
-// alpha*acc; C is not read when beta is 0.
-func mergeEdge(t []float32, ldt int, c []float32, ldc, mr, nr int, beta float32) {
-	for i := 0; i < mr; i++ {
-		tr := t[i*ldt : i*ldt+nr]
-		cr := c[i*ldc : i*ldc+nr]
-		switch beta {
-		case 0:
-			copy(cr, tr)
-		case 1:
-			for j, v := range tr {
-				cr[j] += v
-			}
-		default:
-			for j, v := range tr {
-				cr[j] = v + beta*cr[j]
-			}
-		}
-	}
-}
-
-// packA copies rows [i0, i0+rows) x columns [p0, p0+kc) of op(A) into dst as
-// one mr-tall micro-panel: dst[p*mr+r] = op(A)[i0+r][p0+p], zero for r >= rows.
-func packA(trans bool, a []float32, lda, i0, rows, p0, kc, mr int, dst []float32) {
-	dst = dst[:kc*mr]
-	if rows < mr {
-		clear(dst)
-	}
-	if trans {
-		// op(A)[i][p] = a[p*lda+i]: each p is a contiguous run of rows.
-		for p := 0; p < kc; p++ {
-			copy(dst[p*mr:p*mr+rows], a[(p0+p)*lda+i0:])
+	if it < ph.packA {
+		st := j.steps[f]
+		dst := j.apack[f%2]
+		r0 := it * p.mcb
+		r1 := min(r0+p.mcb, st.mo)
+		for r := r0; r < r1; r += mr {
+			q := r / mr
+			packA(j.transA, j.a, j.lda, st.i0+r, min(mr, st.mo-r), st.p0, st.kc, mr, dst[q*st.kc*mr:(q+1)*st.kc*mr])
 		}
 		return
 	}
-	for r := 0; r < rows; r++ {
-		src := a[(i0+r)*lda+p0 : (i0+r)*lda+p0+kc]
-		for p, v := range src {
-			dst[p*mr+r] = v
-		}
-	}
-}
-
-// packB copies rows [p0, p0+kc) x columns [j0, j0+cols) of op(B) into dst as
-// one nr-wide micro-panel: dst[p*nr+j] = op(B)[p0+p][j0+j], zero for j >= cols.
-func packB(trans bool, b []float32, ldb, p0, kc, j0, cols, nr int, dst []float32) {
-	dst = dst[:kc*nr]
-	if cols < nr {
-		clear(dst)
-	}
-	if !trans {
-		for p := 0; p < kc; p++ {
-			copy(dst[p*nr:p*nr+cols], b[(p0+p)*ldb+j0:])
+	it -= ph.packA
+	if it < ph.packB {
+		st := j.steps[f]
+		dst := j.bpack[f%2]
+		np := ceilDiv(st.nc, nr)
+		for q := it * p.packBStep; q < min(np, (it+1)*p.packBStep); q++ {
+			c0 := q * nr
+			packB(j.transB, j.b, j.ldb, st.p0, st.kc, st.j0+c0, min(nr, st.nc-c0), nr, dst[q*st.kc*nr:(q+1)*st.kc*nr])
 		}
 		return
 	}
-	// op(B)[p][j] = b[j*ldb+p]: each j is a contiguous run of p.
-	for j := 0; j < cols; j++ {
-		src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p0+kc]
-		for p, v := range src {
-			dst[p*nr+j] = v
+	it -= ph.packB
+	// Compute item: tile (row block rb, column chunk cc) of step f-1.
+	st := j.steps[f-1]
+	ap, bp := j.apack[(f-1)%2], j.bpack[(f-1)%2]
+	ncc := ceilDiv(st.nc, p.chunk)
+	rb, cc := it/ncc, it%ncc
+	r0, r1 := rb*p.mcb, min((rb+1)*p.mcb, st.mo)
+	c0, c1 := cc*p.chunk, min((cc+1)*p.chunk, st.nc)
+	beta := float32(1)
+	if st.first {
+		beta = j.beta
+	}
+	kc := st.kc
+	for jr := c0; jr < c1; jr += nr {
+		bpan := bp[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
+		nrr := min(nr, st.nc-jr)
+		for ir := r0; ir < r1; ir += mr {
+			apan := ap[(ir/mr)*kc*mr : (ir/mr+1)*kc*mr]
+			mrr := min(mr, st.mo-ir)
+			off := (st.i0+ir)*j.ldc + st.j0 + jr
+			if mrr == mr && nrr == nr {
+				kn.fn(kc, apan, bpan, j.c[off:], j.ldc, j.alpha, beta)
+				continue
+			}
+			kn.fn(kc, apan, bpan, tmp, nr, j.alpha, 0)
+			mergeEdge(tmp, nr, j.c[off:], j.ldc, mrr, nrr, beta)
 		}
 	}
 }

@@ -1,0 +1,15 @@
+#!/bin/sh
+# Measures gemm.Sgemm against OpenBLAS cblas_sgemm and gonum blas32.Gemm in
+# one run, two threads each, and prints a Markdown table.
+# Usage: bench/gemm/run.sh [-time 150ms] [-rounds 3]
+set -eu
+cd "$(dirname "$0")/../.."
+if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ]; then
+	apt-get update && apt-get install -y libopenblas-dev
+fi
+grep -m1 'model name' /proc/cpuinfo
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# OpenBLAS picks its kernel from the CPU unless these force one; unset them
+# for this command only so it runs the kernel it would choose by itself.
+OPENBLAS_NUM_THREADS=2 GOMAXPROCS=2 \
+	env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE go run -tags openblas ./bench/gemm "$@"

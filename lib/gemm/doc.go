@@ -1,0 +1,62 @@
+// Package gemm is the float32 matrix product behind every linear layer:
+// Sgemm computes C = alpha*op(A)*op(B) + beta*C on row-major matrices, where
+// op(X) is X or its transpose, so that one routine serves the forward pass
+// (activations [tokens, d] times weights [d, k]: A*B) and the backward pass
+// (dX = dY*W^T: A*B^T, dW = X^T*dY: A^T*B). Values are float32; leading
+// dimensions (lda, ldb, ldc) are row strides counted in elements.
+//
+// # Blocking
+//
+// The product is cut into blocks sized for the caches (the GotoBLAS/BLIS
+// scheme). The k dimension is cut into blocks of depth kc (at most 256,
+// balanced: ceil(k/ceil(k/256))); the columns of C into blocks of width nc
+// (at most 4096); the rows into outer blocks of at most 16 row blocks of mc
+// rows (mc at most 144 for the AVX2 kernel). For each step (outer row block,
+// column block, k block, k ascending):
+//
+//   - op(A)[rows, k block] is packed into micro-panels of mr rows: for each p
+//     of the k block, the mr values of that column stored together, so the
+//     micro-kernel reads A with unit stride whatever lda and transA are.
+//     Rows past m are zero-padded.
+//   - op(B)[k block, columns] is packed into micro-panels of nr columns: for
+//     each p, the nr values of that row together; columns past n are zero.
+//   - every tile of C of mc rows by a chunk of columns is a work item: for
+//     each B micro-panel (kc x nr, kept in L1) and each A micro-panel (mr x kc,
+//     streamed from the mc x kc block kept in L2), the micro-kernel updates
+//     one mr x nr block of C.
+//
+// # Micro-kernel
+//
+// The kernel computes acc[i][j] = sum over p of a[p][i]*b[p][j] for one
+// mr x nr block entirely in registers, p ascending, then writes
+// C = alpha*acc + beta*C (beta is the caller's on the first k block and 1 on
+// the others; with beta 0, C is not read, so NaN in C does not leak). On
+// amd64 with AVX2 and FMA (detected at run time through golang.org/x/sys/cpu)
+// it is Go assembly working on a 6x16 block: 12 ymm accumulators (6 rows x 2
+// vectors of 8), each step loads one 16-wide row of packed B into two
+// registers, broadcasts the 6 packed A values one at a time and issues 12
+// fused multiply-adds; the k loop is unrolled by 4. Tiles cut by the matrix
+// edge are computed into a scratch block by the same kernel and merged. A
+// pure-Go 4x4 kernel is the fallback on other CPUs and architectures (tests
+// force it through an internal switch). An AVX-512 kernel is not provided:
+// the machines this project runs on today have AVX2 but not AVX-512.
+//
+// # Goroutines and determinism
+//
+// Work is split into phases: phase f packs the A and B blocks of step f
+// (into one of two buffers) and computes the tiles of step f-1 (from the
+// other), so a single barrier separates consecutive steps. Items are taken
+// from an atomic counter by the caller and up to GOMAXPROCS-1 helper
+// goroutines, started once per call; the caller finishes everything itself
+// if a helper starts late. Products with m*n*k below parallelMinWork run on
+// the caller alone, without goroutines.
+//
+// Determinism rule: a work item is an output tile, never part of the k sum.
+// Every element of C is computed by the same sequence of operations whatever
+// the number of goroutines and whoever runs its tile: the k blocks depend on
+// k alone, within a block the kernel accumulates p in ascending order from
+// zero, and the k blocks are applied to C in ascending order (the barrier
+// orders them). Hence results are bit-identical for any GOMAXPROCS on a
+// given kernel. Different kernels (AVX2 with fused multiply-add, pure Go)
+// may differ in the last bits.
+package gemm
