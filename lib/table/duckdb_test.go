@@ -107,16 +107,27 @@ func sameValue(j any, v reflect.Value) bool {
 	return false
 }
 
+// duckQueries are the statements checkDuckResults needs for the Parquet
+// file at path.
+func duckQueries(path string) []string {
+	src := "read_parquet(" + sqlString(path) + ", file_row_number = true)"
+	return []string{
+		"SELECT column_name, column_type FROM (DESCRIBE SELECT * EXCLUDE (file_row_number) FROM " + src + ")",
+		"SELECT * EXCLUDE (file_row_number) FROM " + src + " ORDER BY file_row_number",
+		"SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(" + sqlString(path) + ")",
+	}
+}
+
 // checkWithDuckDB compares everything DuckDB reads from the Parquet file at
 // path with rows (ordered by their position) and meta.
 func checkWithDuckDB(t *testing.T, path string, rows reflect.Value, cols []column, meta Meta) {
 	t.Helper()
-	src := "read_parquet(" + sqlString(path) + ", file_row_number = true)"
-	res := duckdb(t,
-		"SELECT column_name, column_type FROM (DESCRIBE SELECT * EXCLUDE (file_row_number) FROM "+src+")",
-		"SELECT * EXCLUDE (file_row_number) FROM "+src+" ORDER BY file_row_number",
-		"SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata("+sqlString(path)+")",
-	)
+	checkDuckResults(t, duckdb(t, duckQueries(path)...), rows, cols, meta)
+}
+
+// checkDuckResults checks the results of duckQueries.
+func checkDuckResults(t *testing.T, res [][]map[string]any, rows reflect.Value, cols []column, meta Meta) {
+	t.Helper()
 	// Column names, order and types.
 	var got, want []string
 	for _, r := range res[0] {
@@ -157,10 +168,13 @@ func checkWithDuckDB(t *testing.T, path string, rows reflect.Value, cols []colum
 
 func TestDuckDBReadsEveryKind(t *testing.T) {
 	dir := t.TempDir()
-	for _, k := range Kinds() {
+	kinds := Kinds()
+	data := make([]reflect.Value, len(kinds))
+	var sql []string
+	for i, k := range kinds {
 		rows := reflect.MakeSlice(reflect.SliceOf(k.Type), 7, 7)
-		for i := 0; i < rows.Len(); i++ {
-			fill(rows.Index(i), i)
+		for r := 0; r < rows.Len(); r++ {
+			fill(rows.Index(r), r)
 		}
 		var buf bytes.Buffer
 		if err := writeAny(&buf, Parquet, rows.Interface()); err != nil {
@@ -168,9 +182,14 @@ func TestDuckDBReadsEveryKind(t *testing.T) {
 		}
 		p := filepath.Join(dir, k.Name+".parquet")
 		os.WriteFile(p, buf.Bytes(), 0o644)
+		data[i] = rows
+		sql = append(sql, duckQueries(p)...)
+	}
+	res := duckdb(t, sql...) // one DuckDB process for all kinds
+	for i, k := range kinds {
 		cols, _ := columnsOf(k.Type)
 		t.Run(k.Name, func(t *testing.T) {
-			checkWithDuckDB(t, p, rows, cols, Meta{Kind: k.Name, SchemaVersion: k.Version})
+			checkDuckResults(t, res[3*i:3*i+3], data[i], cols, Meta{Kind: k.Name, SchemaVersion: k.Version})
 		})
 	}
 }
