@@ -19,6 +19,9 @@ vet:
 # bounded time. Stays under about 15 minutes on 2 cores.
 test: vet
 	$(GO) test -count=1 -timeout 20m ./...
+	npm ci --prefix lib/table/interop/duckdb --no-audit --no-fund --loglevel=error
+	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/
+	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 20s ./lib/validate/
 
 clean:
 	rm -rf $(BIN)
