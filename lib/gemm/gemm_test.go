@@ -103,6 +103,8 @@ func TestSgemmMatchesReference(t *testing.T) {
 		{7, 2100, 9},    // several column blocks for every kernel
 		{300, 20, 40},   // several row blocks
 		{130, 100, 257}, // ragged everywhere
+		{2400, 3, 5},    // several outer row blocks for every kernel
+		{2, 4200, 3},    // several column blocks for the AVX2 kernel
 	}
 	trans := [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
 	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}, {1.25, 0.75}}
@@ -167,7 +169,7 @@ func TestSgemmAlphaZeroScalesC(t *testing.T) {
 // TestSgemmDeterministic checks the results are bit-identical whatever the
 // number of goroutines: through the internal worker count and GOMAXPROCS.
 func TestSgemmDeterministic(t *testing.T) {
-	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}}
+	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}, {2500, 20, 300}, {30, 4500, 260}}
 	withKernel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, s := range shapes {

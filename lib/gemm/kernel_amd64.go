@@ -40,3 +40,19 @@ func kernelAVX2(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
 	_ = c[5*ldc+15]
 	kernelAVX2x6x16(kc, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
+
+// packB16AVX2 is implemented in kernel_amd64.s.
+//
+//go:noescape
+func packB16AVX2(kc int, src *float32, ldb int, dst *float32)
+
+// packB16 copies kc rows of 16 values, ldb apart, from src into dst.
+func packB16(kc int, src []float32, ldb int, dst []float32) {
+	if !hasAVX2() {
+		packB16Go(kc, src, ldb, dst)
+		return
+	}
+	_ = src[(kc-1)*ldb+15]
+	_ = dst[kc*16-1]
+	packB16AVX2(kc, &src[0], ldb, &dst[0])
+}

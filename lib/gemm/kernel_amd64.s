@@ -139,3 +139,40 @@ storeonly:
 	ROWSTORE(Y10, Y11)
 	VZEROUPPER
 	RET
+
+// func packB16AVX2(kc int, src *float32, ldb int, dst *float32)
+// Copies kc rows of 16 floats, rows ldb floats apart, to dst contiguously.
+TEXT ·packB16AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), DX
+	MOVQ dst+24(FP), DI
+	SHLQ $2, DX
+
+pack2:
+	CMPQ    CX, $2
+	JLT     pack1
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS (SI)(DX*1), Y2
+	VMOVUPS 32(SI)(DX*1), Y3
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	LEAQ    (SI)(DX*2), SI
+	ADDQ    $128, DI
+	SUBQ    $2, CX
+	JMP     pack2
+
+pack1:
+	TESTQ   CX, CX
+	JEQ     packdone
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+
+packdone:
+	VZEROUPPER
+	RET

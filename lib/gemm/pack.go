@@ -73,9 +73,7 @@ func packB(trans bool, b []float32, ldb, p0, kc, j0, cols, nr int, dst []float32
 	}
 	if !trans {
 		if nr == 16 && cols == 16 {
-			for p := 0; p < kc; p++ {
-				*(*[16]float32)(dst[p*16:]) = *(*[16]float32)(b[(p0+p)*ldb+j0:])
-			}
+			packB16(kc, b[p0*ldb+j0:], ldb, dst)
 			return
 		}
 		for p := 0; p < kc; p++ {
@@ -89,5 +87,12 @@ func packB(trans bool, b []float32, ldb, p0, kc, j0, cols, nr int, dst []float32
 		for p, v := range src {
 			dst[p*nr+j] = v
 		}
+	}
+}
+
+// packB16Go copies kc rows of 16 values, ldb apart, from src into dst.
+func packB16Go(kc int, src []float32, ldb int, dst []float32) {
+	for p := 0; p < kc; p++ {
+		*(*[16]float32)(dst[p*16:]) = *(*[16]float32)(src[p*ldb:])
 	}
 }
