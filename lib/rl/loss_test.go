@@ -82,7 +82,7 @@ func TestK3(t *testing.T) {
 	cases := []struct{ logp, ref, kl, d float64 }{
 		{-1, -1, 0, 0},
 		{-1, -2, math.Exp(-1), 1 - math.Exp(-1)}, // d=-1: e^-1 + 1 - 1
-		{-2, -1, math.E - 2, 1 - math.E},          // d=1: e - 1 - 1
+		{-2, -1, math.E - 2, 1 - math.E},         // d=1: e - 1 - 1
 	}
 	for _, c := range cases {
 		kl, d := K3(c.logp, c.ref)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	_ "github.com/pats-rl/pats/lib/builtin" // registers the environments
 	"github.com/pats-rl/pats/lib/builtin"
+	_ "github.com/pats-rl/pats/lib/builtin" // registers the environments
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl/rltest"
 )
