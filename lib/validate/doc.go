@@ -30,7 +30,8 @@
 //	empty_text      add, edit or merge without text
 //	control_char    text with a control character (newline, tab, ...)
 //	too_long        text over MaxItemTokens tokens
-//	duplicate       text equal (normalized) to another item of the scope
+//	duplicate       text equal (normalized) to another item of the scope or
+//	                of the general layer (shown beside every type's items)
 //	support_unknown an add's supporting card is not among the cards
 //	support_type    an add's supporting card is of another task type
 //	                (any type supports a general item)

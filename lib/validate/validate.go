@@ -229,7 +229,7 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 		}
 		norm := scaffold.Normalize(text)
 		for _, it := range cur {
-			if tseen[it.ID] || scaffold.Scope(it) != scope {
+			if tseen[it.ID] || scaffold.Scope(it) != scope && scaffold.Scope(it) != "" {
 				continue
 			}
 			if scaffold.Normalize(it.Text) == norm {

@@ -88,6 +88,7 @@ func TestRules(t *testing.T) {
 		{"too long", prop(E, OpAdd, "a", "task", long, nil, "c1", "c2"), nil, TooLong},
 		{"too long custom", prop(E, OpAdd, "a", "task", "one two three", nil, "c1", "c2"), func(o *Options) { o.MaxItemTokens = 2 }, TooLong},
 		{"duplicate", prop(E, OpAdd, "a", "mistake", "take the  object first", nil, "c1", "c2"), nil, Duplicate},
+		{"duplicate of a general item", prop(E, OpAdd, "a", "task", "Plan before acting", nil, "c1", "c2"), nil, Duplicate},
 		{"duplicate via edit", prop(R, OpEdit, "a", "", "Take the object first.", []string{"t-a-1"}), nil, Duplicate},
 		{"unknown card", prop(E, OpAdd, "a", "task", "x y", nil, "c1", "c9"), nil, SupportUnknown},
 		{"other type's card", prop(E, OpAdd, "a", "task", "x y", nil, "c1", "c4"), nil, SupportType},
