@@ -56,3 +56,41 @@ func packB16(kc int, src []float32, ldb int, dst []float32) {
 	_ = dst[kc*16-1]
 	packB16AVX2(kc, &src[0], ldb, &dst[0])
 }
+
+// packA6AVX2 and packBT16AVX2 are implemented in kernel_amd64.s.
+//
+//go:noescape
+func packA6AVX2(kc8 int, src *float32, lda int, dst *float32)
+
+//go:noescape
+func packBT16AVX2(kc8 int, src *float32, ldb int, dst *float32)
+
+// packA6 interleaves 6 full rows of A (not transposed), lda apart, into
+// dst[p*6+r] for p < kc.
+func packA6(kc int, src []float32, lda int, dst []float32) {
+	kc8 := 0
+	if hasAVX2() {
+		kc8 = kc &^ 7
+		if kc8 > 0 {
+			_ = src[5*lda+kc8-1]
+			_ = dst[kc8*6-1]
+			packA6AVX2(kc8, &src[0], lda, &dst[0])
+		}
+	}
+	packA6Go(kc8, kc, src, lda, dst)
+}
+
+// packBT16 transposes 16 full rows of B (stored transposed), ldb apart, into
+// dst[p*16+j] for p < kc.
+func packBT16(kc int, src []float32, ldb int, dst []float32) {
+	kc8 := 0
+	if hasAVX2() {
+		kc8 = kc &^ 7
+		if kc8 > 0 {
+			_ = src[15*ldb+kc8-1]
+			_ = dst[kc8*16-1]
+			packBT16AVX2(kc8, &src[0], ldb, &dst[0])
+		}
+	}
+	packBT16Go(kc8, kc, src, ldb, dst)
+}

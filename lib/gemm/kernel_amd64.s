@@ -176,3 +176,146 @@ pack1:
 packdone:
 	VZEROUPPER
 	RET
+
+// func packA6AVX2(kc8 int, src *float32, lda int, dst *float32)
+// Interleaves 6 rows (lda floats apart) into dst[p*6+r] for p < kc8, a
+// multiple of 8, transposing 8 columns at a time in registers.
+TEXT ·packA6AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc8+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ lda+16(FP), DX
+	MOVQ dst+24(FP), DI
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), R8 // 3*lda
+	LEAQ (DX)(DX*4), R9 // 5*lda
+
+a6loop:
+	CMPQ    CX, $8
+	JLT     a6done
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(DX*1), Y1
+	VMOVUPS (SI)(DX*2), Y2
+	VMOVUPS (SI)(R8*1), Y3
+	VMOVUPS (SI)(DX*4), Y4
+	VMOVUPS (SI)(R9*1), Y5
+	VUNPCKLPS Y1, Y0, Y6  // r0[0] r1[0] r0[1] r1[1] | p+4, p+5
+	VUNPCKHPS Y1, Y0, Y7  // p+2, p+3 | p+6, p+7
+	VUNPCKLPS Y3, Y2, Y8
+	VUNPCKHPS Y3, Y2, Y9
+	VUNPCKLPS Y5, Y4, Y10 // (r4, r5) pairs: p, p+1 | p+4, p+5
+	VUNPCKHPS Y5, Y4, Y11 // p+2, p+3 | p+6, p+7
+	VSHUFPS $0x44, Y8, Y6, Y0 // r0..r3 at p | p+4
+	VSHUFPS $0xEE, Y8, Y6, Y1 // p+1 | p+5
+	VSHUFPS $0x44, Y9, Y7, Y2 // p+2 | p+6
+	VSHUFPS $0xEE, Y9, Y7, Y3 // p+3 | p+7
+	VMOVUPS X0, 0(DI)
+	VMOVQ   X10, 16(DI)
+	VMOVUPS X1, 24(DI)
+	VMOVHPS X10, 40(DI)
+	VMOVUPS X2, 48(DI)
+	VMOVQ   X11, 64(DI)
+	VMOVUPS X3, 72(DI)
+	VMOVHPS X11, 88(DI)
+	VEXTRACTF128 $1, Y0, X0
+	VEXTRACTF128 $1, Y1, X1
+	VEXTRACTF128 $1, Y2, X2
+	VEXTRACTF128 $1, Y3, X3
+	VEXTRACTF128 $1, Y10, X12
+	VEXTRACTF128 $1, Y11, X13
+	VMOVUPS X0, 96(DI)
+	VMOVQ   X12, 112(DI)
+	VMOVUPS X1, 120(DI)
+	VMOVHPS X12, 136(DI)
+	VMOVUPS X2, 144(DI)
+	VMOVQ   X13, 160(DI)
+	VMOVUPS X3, 168(DI)
+	VMOVHPS X13, 184(DI)
+	ADDQ    $32, SI
+	ADDQ    $192, DI
+	SUBQ    $8, CX
+	JMP     a6loop
+
+a6done:
+	VZEROUPPER
+	RET
+
+// Transposes the 8x8 block in Y0..Y7 (row i in Yi) and stores column c of it
+// at off+c*64(DI), using Y8..Y15 as scratch.
+#define TRANSPOSE8STORE(off) \
+	VUNPCKLPS Y1, Y0, Y8              \
+	VUNPCKHPS Y1, Y0, Y9              \
+	VUNPCKLPS Y3, Y2, Y10             \
+	VUNPCKHPS Y3, Y2, Y11             \
+	VUNPCKLPS Y5, Y4, Y12             \
+	VUNPCKHPS Y5, Y4, Y13             \
+	VUNPCKLPS Y7, Y6, Y14             \
+	VUNPCKHPS Y7, Y6, Y15             \
+	VSHUFPS $0x44, Y10, Y8, Y0        \
+	VSHUFPS $0xEE, Y10, Y8, Y1        \
+	VSHUFPS $0x44, Y11, Y9, Y2        \
+	VSHUFPS $0xEE, Y11, Y9, Y3        \
+	VSHUFPS $0x44, Y14, Y12, Y4       \
+	VSHUFPS $0xEE, Y14, Y12, Y5       \
+	VSHUFPS $0x44, Y15, Y13, Y6       \
+	VSHUFPS $0xEE, Y15, Y13, Y7       \
+	VPERM2F128 $0x20, Y4, Y0, Y8      \
+	VPERM2F128 $0x20, Y5, Y1, Y9      \
+	VPERM2F128 $0x20, Y6, Y2, Y10     \
+	VPERM2F128 $0x20, Y7, Y3, Y11     \
+	VPERM2F128 $0x31, Y4, Y0, Y12     \
+	VPERM2F128 $0x31, Y5, Y1, Y13     \
+	VPERM2F128 $0x31, Y6, Y2, Y14     \
+	VPERM2F128 $0x31, Y7, Y3, Y15     \
+	VMOVUPS Y8, off(DI)               \
+	VMOVUPS Y9, off+64(DI)            \
+	VMOVUPS Y10, off+128(DI)          \
+	VMOVUPS Y11, off+192(DI)          \
+	VMOVUPS Y12, off+256(DI)          \
+	VMOVUPS Y13, off+320(DI)          \
+	VMOVUPS Y14, off+384(DI)          \
+	VMOVUPS Y15, off+448(DI)
+
+// func packBT16AVX2(kc8 int, src *float32, ldb int, dst *float32)
+// Transposes 16 rows (ldb floats apart) into dst[p*16+j] for p < kc8, a
+// multiple of 8.
+TEXT ·packBT16AVX2(SB), NOSPLIT, $0-32
+	MOVQ kc8+0(FP), CX
+	MOVQ src+8(FP), SI
+	MOVQ ldb+16(FP), DX
+	MOVQ dst+24(FP), DI
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), R8  // 3*ldb
+	LEAQ (DX)(DX*4), R9  // 5*ldb
+	LEAQ (R8)(DX*4), R10 // 7*ldb
+	LEAQ (SI)(DX*8), R11 // row 8
+
+bt16loop:
+	CMPQ    CX, $8
+	JLT     bt16done
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(DX*1), Y1
+	VMOVUPS (SI)(DX*2), Y2
+	VMOVUPS (SI)(R8*1), Y3
+	VMOVUPS (SI)(DX*4), Y4
+	VMOVUPS (SI)(R9*1), Y5
+	VMOVUPS (SI)(R8*2), Y6
+	VMOVUPS (SI)(R10*1), Y7
+	TRANSPOSE8STORE(0)
+	VMOVUPS (R11), Y0
+	VMOVUPS (R11)(DX*1), Y1
+	VMOVUPS (R11)(DX*2), Y2
+	VMOVUPS (R11)(R8*1), Y3
+	VMOVUPS (R11)(DX*4), Y4
+	VMOVUPS (R11)(R9*1), Y5
+	VMOVUPS (R11)(R8*2), Y6
+	VMOVUPS (R11)(R10*1), Y7
+	TRANSPOSE8STORE(32)
+	ADDQ    $32, SI
+	ADDQ    $32, R11
+	ADDQ    $512, DI
+	SUBQ    $8, CX
+	JMP     bt16loop
+
+bt16done:
+	VZEROUPPER
+	RET

@@ -7,3 +7,7 @@ func bestKernel() *microKernel { return genericKernel }
 func availableKernels() []*microKernel { return []*microKernel{genericKernel} }
 
 func packB16(kc int, src []float32, ldb int, dst []float32) { packB16Go(kc, src, ldb, dst) }
+
+func packA6(kc int, src []float32, lda int, dst []float32) { packA6Go(0, kc, src, lda, dst) }
+
+func packBT16(kc int, src []float32, ldb int, dst []float32) { packBT16Go(0, kc, src, ldb, dst) }

@@ -33,17 +33,7 @@ func packA(trans bool, a []float32, lda, i0, rows, p0, kc, mr int, dst []float32
 		}
 		return
 	case mr == 6 && rows == 6:
-		o := i0*lda + p0
-		r0 := a[o : o+kc]
-		r1 := a[o+lda : o+lda+kc]
-		r2 := a[o+2*lda : o+2*lda+kc]
-		r3 := a[o+3*lda : o+3*lda+kc]
-		r4 := a[o+4*lda : o+4*lda+kc]
-		r5 := a[o+5*lda : o+5*lda+kc]
-		for p := range r0 {
-			d := (*[6]float32)(dst[p*6:])
-			d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
-		}
+		packA6(kc, a[i0*lda+p0:], lda, dst)
 		return
 	}
 	if rows < mr {
@@ -82,6 +72,10 @@ func packB(trans bool, b []float32, ldb, p0, kc, j0, cols, nr int, dst []float32
 		return
 	}
 	// op(B)[p][j] = b[j*ldb+p]: each j is a contiguous run of p.
+	if nr == 16 && cols == 16 {
+		packBT16(kc, b[j0*ldb+p0:], ldb, dst)
+		return
+	}
 	for j := 0; j < cols; j++ {
 		src := b[(j0+j)*ldb+p0 : (j0+j)*ldb+p0+kc]
 		for p, v := range src {
@@ -94,5 +88,35 @@ func packB(trans bool, b []float32, ldb, p0, kc, j0, cols, nr int, dst []float32
 func packB16Go(kc int, src []float32, ldb int, dst []float32) {
 	for p := 0; p < kc; p++ {
 		*(*[16]float32)(dst[p*16:]) = *(*[16]float32)(src[p*ldb:])
+	}
+}
+
+// packA6Go interleaves columns [from, kc) of 6 rows, lda apart, into
+// dst[p*6+r].
+func packA6Go(from, kc int, src []float32, lda int, dst []float32) {
+	if from >= kc {
+		return
+	}
+	r0 := src[from:kc]
+	r1 := src[lda+from : lda+kc]
+	r2 := src[2*lda+from : 2*lda+kc]
+	r3 := src[3*lda+from : 3*lda+kc]
+	r4 := src[4*lda+from : 4*lda+kc]
+	r5 := src[5*lda+from : 5*lda+kc]
+	dst = dst[from*6:]
+	for p := range r0 {
+		d := (*[6]float32)(dst[p*6:])
+		d[0], d[1], d[2], d[3], d[4], d[5] = r0[p], r1[p], r2[p], r3[p], r4[p], r5[p]
+	}
+}
+
+// packBT16Go transposes columns [from, kc) of 16 rows, ldb apart, into
+// dst[p*16+j].
+func packBT16Go(from, kc int, src []float32, ldb int, dst []float32) {
+	for j := 0; j < 16; j++ {
+		row := src[j*ldb+from : j*ldb+kc]
+		for p, v := range row {
+			dst[(from+p)*16+j] = v
+		}
 	}
 }

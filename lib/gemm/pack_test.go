@@ -61,6 +61,21 @@ func TestPacking(t *testing.T) {
 			}
 		}
 	}
+	// The portable transposing copies must match the ones packA/packB use.
+	for _, kc := range []int{1, 7, 8, 9, 16, 23} {
+		x, y := make([]float32, kc*6), make([]float32, kc*6)
+		packA6(kc, src[1:], ld, x)
+		packA6Go(0, kc, src[1:], ld, y)
+		if i := firstDiff(x, y); i >= 0 {
+			t.Fatalf("packA6 and packA6Go differ at %d for kc=%d", i, kc)
+		}
+		x, y = make([]float32, kc*16), make([]float32, kc*16)
+		packBT16(kc, src[1:], ld, x)
+		packBT16Go(0, kc, src[1:], ld, y)
+		if i := firstDiff(x, y); i >= 0 {
+			t.Fatalf("packBT16 and packBT16Go differ at %d for kc=%d", i, kc)
+		}
+	}
 	// The portable 16-wide copy must match the one packB uses.
 	for _, kc := range []int{1, 2, 7} {
 		x, y := make([]float32, kc*16), make([]float32, kc*16)
