@@ -91,8 +91,8 @@ func app() *cli.App {
 					"credit), a PPO clipped surrogate on the policy-written tokens with the ratio taken against\n" +
 					"the trajectories' behaviour log-probabilities, plus --kl times the k3 KL estimate to --ref.\n" +
 					"--credit skillgate sends the outcome advantage to execution tokens only and a selection\n" +
-					"advantage (+--select-coef for a single right read, -- for a wrong, misleading or repeated\n" +
-					"read) to skill-name tokens only. The optimizer state of --init carries over.\n" +
+					"advantage (+select-coef for a single right read, -select-coef for a wrong, misleading or\n" +
+					"repeated read) to skill-name tokens only. The optimizer state of --init carries over.\n" +
 					"Log-probabilities are taken at temperature 1: roll out at temperature 1 for on-policy ratios.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +

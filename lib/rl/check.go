@@ -25,7 +25,7 @@ func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, ma
 			return &table.InputError{Path: path, Problem: episodeName(r) + ": " + fmt.Sprintf(format, a...)}
 		}
 		if r.Tokenizer != tokHash {
-			return bad("made with tokenizer %s, the checkpoint's is %s (re-run rollout with this checkpoint's tokenizer)", short(r.Tokenizer), short(tokHash))
+			return bad("made with tokenizer %s, the model's is %s (roll out with this model's tokenizer)", short(r.Tokenizer), short(tokHash))
 		}
 		if len(r.Roles) != len(r.Tokens) {
 			return bad("%d roles for %d tokens", len(r.Roles), len(r.Tokens))

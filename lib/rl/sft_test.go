@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/builtin"
-	_ "github.com/pats-rl/pats/lib/builtin" // registers the environments
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl/rltest"
 )
