@@ -29,7 +29,8 @@ func packA(trans bool, a []float32, lda, i0, rows, p0, kc, mr int, dst []float32
 	case mr == 6 && rows == 6 && trans:
 		for p := 0; p < kc; p++ {
 			s := (*[6]float32)(a[(p0+p)*lda+i0:])
-			*(*[6]float32)(dst[p*6:]) = *s
+			d := (*[6]float32)(dst[p*6:])
+			d[0], d[1], d[2], d[3], d[4], d[5] = s[0], s[1], s[2], s[3], s[4], s[5]
 		}
 		return
 	case mr == 6 && rows == 6:
