@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ceilDiv returns ceil(x/y) for positive y.
@@ -24,9 +25,9 @@ type plan struct {
 	packBStep int // B micro-panels per packing item
 }
 
-// spinLimit is how many times a goroutine yields while waiting for the
+// spinTime is how long a goroutine yields in a loop while waiting for the
 // other goroutines to finish a phase before it blocks.
-const spinLimit = 64
+const spinTime = 50 * time.Microsecond
 
 // minRowBlock is the smallest row block worth a work item of its own.
 const minRowBlock = 48
@@ -182,12 +183,18 @@ func (j *job) work() {
 				close(ph.closed)
 			}
 		}
-		// The last items are running elsewhere: spin briefly (they are
-		// usually about to finish), then sleep until the phase closes.
+		// The last items are running elsewhere: spin for a while (they
+		// usually finish within an item's time, and waking a sleeping
+		// goroutine costs more), then sleep until the phase closes.
+		var start time.Time
 		for spin := 0; ph.done.Load() < total; spin++ {
-			if spin == spinLimit {
-				<-ph.closed
-				break
+			if spin&63 == 0 {
+				if spin == 0 {
+					start = time.Now()
+				} else if time.Since(start) > spinTime {
+					<-ph.closed
+					break
+				}
 			}
 			runtime.Gosched()
 		}

@@ -32,7 +32,7 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 
 // parallelMinWork is the smallest m*n*k for which Sgemm uses more than one
 // goroutine; below it, starting goroutines costs more than it saves.
-const parallelMinWork = 1 << 17
+const parallelMinWork = 1 << 22
 
 // checkArgs validates the shape, strides and slice lengths of a call.
 func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
