@@ -1,0 +1,212 @@
+package audit
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+func num(x float64, digits int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", digits, x)
+}
+
+// CreditMarkdown renders the credit audit as a Markdown table, then one
+// line per horizon measure with the Spearman correlations.
+func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
+	var b strings.Builder
+	b.WriteString("| horizon | bin | range | episodes | right reads | wrong reads | skill-name share | right reads credited < 0 | mean sign right | mean sign wrong |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
+			num(r.Lo, 0), num(r.Hi, 0), r.Episodes, r.RightReads, r.WrongReads,
+			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3))
+	}
+	b.WriteString("\n")
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.Horizon] {
+			continue
+		}
+		seen[r.Horizon] = true
+		fmt.Fprintf(&b, "Spearman with horizon (%s): skill-name share %s, right credited < 0 %s, sign right %s, sign wrong %s\n",
+			r.Horizon, num(r.RhoSkillNameShare, 3), num(r.RhoRightNeg, 3), num(r.RhoRightSign, 3), num(r.RhoWrongSign, 3))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ScaffoldMarkdown renders the scaffold audit as a Markdown table.
+func ScaffoldMarkdown(w io.Writer, rows []table.ScaffoldAudit) error {
+	var b strings.Builder
+	b.WriteString("| checkpoint | episodes | tokens | NLL with scaffold | NLL without | gap | gap change |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		change := "-"
+		if r.Index > 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*r.GapRelative)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", r.Checkpoint, r.Episodes, r.Tokens,
+			num(r.NLLWith, 4), num(r.NLLWithout, 4), num(r.Gap, 4), change)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CreditFlags are audit credit's options.
+type CreditFlags struct {
+	Traj       []string // trajectory files
+	Advantages string   // learn grpo's --advantages output
+	Output     string
+	Plot       string // optional PNG
+	Bins       int
+	Stdout     io.Writer
+}
+
+// ExecuteCredit runs audit credit: it writes the audit table (and the
+// plot), then prints the Markdown table.
+func ExecuteCredit(f CreditFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if f.Advantages == "" {
+		return command.Usagef("--advantages is required (learn grpo --advantages)")
+	}
+	if f.Bins < 1 {
+		return command.Usagef("--bins must be at least 1")
+	}
+	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	if err != nil {
+		return err
+	}
+	adv, _, err := table.ReadFiles[table.TokenAdvantages](f.Advantages)
+	if err != nil {
+		return err
+	}
+	rows, err := Credit(traj, adv, strings.Join(f.Traj, ","), f.Advantages, f.Bins)
+	if err != nil {
+		return err
+	}
+	inputs, err := hashes(append(append([]string{}, f.Traj...), f.Advantages))
+	if err != nil {
+		return err
+	}
+	if err := write(f.Output, f.Plot, rows, inputs, PlotCredit); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return CreditMarkdown(f.Stdout, rows)
+	}
+	return nil
+}
+
+// write renders the plot (when asked) first, then writes the table and
+// the PNG, each atomically.
+func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error) error {
+	var png bytes.Buffer
+	if plotPath != "" {
+		if err := plot(&png, rows); err != nil {
+			return fmt.Errorf("plot %s: %w", plotPath, err)
+		}
+	}
+	if err := table.WriteFile(out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
+		return err
+	}
+	if plotPath != "" {
+		if err := table.AtomicWrite(plotPath, func(w io.Writer) error { _, err := w.Write(png.Bytes()); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScaffoldFlags are audit scaffold's options.
+type ScaffoldFlags struct {
+	Checkpoints []string
+	Traj        []string
+	Scaffold    string // snapshot the trajectories were rolled out with (recorded only)
+	Output      string
+	Plot        string
+	Stdout      io.Writer
+}
+
+// ExecuteScaffold runs audit scaffold.
+func ExecuteScaffold(f ScaffoldFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if len(f.Checkpoints) == 0 {
+		return command.Usagef("--checkpoints is required (comma-separated checkpoint folders, first is the baseline)")
+	}
+	if len(f.Traj) == 0 {
+		return command.Usagef("--traj is required")
+	}
+	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	if err != nil {
+		return err
+	}
+	paths := append([]string{}, f.Traj...)
+	if f.Scaffold != "" {
+		paths = append(paths, f.Scaffold)
+	}
+	inputs, err := hashes(paths)
+	if err != nil {
+		return err
+	}
+	load := func(dir string) (*model.Model, error) {
+		m, err := model.Load(dir)
+		if err != nil {
+			return nil, command.Usagef("checkpoint %s: %v", dir, strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+		tok, err := tokenizer.Load(dir + "/" + model.TokenizerFile)
+		if err != nil {
+			return nil, command.Usagef("checkpoint %s: no usable %s", dir, model.TokenizerFile)
+		}
+		for i := range traj {
+			r := &traj[i]
+			if r.Tokenizer != tok.Hash() {
+				return nil, command.Usagef("checkpoint %s: episode %s sample %d was made with another tokenizer", dir, r.GroupID, r.Sample)
+			}
+			if len(r.Roles) != len(r.Tokens) {
+				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
+			}
+		}
+		return m, nil
+	}
+	rows, err := Scaffold(f.Checkpoints, load, traj)
+	if err != nil {
+		if errors.Is(err, ErrNoScaffold) {
+			return command.Usagef("%s: %v", strings.Join(f.Traj, ","), err)
+		}
+		return err
+	}
+	if err := write(f.Output, f.Plot, rows, inputs, PlotScaffold); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return ScaffoldMarkdown(f.Stdout, rows)
+	}
+	return nil
+}
+
+func hashes(paths []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, p := range paths {
+		h, err := table.HashFile(p)
+		if err != nil {
+			return nil, err
+		}
+		m[p] = h
+	}
+	return m, nil
+}

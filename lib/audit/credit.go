@@ -1,0 +1,289 @@
+package audit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// readCredit is the credit one skill read got: the mean advantage on its
+// skill-name tokens.
+type readCredit struct {
+	right  bool
+	credit float64
+}
+
+// episodeCredit is what the credit audit needs of one episode.
+type episodeCredit struct {
+	steps, tokens float64
+	share         float64 // |credit| on skill-name tokens / |credit| on all tokens; NaN when uncredited
+	reads         []readCredit
+}
+
+func key(groupID string, sample int32) string { return fmt.Sprintf("%s\x00%d", groupID, sample) }
+
+// joinCredit pairs every trajectory with its advantages row (by group_id
+// and sample) and reduces it to an episodeCredit. trajPath and advPath name
+// the files in errors.
+func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, advPath string) ([]episodeCredit, error) {
+	byKey := map[string]*table.TokenAdvantages{}
+	for i := range adv {
+		k := key(adv[i].GroupID, adv[i].Sample)
+		if _, dup := byKey[k]; dup {
+			return nil, &table.InputError{Path: advPath, Problem: fmt.Sprintf("episode %s sample %d appears twice", adv[i].GroupID, adv[i].Sample)}
+		}
+		byKey[k] = &adv[i]
+	}
+	out := make([]episodeCredit, 0, len(traj))
+	for i := range traj {
+		r := &traj[i]
+		a, ok := byKey[key(r.GroupID, r.Sample)]
+		if !ok {
+			return nil, &table.InputError{Path: advPath, Problem: fmt.Sprintf("no advantages for episode %s sample %d of %s", r.GroupID, r.Sample, trajPath)}
+		}
+		if len(a.Advantages) != len(r.Tokens) || len(r.Roles) != len(r.Tokens) {
+			return nil, &table.InputError{Path: advPath, Problem: fmt.Sprintf("episode %s sample %d: %d advantages for %d tokens (%d roles)", r.GroupID, r.Sample, len(a.Advantages), len(r.Tokens), len(r.Roles))}
+		}
+		if len(r.ReadsRight) != len(r.Reads) {
+			return nil, &table.InputError{Path: trajPath, Problem: fmt.Sprintf("episode %s sample %d: %d reads but %d reads_right", r.GroupID, r.Sample, len(r.Reads), len(r.ReadsRight))}
+		}
+		out = append(out, reduce(r, a.Advantages))
+	}
+	return out, nil
+}
+
+// reduce computes an episode's share and read credits. Read j's credit is
+// the mean advantage on the j-th run of consecutive skill-name tokens when
+// the runs and the reads pair up one to one; otherwise (a read without a
+// name, reads past the limit) every read gets the mean over all skill-name
+// tokens. A read with no skill-name tokens at all gets credit 0.
+func reduce(r *table.Trajectory, adv []float32) episodeCredit {
+	e := episodeCredit{steps: float64(r.Steps), tokens: float64(len(r.Tokens)), share: math.NaN()}
+	var name, all float64
+	type run struct{ sum, n float64 }
+	var runs []run
+	prevName := false
+	var tot run
+	for t, role := range r.Roles {
+		a := float64(adv[t])
+		all += math.Abs(a)
+		isName := role == table.RoleSkillName
+		if isName {
+			name += math.Abs(a)
+			if !prevName {
+				runs = append(runs, run{})
+			}
+			runs[len(runs)-1].sum += a
+			runs[len(runs)-1].n++
+			tot.sum += a
+			tot.n++
+		}
+		prevName = isName
+	}
+	if all > 0 {
+		e.share = name / all
+	}
+	for j, right := range r.ReadsRight {
+		c := 0.0
+		switch {
+		case len(runs) == len(r.Reads):
+			c = runs[j].sum / runs[j].n
+		case tot.n > 0:
+			c = tot.sum / tot.n
+		}
+		e.reads = append(e.reads, readCredit{right: right, credit: c})
+	}
+	return e
+}
+
+func sign(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return 0
+}
+
+// Bins splits horizons into at most n bins of about equal counts, shortest
+// first, never splitting equal horizons; with n or fewer distinct values
+// each value is a bin. It returns the bin of each horizon.
+func Bins(h []float64, n int) []int {
+	idx := make([]int, len(h))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return h[idx[a]] < h[idx[b]] })
+	var distinct []float64
+	for k, i := range idx {
+		if k == 0 || h[i] != h[idx[k-1]] {
+			distinct = append(distinct, h[i])
+		}
+	}
+	bin := make([]int, len(h))
+	if len(distinct) <= n {
+		pos := map[float64]int{}
+		for j, v := range distinct {
+			pos[v] = j
+		}
+		for i, v := range h {
+			bin[i] = pos[v]
+		}
+		return bin
+	}
+	b := 0
+	for k, i := range idx {
+		// Advance when this position reaches the next quantile boundary,
+		// but only between distinct values.
+		if k > 0 && h[i] != h[idx[k-1]] && k >= (b+1)*len(h)/n && b < n-1 {
+			b++
+		}
+		bin[i] = b
+	}
+	return bin
+}
+
+// Spearman is the rank correlation of x and y (average ranks for ties):
+// NaN with fewer than two points or when either is constant.
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 2 {
+		return math.NaN()
+	}
+	rx, ry := ranks(x), ranks(y)
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx /= float64(len(rx))
+	my /= float64(len(ry))
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for k := 0; k < len(idx); {
+		j := k
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[k]] {
+			j++
+		}
+		avg := float64(k+j)/2 + 1
+		for m := k; m <= j; m++ {
+			r[idx[m]] = avg
+		}
+		k = j + 1
+	}
+	return r
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// Credit computes the credit audit of trajectories and the advantages
+// learn grpo gave them (joined on group_id and sample; paths name the
+// files in errors): for each horizon measure (steps, tokens) one row per
+// horizon bin (see Bins), with the Spearman correlations over all episodes
+// (share) or reads (the read measures) repeated on each row.
+func Credit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, advPath string, bins int) ([]table.CreditAudit, error) {
+	if bins < 1 {
+		return nil, fmt.Errorf("bins must be at least 1")
+	}
+	eps, err := joinCredit(traj, adv, trajPath, advPath)
+	if err != nil {
+		return nil, err
+	}
+	return creditRows(eps, bins), nil
+}
+
+func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
+	var out []table.CreditAudit
+	for _, hz := range []string{"steps", "tokens"} {
+		h := make([]float64, len(eps))
+		for i, e := range eps {
+			h[i] = e.steps
+			if hz == "tokens" {
+				h[i] = e.tokens
+			}
+		}
+		bin := Bins(h, bins)
+		nb := 0
+		for _, b := range bin {
+			nb = max(nb, b+1)
+		}
+		// Per-episode and per-read series for the correlations.
+		var shH, shV, rnH, rnV, rsH, rsV, wsH, wsV []float64
+		rows := make([]table.CreditAudit, nb)
+		shares := make([][]float64, nb)
+		rightNeg := make([][]float64, nb)
+		rightSign := make([][]float64, nb)
+		wrongSign := make([][]float64, nb)
+		for b := range rows {
+			rows[b] = table.CreditAudit{Horizon: hz, Bin: int32(b), Lo: math.Inf(1), Hi: math.Inf(-1)}
+		}
+		for i, e := range eps {
+			b := bin[i]
+			rw := &rows[b]
+			rw.Episodes++
+			rw.Lo, rw.Hi = math.Min(rw.Lo, h[i]), math.Max(rw.Hi, h[i])
+			if !math.IsNaN(e.share) {
+				shares[b] = append(shares[b], e.share)
+				shH, shV = append(shH, h[i]), append(shV, e.share)
+			}
+			for _, rd := range e.reads {
+				s := sign(rd.credit)
+				if rd.right {
+					rw.RightReads++
+					neg := 0.0
+					if rd.credit < 0 {
+						neg = 1
+					}
+					rightNeg[b] = append(rightNeg[b], neg)
+					rightSign[b] = append(rightSign[b], s)
+					rnH, rnV = append(rnH, h[i]), append(rnV, neg)
+					rsH, rsV = append(rsH, h[i]), append(rsV, s)
+				} else {
+					rw.WrongReads++
+					wrongSign[b] = append(wrongSign[b], s)
+					wsH, wsV = append(wsH, h[i]), append(wsV, s)
+				}
+			}
+		}
+		rhoShare, rhoNeg, rhoRight, rhoWrong := Spearman(shH, shV), Spearman(rnH, rnV), Spearman(rsH, rsV), Spearman(wsH, wsV)
+		for b := range rows {
+			rw := &rows[b]
+			rw.SkillNameShare = mean(shares[b])
+			rw.RightNegFrac = mean(rightNeg[b])
+			rw.RightSign = mean(rightSign[b])
+			rw.WrongSign = mean(wrongSign[b])
+			rw.RhoSkillNameShare, rw.RhoRightNeg, rw.RhoRightSign, rw.RhoWrongSign = rhoShare, rhoNeg, rhoRight, rhoWrong
+		}
+		out = append(out, rows...)
+	}
+	return out
+}
