@@ -35,6 +35,20 @@ type Checkpoint struct {
 	mu       sync.Mutex
 	prefixes map[string]*prefix
 	order    []string
+	batch    *batcher
+}
+
+// BeginBatch makes the next episodes decode together: participants
+// goroutines will run episodes, each calling the returned retire function
+// once when it takes no more. Until then every decoding step of the
+// episodes in flight is one batched forward. Without BeginBatch each
+// episode decodes on its own.
+func (p *Checkpoint) BeginBatch(participants int) (retire func()) {
+	b := newBatcher(p.M, participants)
+	p.mu.Lock()
+	p.batch = b
+	p.mu.Unlock()
+	return b.retire
 }
 
 type prefix struct {
@@ -90,7 +104,10 @@ func (p *Checkpoint) Tokenizer() tokenizer.Tokenizer { return p.Tok }
 func (p *Checkpoint) NewEpisode(groupKey string, seed int64) *Driver {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "sample|%d", seed)
-	return &Driver{p: p, group: groupKey, rng: rand.New(rand.NewPCG(uint64(seed), h.Sum64()))}
+	p.mu.Lock()
+	b := p.batch
+	p.mu.Unlock()
+	return &Driver{p: p, group: groupKey, key: seed, batch: b, rng: rand.New(rand.NewPCG(uint64(seed), h.Sum64()))}
 }
 
 // shared returns the group's prompt decoded once.
@@ -132,6 +149,16 @@ type Driver struct {
 	group string
 	rng   *rand.Rand
 	dec   *model.Decoder
+	key   int64
+	batch *batcher
+}
+
+// feed appends tokens to the episode's decoder, batched when a batch is on.
+func (d *Driver) feed(tokens []int32) ([]float32, error) {
+	if d.batch != nil {
+		return d.batch.append(d.key, d.dec, tokens)
+	}
+	return d.dec.Append(tokens)
 }
 
 // Act implements rollout.Driver: it feeds the context written since the
@@ -155,7 +182,7 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 			return "", agent.ErrContextLimit
 		}
 		var err error
-		if logits, err = d.dec.Append(fresh); err != nil {
+		if logits, err = d.feed(fresh); err != nil {
 			return "", err
 		}
 	}
@@ -174,7 +201,7 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 			break
 		}
 		var err error
-		if logits, err = d.dec.Append([]int32{tok}); err != nil {
+		if logits, err = d.feed([]int32{tok}); err != nil {
 			return "", err
 		}
 	}

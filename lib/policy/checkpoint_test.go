@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -46,7 +47,7 @@ func roll(t *testing.T, ck *policy.Checkpoint, seed int64) []table.Trajectory {
 		t.Fatal(err)
 	}
 	rows, err := rollout.Run(context.Background(), rollout.Options{Env: e, Split: "train", Tasks: 2, Group: 3, Seed: seed,
-		Policy: rollout.CheckpointPolicy{Checkpoint: ck}, Tok: ck.Tok, MaxContext: 700})
+		Policy: rollout.CheckpointPolicy{Checkpoint: ck}, Tok: ck.Tok, MaxContext: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +115,12 @@ func TestSamplingDeterministic(t *testing.T) {
 	c := roll(t, ck, 6)
 	if cmp.Equal(a[0].Tokens, c[0].Tokens) && cmp.Equal(a[1].Tokens, c[1].Tokens) {
 		t.Error("seeds 5 and 6 gave the same episodes")
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one := roll(t, ck, 5)
+	runtime.GOMAXPROCS(prev)
+	if diff := cmp.Diff(a, one); diff != "" {
+		t.Fatalf("GOMAXPROCS=1 gave other episodes than %d:\n%s", prev, diff)
 	}
 	greedy, _ := policy.Load(dir, policy.Options{Greedy: true})
 	g := roll(t, greedy, 5)

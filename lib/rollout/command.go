@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -113,14 +115,35 @@ func (f Flags) Options() (Options, error) {
 	return o, nil
 }
 
-// attachScaffold is set by the scaffold package's command layer; without it
-// --scaffold is refused.
-var attachScaffold = func(o *Options, f Flags) error {
-	return command.Usagef("--scaffold: snapshots are not supported in this build")
+// attachScaffold loads the snapshot --scaffold names and renders it for
+// each task type within --scaffold-budget tokens of the run's tokenizer
+// (scaffold.Render); the snapshot's version is recorded in every row. A
+// bad snapshot is a usage error naming the file.
+func attachScaffold(o *Options, f Flags) error {
+	snap, err := scaffold.ReadSnapshot(f.Scaffold)
+	if err != nil {
+		return err
+	}
+	if f.ScaffoldBudget < 0 {
+		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	tok := o.Tok
+	count := func(s string) int { return len(tok.Encode(s)) }
+	var mu sync.Mutex
+	rendered := map[string]string{}
+	o.Scaffold = func(taskType string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		z, ok := rendered[taskType]
+		if !ok {
+			z, _, _ = scaffold.Render(snap.Items, taskType, f.ScaffoldBudget, count)
+			rendered[taskType] = z
+		}
+		return z
+	}
+	o.ScaffoldVersion = snap.Version
+	return nil
 }
-
-// SetScaffoldLoader installs the function that loads --scaffold.
-func SetScaffoldLoader(fn func(o *Options, f Flags) error) { attachScaffold = fn }
 
 // Execute runs the rollout command: resolve, run, write.
 func Execute(ctx context.Context, f Flags) error {

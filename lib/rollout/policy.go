@@ -81,3 +81,11 @@ type CheckpointPolicy struct{ *policy.Checkpoint }
 func (p CheckpointPolicy) NewEpisode(groupKey string, seed int64) Driver {
 	return p.Checkpoint.NewEpisode(groupKey, seed)
 }
+
+// BatchPolicy is a Policy whose episodes decode together: Run starts
+// participants workers and each calls retire once when it takes no more
+// episodes.
+type BatchPolicy interface {
+	Policy
+	BeginBatch(participants int) (retire func())
+}

@@ -51,6 +51,10 @@ type Options struct {
 
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
+	// Batch is how many episodes of a batching policy (a checkpoint)
+	// decode together, one batched forward per generated token; finished
+	// episodes leave the batch and waiting ones join. 0 = 32.
+	Batch int
 	Progress   io.Writer
 }
 
@@ -130,6 +134,14 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	retire := func() {}
+	if bp, ok := o.Policy.(BatchPolicy); ok {
+		workers = o.Batch
+		if workers <= 0 {
+			workers = 32
+		}
+		retire = bp.BeginBatch(workers)
+	}
 	var wg sync.WaitGroup
 	var done int
 	var mu sync.Mutex
@@ -138,6 +150,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer retire()
 			for j := range jobs {
 				if ctx.Err() != nil {
 					errs[j.slot] = ctx.Err()

@@ -1,0 +1,104 @@
+package model
+
+import "fmt"
+
+// AppendBatch feeds chunks[i] to decs[i] for every i in one batched pass:
+// the rows of all chunks go through each linear layer together (one matrix
+// product per layer for the whole batch), and each decoder attends over its
+// own cache. It returns, per decoder, the logits of the token after its
+// chunk. The result for one decoder depends only on its cache and chunk and
+// on the batch as given (rows in order), so a deterministic caller gets
+// deterministic logits. On error no decoder changes.
+func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, error) {
+	c := m.Cfg
+	if len(decs) != len(chunks) {
+		return nil, fmt.Errorf("decoder: %d decoders for %d chunks", len(decs), len(chunks))
+	}
+	if len(decs) == 0 {
+		return nil, nil
+	}
+	off := make([]int, len(decs)+1)
+	for i, d := range decs {
+		if d.m != m {
+			return nil, fmt.Errorf("decoder %d belongs to another model", i)
+		}
+		for j := 0; j < i; j++ {
+			if decs[j] == d {
+				return nil, fmt.Errorf("decoder %d appears twice in the batch", i)
+			}
+		}
+		if len(chunks[i]) == 0 {
+			return nil, fmt.Errorf("decoder: empty append")
+		}
+		if d.n+len(chunks[i]) > c.MaxPositionEmbeddings {
+			return nil, fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(chunks[i]), c.MaxPositionEmbeddings)
+		}
+		for _, t := range chunks[i] {
+			if t < 0 || int(t) >= c.VocabSize {
+				return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
+			}
+		}
+		off[i+1] = off[i] + len(chunks[i])
+	}
+	T, H, I := off[len(decs)], c.HiddenSize, c.IntermediateSize
+	qd, kd, hd := c.QDim(), c.KVDim(), c.HeadDim()
+	eps := float32(c.RMSNormEps)
+	be := m.be
+	x := make([]float32, T*H)
+	for i := range decs {
+		for t, tok := range chunks[i] {
+			r := off[i] + t
+			copy(x[r*H:(r+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
+		}
+	}
+	xn := make([]float32, T*H)
+	inv := make([]float32, T)
+	q := make([]float32, T*qd)
+	kn := make([]float32, T*kd)
+	vn := make([]float32, T*kd)
+	att := make([]float32, T*qd)
+	g := make([]float32, T*I)
+	u := make([]float32, T*I)
+	h := make([]float32, T*I)
+	for li := range m.Layers {
+		w := &m.Layers[li]
+		be.RMSNorm(xn, inv, x, w.InputNorm.W, T, H, eps)
+		m.linear(q, xn, T, w.Q, w.QB)
+		m.linear(kn, xn, T, w.K, w.KB)
+		m.linear(vn, xn, T, w.V, w.VB)
+		for i, d := range decs {
+			rows, past := len(chunks[i]), d.n
+			a, b := off[i], off[i+1]
+			qi := q[a*qd : b*qd]
+			be.RoPE(qi, rows, c.NumAttentionHeads, hd, past, m.cos, m.sin, false)
+			kc := grow(d.k[li], rows*kd)
+			vc := grow(d.v[li], rows*kd)
+			copy(kc[past*kd:], kn[a*kd:b*kd])
+			copy(vc[past*kd:], vn[a*kd:b*kd])
+			be.RoPE(kc[past*kd:], rows, c.NumKeyValueHeads, hd, past, m.cos, m.sin, false)
+			d.k[li], d.v[li] = kc, vc
+			shape := AttnShape{Rows: rows, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
+			be.Attention(att[a*qd:b*qd], nil, qi, kc, vc, shape)
+		}
+		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
+		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
+		m.linear(g, xn, T, w.Gate, nil)
+		m.linear(u, xn, T, w.Up, nil)
+		be.SwiGLU(h, g, u)
+		be.MatMul(false, true, T, H, I, 1, h, I, w.Down.W, I, 1, x, H)
+	}
+	B := len(decs)
+	last := make([]float32, B*H)
+	for i, d := range decs {
+		d.n += len(chunks[i])
+		copy(last[i*H:(i+1)*H], x[(off[i+1]-1)*H:off[i+1]*H])
+	}
+	be.RMSNorm(xn[:B*H], inv[:B], last, m.Norm.W, B, H, eps)
+	logits := make([]float32, B*c.VocabSize)
+	be.MatMul(false, true, B, c.VocabSize, H, 1, xn[:B*H], H, m.LMHead.W, H, 0, logits, c.VocabSize)
+	out := make([][]float32, B)
+	for i := range out {
+		out[i] = logits[i*c.VocabSize : (i+1)*c.VocabSize]
+	}
+	return out, nil
+}
