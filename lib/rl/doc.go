@@ -1,0 +1,81 @@
+// Package rl trains policy checkpoints: supervised fine-tuning on
+// demonstrations (SFT) and GRPO on a policy's own rollouts, with ordinary
+// broadcast credit or SkillGate's two credit channels. cmd/learn is its
+// command; ExecuteSFT and ExecuteGRPO are the command's whole logic.
+//
+// # Which tokens learn
+//
+// Only policy-written tokens (roles action and skill name, see
+// table.PolicyWritten) carry loss; every other token of a trajectory is
+// context. Log-probabilities are natural logarithms at temperature 1 and
+// are aligned with the token they score (lp[t] = log p(tokens[t] |
+// tokens[:t]), as model.LogProbs returns them), so a trajectory's roles and
+// behaviour log-probabilities index them directly.
+//
+// # SFT
+//
+// Loss = mean negative log-likelihood of the policy-written tokens of a
+// minibatch (token mean). Minibatches are whole sequences packed greedily,
+// in a seeded shuffle per epoch, up to a token budget (Batches). AdamW with
+// global gradient-norm clipping; the learning rate warms up linearly over a
+// share of the steps, then stays constant or decays by a cosine to a floor.
+//
+// # GRPO
+//
+// Outcome advantage of episode i in group g (GroupAdvantages):
+//
+//	A_i = (r_i - mean_g) / (std_g + 1e-6)   (--adv-norm std; std with n-1)
+//	A_i =  r_i - mean_g                     (--adv-norm mean)
+//
+// A group whose rewards are all equal gets A = 0 exactly (no outcome
+// gradient) and is counted in the metrics. Per policy-written token t with
+// advantage a_t (see Credit below), behaviour log-probability b_t (from the
+// trajectory), current lp_t and reference ref_t:
+//
+//	ratio   = exp(lp_t - b_t)
+//	surr_t  = -min(ratio*a_t, clip(ratio, 1-eps, 1+eps)*a_t)      (Surrogate)
+//	kl_t    = exp(ref_t - lp_t) - (ref_t - lp_t) - 1               (K3, >= 0)
+//	loss    = sum_i w_i sum_t (surr_t + beta*kl_t)
+//
+// with w_i = 1/(B*n_i) for seq-mean (B sequences, n_i policy tokens of
+// sequence i) or 1/sum(n_i) for token-mean (AggWeights). The model's
+// backward takes dloss/dlp_t per token; those weights are the exact
+// derivative of the loss above (a finite-difference test holds them to
+// it). Epochs reuse the same behaviour log-probabilities; the optimizer
+// state of the input checkpoint carries over.
+//
+// # Credit (SkillGate)
+//
+// Channels: 0 none, 1 outcome, 2 selection. Broadcast gives every
+// policy-written token channel 1 and A_i. SkillGate gives execution tokens
+// (role action) channel 1 and A_i, and skill-name tokens channel 2 and the
+// selection advantage (SelectionAdvantage): +select_coef when the episode
+// made exactly one read and it was right (and not misleading), -select_coef
+// when it made several reads or any read was wrong or misleading; an
+// episode without reads has no selection credit (its skill-name tokens, if
+// any, get channel 0). No token is in both channels, so the outcome
+// advantage never moves a skill-name token and the selection advantage
+// never moves an execution token. The selection advantage is action-local,
+// not group-relative: it applies in zero-variance groups too. The KL term
+// applies to every policy-written token whatever its channel.
+//
+// # Input checks and failures
+//
+// Trajectories from another tokenizer than the model's (the tokenizer
+// column against Tokenizer.Hash), mismatched column lengths, ids outside
+// the vocabulary, and for GRPO non-finite rewards, groups of one and
+// missing behaviour log-probabilities (text policies such as oracle and
+// random record 0) are input errors: one line naming the file and episode,
+// exit 2, nothing written. A step whose loss or gradient norm is not
+// finite stops training with a NonFiniteError naming the step (exit 1),
+// and no checkpoint is written. Outputs are written metrics first, then
+// advantages, then the checkpoint folder, each atomically, so a checkpoint
+// on disk means its run finished.
+//
+// # Determinism
+//
+// The same inputs, flags and --seed give byte-identical checkpoints and
+// tables apart from the seconds column: shuffles use seeded PCG streams,
+// sequences are processed in a fixed order and the model's arithmetic does
+// not depend on GOMAXPROCS.
+package rl
