@@ -8,8 +8,12 @@
 package builtin
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/agent"
@@ -17,6 +21,8 @@ import (
 	_ "github.com/pats-rl/pats/lib/env/household" // registers household
 	_ "github.com/pats-rl/pats/lib/env/searchqa"  // registers searchqa
 	_ "github.com/pats-rl/pats/lib/env/shop"      // registers shop
+	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -24,8 +30,30 @@ import (
 // Envs lists the built-in environments.
 var Envs = []string{"household", "shop", "searchqa"}
 
-// extraText holds words that no environment emits but the context does.
-var extraText = []string{agent.SystemText, agent.ReadVerb, "Nothing happens."}
+// extraText holds words that no environment emits but the context does:
+// the agent's prompt, the scaffold's headings and bullets, and every text the
+// built-in refiner's templates can write (placeholders removed; the values
+// put in them are feature values, which the environments emit).
+var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happens.",
+	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- "}, templateTexts()...)
+
+// templateTexts returns the built-in refiner's template texts without their
+// {value} and {prefix} placeholders, in a fixed order.
+func templateTexts() []string {
+	keys := make([]string, 0, len(refiner.DefaultTemplates))
+	for k := range refiner.DefaultTemplates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		t := refiner.DefaultTemplates[k]
+		t = strings.ReplaceAll(t, "{value}", " ")
+		t = strings.ReplaceAll(t, "{prefix}", " ")
+		out = append(out, t)
+	}
+	return out
+}
 
 // ExtraVocabulary lets other packages (the refiner's templates, scaffold
 // headings) add their words to the built-in vocabulary at init time.
@@ -98,4 +126,27 @@ func Tokenizer() (*tokenizer.WordLevel, error) {
 		tok = tokenizer.NewWordLevel(words)
 	})
 	return tok, tokErr
+}
+
+// TokenizerFrom returns the tokenizer a command counts tokens with: the
+// built-in one when path is empty, else the tokenizer.json at path (a
+// checkpoint folder's tokenizer.json may be named by its folder).
+func TokenizerFrom(path string) (tokenizer.Tokenizer, error) {
+	if path == "" {
+		return Tokenizer()
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "tokenizer.json")
+	}
+	t, err := tokenizer.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("--tokenizer: %w", err)
+	}
+	return t, nil
+}
+
+// Counter returns the token count function of tok: the length of its
+// encoding.
+func Counter(tok tokenizer.Tokenizer) func(string) int {
+	return func(s string) int { return len(tok.Encode(s)) }
 }
