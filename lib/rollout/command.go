@@ -35,6 +35,7 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
+	Batch          int // episodes decoding together (checkpoint policies)
 	Output         string
 	Progress       io.Writer
 }
@@ -66,7 +67,7 @@ func (f Flags) Options() (Options, error) {
 		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	}
 	o = Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
-		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Progress: f.Progress, ScaffoldVersion: -1}
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {

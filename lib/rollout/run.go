@@ -54,8 +54,8 @@ type Options struct {
 	// Batch is how many episodes of a batching policy (a checkpoint)
 	// decode together, one batched forward per generated token; finished
 	// episodes leave the batch and waiting ones join. 0 = 32.
-	Batch int
-	Progress   io.Writer
+	Batch    int
+	Progress io.Writer
 }
 
 // Shard selects part i (0-based) of n of the tasks.
