@@ -17,6 +17,8 @@ type benchShape struct {
 // [tokens, d] times weights [d, k] forward, and the transposed products of
 // the backward pass (dX = dY * W^T, dW = X^T * dY).
 var benchShapes = []benchShape{
+	{"square32", false, false, 32, 32, 32},
+	{"square64", false, false, 64, 64, 64},
 	{"square256", false, false, 256, 256, 256},
 	{"square512", false, false, 512, 512, 512},
 	{"square1024", false, false, 1024, 1024, 1024},
@@ -35,7 +37,7 @@ func BenchmarkSgemm(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
 			a, lda, bm, ldb, c, ldc := operands(r, s.transA, s.transB, s.m, s.n, s.k, 0)
 			flops := 2 * float64(s.m) * float64(s.n) * float64(s.k)
-			b.ResetTimer()
+			b.ReportAllocs()
 			for b.Loop() {
 				Sgemm(s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
 			}

@@ -102,7 +102,11 @@ type job struct {
 	apack, bpack     [2][]float32 // double buffers, step s uses index s%2
 	apanels, bpanels int          // micro-panels per buffer slot
 	finished         atomic.Bool
+	tmp              [maxTile]float32 // edge-tile scratch of the calling goroutine
 }
+
+// maxTile bounds mr*nr over the kernels.
+const maxTile = 6 * 16
 
 // gemmBlocked is the blocked, packed product on up to workers goroutines.
 //
@@ -118,6 +122,7 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 	j := &job{kn: kn, p: makePlan(kn, workers, m, n, k), transA: transA, transB: transB,
 		m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc}
 	p := j.p
+	j.steps = make([]step, 0, ceilDiv(m, p.mob)*ceilDiv(n, p.ncb)*ceilDiv(k, p.kcb))
 	for i0 := 0; i0 < m; i0 += p.mob {
 		for j0 := 0; j0 < n; j0 += p.ncb {
 			for p0 := 0; p0 < k; p0 += p.kcb {
@@ -128,11 +133,11 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 	j.apanels = ceilDiv(min(m, p.mob), kn.mr)
 	j.bpanels = ceilDiv(min(n, p.ncb), kn.nr)
 	nbuf := min(2, len(j.steps))
-	var bufs []*[]float32
+	var bufs [4]*[]float32
 	for s := 0; s < nbuf; s++ {
 		ab := getBuf(j.apanels * kn.mr * p.kcb)
 		bb := getBuf(j.bpanels * kn.nr * p.kcb)
-		bufs = append(bufs, ab, bb)
+		bufs[2*s], bufs[2*s+1] = ab, bb
 		j.apack[s], j.bpack[s] = *ab, *bb
 	}
 	j.phases = make([]phase, len(j.steps)+1)
@@ -143,7 +148,6 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 			ph.packA = ceilDiv(st.mo, p.mcb)
 			ph.packB = ceilDiv(ceilDiv(st.nc, kn.nr), p.packBStep)
 		}
-		ph.closed = make(chan struct{})
 		if f > 0 {
 			st := j.steps[f-1]
 			ph.compute = ceilDiv(st.mo, p.mcb) * ceilDiv(st.nc, p.chunk)
@@ -153,20 +157,25 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 	for f := range j.phases {
 		maxItems = max(maxItems, int(j.phases[f].total()))
 	}
-	for w := 1; w < min(workers, maxItems); w++ {
-		go j.work()
+	helpers := min(workers, maxItems) - 1
+	if helpers > 0 {
+		for f := range j.phases {
+			j.phases[f].closed = make(chan struct{})
+		}
 	}
-	j.work()
+	for w := 0; w < helpers; w++ {
+		go j.work(make([]float32, kn.mr*kn.nr))
+	}
+	j.work(j.tmp[:kn.mr*kn.nr])
 	j.finished.Store(true)
-	for _, bb := range bufs {
+	for _, bb := range bufs[:2*nbuf] {
 		putBuf(bb)
 	}
 }
 
 // work runs items until every phase is done. Helpers that start after the
 // product is complete return at once.
-func (j *job) work() {
-	tmp := make([]float32, j.kn.mr*j.kn.nr)
+func (j *job) work(tmp []float32) {
 	for f := range j.phases {
 		if j.finished.Load() {
 			return
@@ -179,7 +188,7 @@ func (j *job) work() {
 				break
 			}
 			j.runItem(f, int(it), tmp)
-			if ph.done.Add(1) == total {
+			if ph.done.Add(1) == total && ph.closed != nil {
 				close(ph.closed)
 			}
 		}

@@ -242,6 +242,11 @@ func TestSgemmPanicsOnBadArguments(t *testing.T) {
 }
 
 func TestGenericKernelAlwaysAvailable(t *testing.T) {
+	for _, kn := range availableKernels() {
+		if kn.mr*kn.nr > maxTile || kn.mc%kn.mr != 0 || kn.nc%kn.nr != 0 {
+			t.Errorf("kernel %s: tile %dx%d or blocks mc=%d nc=%d inconsistent with maxTile=%d", kn.name, kn.mr, kn.nr, kn.mc, kn.nc, maxTile)
+		}
+	}
 	if _, ok := setKernel("go"); !ok {
 		t.Fatal("pure-Go kernel not selectable")
 	}
