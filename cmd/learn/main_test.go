@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -140,13 +141,15 @@ func TestSFT(t *testing.T) {
 	}
 }
 
-// TestGRPO runs learn grpo on rollouts of the checkpoint, twice: the
-// outputs are byte-identical, the optimizer state continues, and the
+// TestGRPO runs learn grpo on rollouts of the checkpoint, twice (with
+// GOMAXPROCS 1 and 2): the weights are byte-identical, the optimizer state continues, and the
 // advantages file matches the trajectories token for token.
 func TestGRPO(t *testing.T) {
 	f := setup(t)
 	var weights [][]byte
 	for i := 0; i < 2; i++ {
+		prev := runtime.GOMAXPROCS(i + 1)
+		defer runtime.GOMAXPROCS(prev)
 		dir := t.TempDir()
 		out := filepath.Join(dir, "ckpt1")
 		adv := filepath.Join(dir, "adv.parquet")
