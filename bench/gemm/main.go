@@ -72,11 +72,17 @@ var shapes = []shape{
 	{"qkv dW [512x128]^T*[512x384]", true, false, 128, 384, 512},
 	{"lm_head dX [512x6000]*[256x6000]^T", false, true, 512, 256, 6000},
 	{"lm_head dW [512x256]^T*[512x6000]", true, false, 256, 6000, 512},
+	// Weights stored [out, in]: forward is A*B^T; decoding runs it on 1-4 rows.
+	{"lm_head fwd NT [512x256]*[6000x256]^T", false, true, 512, 6000, 256},
+	{"qkv fwd NT [512x128]*[384x128]^T", false, true, 512, 384, 128},
+	{"decode lm_head [1x256]*[6000x256]^T", false, true, 1, 6000, 256},
+	{"decode qkv [1x128]*[384x128]^T", false, true, 1, 384, 128},
+	{"decode x4 lm_head [4x256]*[6000x256]^T", false, true, 4, 6000, 256},
 }
 
 func main() {
-	minTime := flag.Duration("time", 150*time.Millisecond, "minimum time per implementation per round")
-	rounds := flag.Int("rounds", 3, "interleaved measurement rounds; the best round counts")
+	minTime := flag.Duration("time", 100*time.Millisecond, "minimum time per implementation per round")
+	rounds := flag.Int("rounds", 5, "interleaved measurement rounds; the best round counts")
 	flag.Parse()
 
 	impls := []impl{{"ours", gemm.Sgemm}}
@@ -92,7 +98,7 @@ func main() {
 		fmt.Println("OpenBLAS not built in (build with -tags openblas)")
 	}
 	fmt.Println()
-	fmt.Println("| shape (op(A) m x k, op(B) k x n) | m | n | k | ours GFLOP/s | OpenBLAS GFLOP/s | gonum GFLOP/s | ours/OpenBLAS | max rel. diff vs OpenBLAS |")
+	fmt.Println("| shape (op(A) m x k, op(B) k x n) | m | n | k | ours GFLOP/s | OpenBLAS GFLOP/s | gonum GFLOP/s | ours/OpenBLAS | rel. diff ours vs OpenBLAS |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, s := range shapes {
 		res, diff := measure(s, impls, *minTime, *rounds)
@@ -162,7 +168,7 @@ func randSlice(r *rand.Rand, n int) []float32 {
 
 func init() {
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: go run [-tags openblas] ./bench/gemm [-time 150ms] [-rounds 3]\n")
+		fmt.Fprintf(os.Stderr, "usage: go run [-tags openblas] ./bench/gemm [-time 100ms] [-rounds 5]\n")
 		flag.PrintDefaults()
 	}
 }

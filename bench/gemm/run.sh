@@ -1,7 +1,7 @@
 #!/bin/sh
 # Measures gemm.Sgemm against OpenBLAS cblas_sgemm and gonum blas32.Gemm in
 # one run, two threads each, and prints a Markdown table.
-# Usage: bench/gemm/run.sh [-time 150ms] [-rounds 3]
+# Usage: bench/gemm/run.sh [-time 100ms] [-rounds 5]
 set -eu
 cd "$(dirname "$0")/../.."
 if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ]; then

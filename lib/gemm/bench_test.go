@@ -29,6 +29,12 @@ var benchShapes = []benchShape{
 	{"qkv_dW_TN_128x512x384", true, false, 128, 384, 512},
 	{"lmhead_dX_NT_512x6000x256", false, true, 512, 256, 6000},
 	{"lmhead_dW_TN_256x512x6000", true, false, 256, 6000, 512},
+	// Weights stored [out, in]: forward is A*B^T; decoding runs it on one row.
+	{"lmhead_fwd_NT_512x256x6000", false, true, 512, 6000, 256},
+	{"qkv_fwd_NT_512x128x384", false, true, 512, 384, 128},
+	{"decode_lmhead_NT_1x256x6000", false, true, 1, 6000, 256},
+	{"decode_qkv_NT_1x128x384", false, true, 1, 384, 128},
+	{"decode4_lmhead_NT_4x256x6000", false, true, 4, 6000, 256},
 }
 
 func BenchmarkSgemm(b *testing.B) {

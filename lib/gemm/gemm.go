@@ -23,12 +23,28 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 		scaleC(m, n, beta, c, ldc)
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
+	sgemm(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// sgemm is Sgemm on at most workers goroutines, after argument checks and
+// with m, n, k > 0 and alpha != 0.
+func sgemm(workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if useDirect(transA, transB, m, k) {
+		if n*k < directParallelMin {
+			workers = 1
+		}
+		gemmDirectNT(workers, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	if m*n*k < parallelMinWork {
 		workers = 1
 	}
 	gemmBlocked(current, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
+
+// directParallelMin is the smallest n*k (floats of B read) for which the
+// direct path uses more than one goroutine.
+const directParallelMin = 1 << 19
 
 // parallelMinWork is the smallest m*n*k for which Sgemm uses more than one
 // goroutine; below it, starting goroutines costs more than it saves.

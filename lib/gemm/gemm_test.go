@@ -169,7 +169,7 @@ func TestSgemmAlphaZeroScalesC(t *testing.T) {
 // TestSgemmDeterministic checks the results are bit-identical whatever the
 // number of goroutines: through the internal worker count and GOMAXPROCS.
 func TestSgemmDeterministic(t *testing.T) {
-	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}, {2500, 20, 300}, {30, 4500, 260}}
+	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}, {3, 1001, 600}, {1, 4000, 200}, {2500, 20, 300}, {30, 4500, 260}}
 	withKernel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, s := range shapes {
@@ -179,7 +179,7 @@ func TestSgemmDeterministic(t *testing.T) {
 				var first []float32
 				for _, w := range []int{1, 2, 3, 8} {
 					c := append([]float32(nil), c0...)
-					gemmBlocked(current, w, tr[0], tr[1], m, n, k, 0.7, a, lda, b, ldb, 0.3, c, ldc)
+					sgemm(w, tr[0], tr[1], m, n, k, 0.7, a, lda, b, ldb, 0.3, c, ldc)
 					if first == nil {
 						first = c
 						continue
@@ -254,4 +254,28 @@ func TestGenericKernelAlwaysAvailable(t *testing.T) {
 	if _, ok := setKernel("no-such-kernel"); ok {
 		t.Fatal("unknown kernel reported as selected")
 	}
+}
+
+// TestDirectPathSelection checks which products take the direct A*B^T path.
+func TestDirectPathSelection(t *testing.T) {
+	withKernel(t, func(t *testing.T) {
+		want := current.name == "avx2"
+		cases := []struct {
+			transA, transB bool
+			m, k           int
+			want           bool
+		}{
+			{false, true, 1, 256, want},
+			{false, true, 4, 8, want},
+			{false, true, 5, 256, false},
+			{false, true, 1, 7, false},
+			{false, false, 1, 256, false},
+			{true, true, 1, 256, false},
+		}
+		for _, tc := range cases {
+			if got := useDirect(tc.transA, tc.transB, tc.m, tc.k); got != tc.want {
+				t.Errorf("useDirect(transA=%v, transB=%v, m=%d, k=%d) = %v, want %v", tc.transA, tc.transB, tc.m, tc.k, got, tc.want)
+			}
+		}
+	})
 }

@@ -94,3 +94,19 @@ func packBT16(kc int, src []float32, ldb int, dst []float32) {
 	}
 	packBT16Go(kc8, kc, src, ldb, dst)
 }
+
+//go:noescape
+func dotNT4x2AVX2(k8 int, a *float32, lda int, b *float32, ldb int, out *[8]float32)
+
+// directAvailable reports whether the direct A*B^T path may run: it uses
+// AVX2, and only while the AVX2 kernel is the selected one.
+func directAvailable() bool { return current == avx2Kernel }
+
+// dotNT4x2 sets out[2*i+j] to the dot product over the first k8 (a positive
+// multiple of 8) terms of row i of a (4 rows, lda apart) and row j of b
+// (2 rows, ldb apart; ldb may be 0).
+func dotNT4x2(k8 int, a []float32, lda int, b []float32, ldb int, out *[8]float32) {
+	_ = a[3*lda+k8-1]
+	_ = b[ldb+k8-1]
+	dotNT4x2AVX2(k8, &a[0], lda, &b[0], ldb, out)
+}

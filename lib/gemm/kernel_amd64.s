@@ -319,3 +319,67 @@ bt16loop:
 bt16done:
 	VZEROUPPER
 	RET
+
+// Horizontal sum of the 8 lanes of ymm r into the float at off(DI), using
+// X14 and X15 as scratch: (lanes 0-3 + lanes 4-7), then pairwise adds.
+#define HSUM(r, xr, off) \
+	VEXTRACTF128 $1, r, X15           \
+	VADDPS       X15, xr, X14         \
+	VHADDPS      X14, X14, X14        \
+	VHADDPS      X14, X14, X14        \
+	VMOVSS       X14, off(DI)
+
+// func dotNT4x2AVX2(k8 int, a *float32, lda int, b *float32, ldb int, out *[8]float32)
+// out[2*i+j] = sum over p < k8 of a[i*lda+p]*b[j*ldb+p] for i < 4, j < 2,
+// with 8 lane-wise partial sums per output reduced in a fixed order. k8 is
+// a positive multiple of 8.
+TEXT ·dotNT4x2AVX2(SB), NOSPLIT, $0-48
+	MOVQ k8+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ lda+16(FP), SI
+	MOVQ b+24(FP), BX
+	MOVQ ldb+32(FP), DX
+	MOVQ out+40(FP), DI
+	SHLQ $2, SI
+	SHLQ $2, DX
+	LEAQ (SI)(SI*2), R8
+
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+
+dotloop:
+	VMOVUPS     (BX), Y8
+	VMOVUPS     (BX)(DX*1), Y9
+	VMOVUPS     (AX), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VMOVUPS     (AX)(SI*1), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VMOVUPS     (AX)(SI*2), Y12
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VMOVUPS     (AX)(R8*1), Y13
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
+	ADDQ        $32, AX
+	ADDQ        $32, BX
+	SUBQ        $8, CX
+	JNE         dotloop
+
+	HSUM(Y0, X0, 0)
+	HSUM(Y1, X1, 4)
+	HSUM(Y2, X2, 8)
+	HSUM(Y3, X3, 12)
+	HSUM(Y4, X4, 16)
+	HSUM(Y5, X5, 20)
+	HSUM(Y6, X6, 24)
+	HSUM(Y7, X7, 28)
+	VZEROUPPER
+	RET

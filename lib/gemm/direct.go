@@ -1,0 +1,102 @@
+package gemm
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// directMaxM is the largest m for which A*B^T (B stored row-major as n x k,
+// the layout of weights [out, in]) runs as dot products straight from the
+// operands instead of through packing: with few rows of A, packing B would
+// cost more than the product (decoding one or a few tokens at a time).
+const directMaxM = 4
+
+// directRows is how many columns of C (rows of B) one work item of the
+// direct path computes.
+const directRows = 64
+
+// useDirect reports whether the direct path handles this product.
+func useDirect(transA, transB bool, m, k int) bool {
+	return !transA && transB && m <= directMaxM && k >= 8 && directAvailable()
+}
+
+// gemmDirectNT computes C = alpha*A*B^T + beta*C for m <= directMaxM with
+// the 4x2 dot-product kernel: each element is the kernel's fixed-order dot
+// product over the first k&^7 terms, plus the remaining terms in ascending
+// order, whoever computes it.
+func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	items := ceilDiv(n, directRows)
+	// A copied into 4 rows of k (rows past m zero), so the kernel always
+	// reads 4 rows; their extra results are discarded.
+	apad := make([]float32, 4*k)
+	for i := 0; i < m; i++ {
+		copy(apad[i*k:(i+1)*k], a[i*lda:i*lda+k])
+	}
+	k8 := k &^ 7
+	runItems(min(workers, items), items, func(it int) {
+		var out [8]float32
+		for j := it * directRows; j < min(n, (it+1)*directRows); j += 2 {
+			nb, step := 2, ldb
+			if j+1 == n {
+				nb, step = 1, 0 // the kernel reads row j twice
+			}
+			dotNT4x2(k8, apad, k, b[j*ldb:], step, &out)
+			for i := 0; i < m; i++ {
+				ar := apad[i*k : (i+1)*k]
+				for jj := j; jj < j+nb; jj++ {
+					s := out[2*i+jj-j]
+					br := b[jj*ldb : jj*ldb+k]
+					for p := k8; p < k; p++ {
+						s += ar[p] * br[p]
+					}
+					s *= alpha
+					ci := i*ldc + jj
+					switch beta {
+					case 0:
+						c[ci] = s
+					case 1:
+						c[ci] += s
+					default:
+						c[ci] = s + beta*c[ci]
+					}
+				}
+			}
+		}
+	})
+}
+
+// runItems runs fn(0..total-1) on the caller and workers-1 helpers, items
+// taken from an atomic counter; it returns when all are done, without
+// waiting for helpers that have not started.
+func runItems(workers, total int, fn func(it int)) {
+	var next, done atomic.Int64
+	var closed chan struct{}
+	if workers > 1 {
+		closed = make(chan struct{})
+	}
+	work := func() {
+		for {
+			it := next.Add(1) - 1
+			if it >= int64(total) {
+				return
+			}
+			fn(int(it))
+			if done.Add(1) == int64(total) && closed != nil {
+				close(closed)
+			}
+		}
+	}
+	for w := 1; w < workers; w++ {
+		go work()
+	}
+	work()
+	start := time.Now()
+	for spin := 1; done.Load() < int64(total); spin++ {
+		if spin&63 == 0 && time.Since(start) > spinTime {
+			<-closed
+			break
+		}
+		runtime.Gosched()
+	}
+}
