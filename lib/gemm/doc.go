@@ -41,6 +41,17 @@
 // force it through an internal switch). An AVX-512 kernel is not provided:
 // the machines this project runs on today have AVX2 but not AVX-512.
 //
+// # Few rows: the direct path
+//
+// Weights are often stored [out, in], so a layer's forward pass is A*B^T, and
+// decoding runs it on one to four rows of A. Packing all of B for so few rows
+// would cost more than the product, so with AVX2, A*B^T with m <= 4 and
+// k >= 8 is computed straight from the operands: an assembly kernel takes 4
+// rows of A (rows past m are zero) and 2 rows of B and forms the 8 dot
+// products over the first k&^7 terms with 8-lane fused multiply-adds,
+// reduced in a fixed order; the remaining terms are added in ascending
+// order in Go. Columns of C are split into items of 64.
+//
 // # Goroutines and determinism
 //
 // Work is split into phases: phase f packs the A and B blocks of step f
@@ -51,7 +62,8 @@
 // if a helper starts late. Products with m*n*k below parallelMinWork run on
 // the caller alone, without goroutines.
 //
-// Determinism rule: a work item is an output tile, never part of the k sum.
+// Determinism rule: a work item is an output tile (or, on the direct path,
+// a run of columns of C), never part of the k sum.
 // Every element of C is computed by the same sequence of operations whatever
 // the number of goroutines and whoever runs its tile: the k blocks depend on
 // k alone, within a block the kernel accumulates p in ascending order from
