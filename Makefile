@@ -23,6 +23,11 @@ test: vet
 	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 20s ./lib/validate/
 
+# Speed figures of kernels, model, rollouts and one PATS iteration, written
+# to bench/results.md. Takes about 10 minutes.
+bench:
+	bash bench/run.sh
+
 clean:
 	rm -rf $(BIN)
 

@@ -1,0 +1,152 @@
+// Command e2e measures the model end to end on this machine: training
+// tokens per second (forward and backward) and model FLOP utilisation for
+// the built-in sizes, and decoding tokens per second per batch size. It
+// prints Markdown tables; bench/run.sh puts them into bench/results.md.
+//
+// FLOPs per trained token are counted as 6 x parameters (every weight used
+// once forward and twice backward, lm_head included) plus 12 x layers x
+// hidden x context for attention scores and values. Peak is cores x clock x
+// 64 FLOP per cycle (two 16-wide FMA units of AVX-512), read from
+// /proc/cpuinfo; it is a ceiling, not a measurement.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pats-rl/pats/lib/builtin"
+	"github.com/pats-rl/pats/lib/model"
+)
+
+func main() {
+	minTime := flag.Duration("time", 3*time.Second, "minimum time per measurement")
+	flag.Parse()
+	tok, err := builtin.Tokenizer()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	vocab := tok.VocabSize()
+	peak := peakGFLOPs()
+	fmt.Printf("Built-in vocabulary %d; GOMAXPROCS %d; peak assumed %.0f GFLOP/s (cores x clock x 64).\n\n", vocab, runtime.GOMAXPROCS(0), peak)
+	fmt.Println("| model | parameters | sequences x length | train tokens/s | GFLOP/s | MFU |")
+	fmt.Println("| --- | ---: | --- | ---: | ---: | ---: |")
+	sizes := []struct {
+		name string
+		cfg  model.Config
+	}{{"tiny", model.Tiny(vocab)}, {"small", model.Small(vocab)}}
+	for _, s := range sizes {
+		const nseq, T = 8, 256
+		m, err := model.New(s.cfg, 1)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+			os.Exit(1)
+		}
+		seqs, masks := randomBatch(vocab, nseq, T)
+		weights := func(i int, lp, ent []float32) []float32 {
+			w := make([]float32, len(lp))
+			for j := 1; j < len(w); j++ {
+				w[j] = -1 / float32(nseq*(T-1))
+			}
+			return w
+		}
+		run := func() {
+			m.ZeroGrad()
+			if _, _, err := m.ForwardBackward(seqs, masks, weights); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e:", err)
+				os.Exit(1)
+			}
+		}
+		run()
+		n, el := repeat(*minTime, run)
+		tps := float64(n*nseq*T) / el.Seconds()
+		c := s.cfg
+		flops := 6*float64(m.NumParams()) + 12*float64(c.NumHiddenLayers*c.HiddenSize)*float64(T)/2
+		g := tps * flops / 1e9
+		fmt.Printf("| %s | %d | %d x %d | %.0f | %.1f | %.1f%% |\n", s.name, m.NumParams(), nseq, T, tps, g, 100*g/peak)
+	}
+	fmt.Println()
+	fmt.Println("| model | batch | decode tokens/s (after a 128-token prompt) |")
+	fmt.Println("| --- | ---: | ---: |")
+	for _, s := range sizes {
+		m, _ := model.New(s.cfg, 1)
+		for _, B := range []int{1, 4, 16, 64} {
+			prompt, _ := randomBatch(vocab, 1, 128)
+			base := m.NewDecoder()
+			if _, err := base.Append(prompt[0]); err != nil {
+				fmt.Fprintln(os.Stderr, "e2e:", err)
+				os.Exit(1)
+			}
+			decs := make([]*model.Decoder, B)
+			chunks := make([][]int32, B)
+			for i := range decs {
+				decs[i] = base.Clone()
+				chunks[i] = []int32{int32(i % vocab)}
+			}
+			steps := 0
+			n, el := repeat(*minTime, func() {
+				if steps == 256 { // keep the context bounded
+					for i := range decs {
+						decs[i] = base.Clone()
+					}
+					steps = 0
+				}
+				if _, err := m.AppendBatch(decs, chunks); err != nil {
+					fmt.Fprintln(os.Stderr, "e2e:", err)
+					os.Exit(1)
+				}
+				steps++
+			})
+			fmt.Printf("| %s | %d | %.0f |\n", s.name, B, float64(n*B)/el.Seconds())
+		}
+	}
+}
+
+func randomBatch(vocab, n, T int) ([][]int32, [][]bool) {
+	r := rand.New(rand.NewPCG(1, 2))
+	seqs := make([][]int32, n)
+	masks := make([][]bool, n)
+	for i := range seqs {
+		seqs[i] = make([]int32, T)
+		masks[i] = make([]bool, T)
+		for j := range seqs[i] {
+			seqs[i][j] = int32(r.IntN(vocab))
+			masks[i][j] = j > 0
+		}
+	}
+	return seqs, masks
+}
+
+func repeat(min time.Duration, f func()) (int, time.Duration) {
+	start := time.Now()
+	n := 0
+	for time.Since(start) < min || n < 2 {
+		f()
+		n++
+	}
+	return n, time.Since(start)
+}
+
+func peakGFLOPs() float64 {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	mhz := 0.0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
+			mhz, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+			break
+		}
+	}
+	return float64(runtime.GOMAXPROCS(0)) * mhz / 1000 * 64
+}
