@@ -1,0 +1,191 @@
+package report
+
+import (
+	"fmt"
+	"image/color"
+	"path/filepath"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Primitives in the order the primitive plot stacks them.
+var Primitives = []string{"EXPAND", "REVISE", "COMPRESS", "FORCED_PRUNE", "NONE"}
+
+var palette = []color.Color{
+	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
+	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
+	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
+	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
+	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
+	color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
+}
+
+// Plots writes the run's plots as PNG files into dir and returns their
+// paths: success.png (success against iteration on each split, with and
+// without the scaffold), scaffold.png (items per layer against iteration)
+// and primitives.png (the controller's primitive per task type per
+// iteration). A plot without data (a run with no scaffold) is skipped.
+func Plots(r *Run, dir string) ([]string, error) {
+	var out []string
+	if len(r.Evals) > 0 {
+		p := newPlot("success against iteration", "iteration (checkpoint)", "success")
+		i := 0
+		for _, s := range r.splits() {
+			for _, sc := range []bool{false, true} {
+				var xy plotter.XYs
+				for _, e := range r.Evals {
+					if e.Split == s && e.Scaffold == sc {
+						xy = append(xy, plotter.XY{X: float64(e.Iteration), Y: e.Metrics.Success})
+					}
+				}
+				if len(xy) == 0 {
+					continue
+				}
+				name := s + ", no scaffold"
+				if sc {
+					name = s + ", scaffold"
+				}
+				if err := addLine(p, xy, name, i, sc); err != nil {
+					return out, err
+				}
+				i++
+			}
+		}
+		p.Y.Min, p.Y.Max = 0, 1
+		path := filepath.Join(dir, "success.png")
+		if err := save(p, path); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
+	if len(r.Snaps) > 0 {
+		p := newPlot("scaffold size against iteration", "iteration (snapshot)", "items")
+		for i, layer := range []string{"general", "task", "mistake"} {
+			var xy plotter.XYs
+			for _, s := range r.Snaps {
+				xy = append(xy, plotter.XY{X: float64(s.Iteration), Y: float64(s.LayerItems[layer])})
+			}
+			if err := addLine(p, xy, layer, i, false); err != nil {
+				return out, err
+			}
+		}
+		p.Y.Min = 0
+		path := filepath.Join(dir, "scaffold.png")
+		if err := save(p, path); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
+	if len(r.States) > 0 {
+		p, err := primitivePlot(r)
+		if err != nil {
+			return out, err
+		}
+		path := filepath.Join(dir, "primitives.png")
+		if err := save(p, path); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
+	return out, nil
+}
+
+// primitivePlot draws one marker per (iteration, task type), its shape and
+// colour naming the primitive the controller chose.
+func primitivePlot(r *Run) (*plot.Plot, error) {
+	types := map[string]bool{}
+	var ks []int
+	for k, rows := range r.States {
+		ks = append(ks, k)
+		for _, s := range rows {
+			types[typeLabel(s.TaskType)] = true
+		}
+	}
+	sort.Ints(ks)
+	var names []string
+	for t := range types {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	row := map[string]int{}
+	for i, t := range names {
+		row[t] = i
+	}
+	p := newPlot("controller primitive per task type", "iteration", "")
+	p.NominalY(names...)
+	shapes := []draw.GlyphDrawer{draw.TriangleGlyph{}, draw.CircleGlyph{}, draw.SquareGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
+	for i, prim := range Primitives {
+		var xy plotter.XYs
+		for _, k := range ks {
+			for _, s := range r.States[k] {
+				if s.Primitive == prim {
+					xy = append(xy, plotter.XY{X: float64(k), Y: float64(row[typeLabel(s.TaskType)])})
+				}
+			}
+		}
+		if len(xy) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Shape = shapes[i%len(shapes)]
+		sc.GlyphStyle.Color = palette[i%len(palette)]
+		sc.GlyphStyle.Radius = vg.Points(5)
+		p.Add(sc)
+		p.Legend.Add(prim, sc)
+	}
+	if len(ks) > 0 {
+		p.X.Min, p.X.Max = float64(ks[0])-0.5, float64(ks[len(ks)-1])+0.5
+	}
+	p.Legend.Top = true
+	return p, nil
+}
+
+func typeLabel(t string) string {
+	if t == "" {
+		return "(general)"
+	}
+	return t
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p
+}
+
+func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) error {
+	l, pts, err := plotter.NewLinePoints(xy)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", name, err)
+	}
+	c := palette[i%len(palette)]
+	l.Color, pts.Color = c, c
+	l.Width = vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	p.Add(l, pts)
+	p.Legend.Add(name, l, pts)
+	return nil
+}
+
+// save writes a PNG atomically (a temporary name, then a rename).
+func save(p *plot.Plot, path string) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp.png")
+	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, tmp); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return rename(tmp, path)
+}

@@ -1,0 +1,269 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Eval is the overall ("all") row of one evaluation file of a run folder:
+// eval/K/bare-SPLIT.parquet (no scaffold: deployment) or
+// eval/K/scaffold-SPLIT.parquet (scaffold snap/K in the context).
+type Eval struct {
+	Iteration int               // checkpoint ckpt/K evaluated
+	Scaffold  bool              // the scaffold was in the context
+	Split     string            // valid_seen, valid_unseen, ...
+	Metrics   table.EvalMetrics // the "all" row
+}
+
+// Snap summarises one scaffold snapshot snap/K.parquet.
+type Snap struct {
+	Iteration     int            // K
+	Items, Tokens int            // all layers
+	LayerItems    map[string]int // items per layer (general, task, mistake)
+	LayerTokens   map[string]int // tokens per layer
+}
+
+// Run is what a run folder of pipelines/pats.mk holds (see
+// docs/pipelines.md for the layout). Missing parts are left empty: a run
+// in progress, or a variant without a scaffold, loads too.
+type Run struct {
+	Dir    string
+	Evals  []Eval                          // sorted by iteration, scaffold, split
+	Snaps  []Snap                          // sorted by iteration
+	States map[int][]table.ControllerState // control's state after iteration K
+}
+
+// numbered lists dir/*suffix whose stem is an integer, sorted by it.
+func numbered(dir, suffix string) ([]int, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var ks []int
+	for _, e := range ents {
+		n := e.Name()
+		if !strings.HasSuffix(n, suffix) || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if k, err := strconv.Atoi(strings.TrimSuffix(n, suffix)); err == nil {
+			ks = append(ks, k)
+		}
+	}
+	sort.Ints(ks)
+	return ks, nil
+}
+
+// Load reads the evaluations, snapshots and controller states of a run
+// folder.
+func Load(dir string) (*Run, error) {
+	r := &Run{Dir: dir, States: map[int][]table.ControllerState{}}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("run folder: %w", err)
+	}
+	ks, err := numbered(filepath.Join(dir, "eval"), "")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		files, _ := filepath.Glob(filepath.Join(dir, "eval", strconv.Itoa(k), "*.parquet"))
+		sort.Strings(files)
+		for _, f := range files {
+			base := strings.TrimSuffix(filepath.Base(f), ".parquet")
+			kind, split, ok := strings.Cut(base, "-")
+			if !ok || (kind != "bare" && kind != "scaffold") {
+				continue
+			}
+			rows, _, err := table.ReadFiles[table.EvalMetrics](f)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range rows {
+				if m.TaskType == "all" {
+					r.Evals = append(r.Evals, Eval{Iteration: k, Scaffold: kind == "scaffold", Split: split, Metrics: m})
+					break
+				}
+			}
+		}
+	}
+	sort.SliceStable(r.Evals, func(i, j int) bool {
+		a, b := r.Evals[i], r.Evals[j]
+		if a.Iteration != b.Iteration {
+			return a.Iteration < b.Iteration
+		}
+		if a.Scaffold != b.Scaffold {
+			return !a.Scaffold
+		}
+		return a.Split < b.Split
+	})
+	ks, err = numbered(filepath.Join(dir, "snap"), ".parquet")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		s, err := LoadSnap(filepath.Join(dir, "snap", strconv.Itoa(k)+".parquet"))
+		if err != nil {
+			return nil, err
+		}
+		s.Iteration = k
+		r.Snaps = append(r.Snaps, s)
+	}
+	ks, err = numbered(filepath.Join(dir, "state"), ".parquet")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ks {
+		rows, _, err := table.ReadFiles[table.ControllerState](filepath.Join(dir, "state", strconv.Itoa(k)+".parquet"))
+		if err != nil {
+			return nil, err
+		}
+		r.States[k] = rows
+	}
+	return r, nil
+}
+
+// LoadSnap counts the items and tokens of a snapshot file by layer.
+func LoadSnap(path string) (Snap, error) {
+	items, _, err := table.ReadFiles[table.ScaffoldItem](path)
+	if err != nil {
+		return Snap{}, err
+	}
+	s := Snap{LayerItems: map[string]int{}, LayerTokens: map[string]int{}}
+	for _, it := range items {
+		s.Items++
+		s.Tokens += int(it.Tokens)
+		s.LayerItems[it.Layer]++
+		s.LayerTokens[it.Layer] += int(it.Tokens)
+	}
+	return s, nil
+}
+
+// Find returns the evaluation of iteration k (-1: the last evaluated one)
+// with or without the scaffold on split.
+func (r *Run) Find(k int, scaffold bool, split string) (Eval, bool) {
+	if k < 0 {
+		k = r.LastEval()
+	}
+	for _, e := range r.Evals {
+		if e.Iteration == k && e.Scaffold == scaffold && e.Split == split {
+			return e, true
+		}
+	}
+	return Eval{}, false
+}
+
+// LastEval is the highest evaluated iteration, -1 when none.
+func (r *Run) LastEval() int {
+	k := -1
+	for _, e := range r.Evals {
+		if e.Iteration > k {
+			k = e.Iteration
+		}
+	}
+	return k
+}
+
+// IterationStats is the one-line summary of a finished iteration k.
+type IterationStats struct {
+	Iteration      int
+	Episodes       int     // rollout episodes of traj/k
+	Success        float64 // their success rate (with the training scaffold)
+	Items, Tokens  int     // scaffold snap/k used by the rollout (0 without one)
+	NextItems      int     // snap/k+1 (-1: no scaffold branch)
+	NextTokens     int
+	Loss, KL       float64 // means over the GRPO steps of the update k -> k+1
+	Seconds        float64 // wall time from the iteration's inputs to its last output
+	ScaffoldBranch bool
+}
+
+// String formats the line the loop prints.
+func (s IterationStats) String() string {
+	sc := "no scaffold"
+	if s.ScaffoldBranch {
+		sc = fmt.Sprintf("scaffold %d items %d tok -> %d items %d tok", s.Items, s.Tokens, s.NextItems, s.NextTokens)
+	} else if s.Items > 0 {
+		sc = fmt.Sprintf("scaffold %d items %d tok (fixed)", s.Items, s.Tokens)
+	}
+	return fmt.Sprintf("iteration %d: success %.3f (%d episodes) | %s | loss %.4f kl %.5f | %.0f s",
+		s.Iteration, s.Success, s.Episodes, sc, s.Loss, s.KL, s.Seconds)
+}
+
+// Iteration summarises iteration k of a run folder from traj/k, the
+// snapshot given to its rollout (scaffold; empty: none), snap/k+1 when the
+// scaffold branch ran, and metrics/grpo-k. Seconds are taken from the
+// files' modification times.
+func Iteration(dir string, k int, scaffold string) (IterationStats, error) {
+	s := IterationStats{Iteration: k, NextItems: -1}
+	traj := filepath.Join(dir, "traj", strconv.Itoa(k)+".parquet")
+	trajs, _, err := table.ReadFiles[table.Trajectory](traj)
+	if err != nil {
+		return s, err
+	}
+	for _, t := range trajs {
+		s.Episodes++
+		if t.Success {
+			s.Success++
+		}
+	}
+	if s.Episodes > 0 {
+		s.Success /= float64(s.Episodes)
+	}
+	start := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k), "config.json")}
+	end := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k+1), "config.json")}
+	if scaffold != "" {
+		sn, err := LoadSnap(scaffold)
+		if err != nil {
+			return s, err
+		}
+		s.Items, s.Tokens = sn.Items, sn.Tokens
+		start = append(start, scaffold)
+	}
+	next := filepath.Join(dir, "snap", strconv.Itoa(k+1)+".parquet")
+	if _, err := os.Stat(next); err == nil {
+		sn, err := LoadSnap(next)
+		if err != nil {
+			return s, err
+		}
+		s.ScaffoldBranch, s.NextItems, s.NextTokens = true, sn.Items, sn.Tokens
+		end = append(end, next)
+	}
+	m, _, err := table.ReadFiles[table.TrainMetrics](filepath.Join(dir, "metrics", fmt.Sprintf("grpo-%d.parquet", k)))
+	if err != nil {
+		return s, err
+	}
+	for _, row := range m {
+		s.Loss += row.Loss
+		s.KL += row.KL
+	}
+	if len(m) > 0 {
+		s.Loss /= float64(len(m))
+		s.KL /= float64(len(m))
+	}
+	if t0, t1 := latest(start), latest(end); !t0.IsZero() && !t1.IsZero() {
+		s.Seconds = math.Max(0, t1.Sub(t0).Seconds())
+	}
+	return s, nil
+}
+
+// latest returns the newest modification time among paths that exist.
+func latest(paths []string) time.Time {
+	var t time.Time
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.ModTime().After(t) {
+			t = st.ModTime()
+		}
+	}
+	return t
+}

@@ -1,0 +1,181 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+func init() {
+	table.RegisterKind[SweepRun]("sweep_run", 1)
+	table.RegisterKind[SweepResult]("sweep_result", 1)
+}
+
+// SweepRun is the final evaluation of one (variant, seed) run of a sweep.
+// Success and score are shares in [0,1]; tokens are per episode.
+type SweepRun struct {
+	Variant      string  `parquet:"variant"`        // pats, grpo, static, ...
+	Seed         int64   `parquet:"seed"`           // the run's SEED
+	Run          string  `parquet:"run"`            // run folder
+	Iteration    int32   `parquet:"iteration"`      // checkpoint evaluated (the last one)
+	Scaffold     bool    `parquet:"scaffold"`       // evaluated with the scaffold in the context (keep); else none
+	SeenSuccess  float64 `parquet:"seen_success"`   // valid_seen success
+	UnseenSucc   float64 `parquet:"unseen_success"` // valid_unseen success
+	Score        float64 `parquet:"score"`          // mean score over both splits
+	Tokens       float64 `parquet:"tokens"`         // mean tokens per episode over both splits
+	SeenEpisodes int32   `parquet:"seen_episodes"`  // episodes behind seen_success
+	UnseenEps    int32   `parquet:"unseen_episodes"`
+}
+
+// SweepResult aggregates the runs of one variant over seeds: the mean and
+// the sample standard deviation (n-1; 0 for one seed). Paper is the PATS
+// paper's ablation figure for its Qwen2.5-1.5B ALFWorld policy (success in
+// percent), NaN where the paper has none: a published figure for
+// comparison, not a figure of this toolkit.
+type SweepResult struct {
+	Variant      string  `parquet:"variant"`
+	Seeds        int32   `parquet:"seeds"`         // runs aggregated
+	Scaffold     bool    `parquet:"scaffold"`      // evaluated with the scaffold (keep)
+	SeenMean     float64 `parquet:"seen_mean"`     // valid_seen success, mean over seeds
+	SeenStd      float64 `parquet:"seen_std"`      // its standard deviation
+	UnseenMean   float64 `parquet:"unseen_mean"`   // valid_unseen success
+	UnseenStd    float64 `parquet:"unseen_std"`    //
+	ScoreMean    float64 `parquet:"score_mean"`    // score, both splits
+	ScoreStd     float64 `parquet:"score_std"`     //
+	TokensMean   float64 `parquet:"tokens_mean"`   // tokens per episode, both splits
+	TokensStd    float64 `parquet:"tokens_std"`    //
+	PaperSuccess float64 `parquet:"paper_success"` // the paper's figure (percent), NaN if none
+	PaperVariant string  `parquet:"paper_variant"` // the paper's name of the row
+}
+
+// Paper maps a variant to the PATS paper's ablation figure on ALFWorld with
+// its 1.5B policy (success, percent) and the paper's name of that row.
+var Paper = map[string]struct {
+	Success float64
+	Name    string
+}{
+	"pats":        {80.71, "full PATS"},
+	"static":      {73.57, "no online scaffold"},
+	"traj-cards":  {77.14, "trajectory-wise cards"},
+	"expand-only": {74.05, "EXPAND-only"},
+	"frozen":      {72.86, "frozen"},
+	"no-revise":   {68.10, "without REVISE"},
+	"warm-start":  {70.24, "static expert warm start"},
+	"grpo":        {67.86, "GRPO"},
+}
+
+// RunDir is the run folder of a variant and seed under root. The keep
+// variant trains exactly like pats and differs only in being evaluated
+// with the scaffold, so it reads the pats run.
+func RunDir(root, variant string, seed int64) string {
+	v := variant
+	if v == "keep" {
+		v = "pats"
+	}
+	return filepath.Join(root, fmt.Sprintf("%s-s%d", v, seed))
+}
+
+// LoadSweepRun reads the final evaluation of one run folder.
+func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
+	r, err := Load(dir)
+	if err != nil {
+		return SweepRun{}, err
+	}
+	sc := variant == "keep"
+	k := r.LastEval()
+	seen, ok1 := r.Find(k, sc, "valid_seen")
+	unseen, ok2 := r.Find(k, sc, "valid_unseen")
+	if !ok1 || !ok2 {
+		return SweepRun{}, fmt.Errorf("%s: no final evaluation on valid_seen and valid_unseen (scaffold %v)", dir, sc)
+	}
+	s, u := seen.Metrics, unseen.Metrics
+	n := float64(s.Episodes + u.Episodes)
+	return SweepRun{
+		Variant: variant, Seed: seed, Run: dir, Iteration: int32(k), Scaffold: sc,
+		SeenSuccess: s.Success, UnseenSucc: u.Success,
+		Score:        (s.Score*float64(s.Episodes) + u.Score*float64(u.Episodes)) / n,
+		Tokens:       (s.Tokens*float64(s.Episodes) + u.Tokens*float64(u.Episodes)) / n,
+		SeenEpisodes: s.Episodes, UnseenEps: u.Episodes,
+	}, nil
+}
+
+// MeanStd returns the mean and the sample standard deviation (n-1) of xs;
+// the deviation is 0 for fewer than two values, both are NaN for none.
+func MeanStd(xs []float64) (mean, std float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	if len(xs) < 2 {
+		return mean, 0
+	}
+	for _, x := range xs {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(xs)-1))
+}
+
+// Aggregate groups runs by variant (in the order of variants) into results.
+func Aggregate(runs []SweepRun, variants []string) []SweepResult {
+	var out []SweepResult
+	for _, v := range variants {
+		var seen, unseen, score, tok []float64
+		sc := false
+		for _, r := range runs {
+			if r.Variant != v {
+				continue
+			}
+			seen, unseen = append(seen, r.SeenSuccess), append(unseen, r.UnseenSucc)
+			score, tok = append(score, r.Score), append(tok, r.Tokens)
+			sc = r.Scaffold
+		}
+		if len(seen) == 0 {
+			continue
+		}
+		res := SweepResult{Variant: v, Seeds: int32(len(seen)), Scaffold: sc, PaperSuccess: math.NaN()}
+		res.SeenMean, res.SeenStd = MeanStd(seen)
+		res.UnseenMean, res.UnseenStd = MeanStd(unseen)
+		res.ScoreMean, res.ScoreStd = MeanStd(score)
+		res.TokensMean, res.TokensStd = MeanStd(tok)
+		if p, ok := Paper[v]; ok {
+			res.PaperSuccess, res.PaperVariant = p.Success, p.Name
+		}
+		out = append(out, res)
+	}
+	return out
+}
+
+// WriteSweepMarkdown writes the results table: success in percent, mean ±
+// standard deviation over seeds, and the paper's figure in its own,
+// labelled column.
+func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
+	fmt.Fprintln(w, "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |")
+	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+	for _, r := range res {
+		ctx := "none"
+		if r.Scaffold {
+			ctx = "scaffold"
+		}
+		paper := "—"
+		if !math.IsNaN(r.PaperSuccess) {
+			paper = fmt.Sprintf("%.2f (%s)", r.PaperSuccess, r.PaperVariant)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds, ctx,
+			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(100*r.UnseenMean, 100*r.UnseenStd, 1),
+			pm(r.ScoreMean, r.ScoreStd, 3), pm(r.TokensMean, r.TokensStd, 0), paper)
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(w, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))
+	}
+}
+
+func pm(m, s float64, prec int) string {
+	return fmt.Sprintf("%.*f ± %.*f", prec, m, prec, s)
+}
