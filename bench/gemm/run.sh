@@ -7,7 +7,9 @@ cd "$(dirname "$0")/../.."
 if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ]; then
 	apt-get update && apt-get install -y libopenblas-dev
 fi
-grep -m1 'model name' /proc/cpuinfo
+date -u "+%Y-%m-%d %H:%M UTC"
+grep -m1 "model name" /proc/cpuinfo
+go version
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # OpenBLAS picks its kernel from the CPU unless these force one; unset them
 # for this command only so it runs the kernel it would choose by itself.

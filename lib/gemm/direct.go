@@ -34,6 +34,51 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 		copy(apad[i*k:(i+1)*k], a[i*lda:i*lda+k])
 	}
 	k8 := k &^ 7
+	store := func(i, j int, s float32) {
+		ar, br := apad[i*k:(i+1)*k], b[j*ldb:j*ldb+k]
+		for p := k8; p < k; p++ {
+			s += ar[p] * br[p]
+		}
+		s *= alpha
+		ci := i*ldc + j
+		switch beta {
+		case 0:
+			c[ci] = s
+		case 1:
+			c[ci] += s
+		default:
+			c[ci] = s + beta*c[ci]
+		}
+	}
+	if m <= 2 {
+		// Roles swapped: 4 rows of B against the 1 or 2 rows of A, so that
+		// no product is wasted on padding; the last rows of B, if fewer
+		// than 4, are copied into a zero-padded block.
+		astep := k
+		if m == 1 {
+			astep = 0 // the kernel reads row 0 twice
+		}
+		runItems(min(workers, items), items, func(it int) {
+			var out [8]float32
+			for j := it * directRows; j < min(n, (it+1)*directRows); j += 4 {
+				nb := min(4, n-j)
+				src, step := b[j*ldb:], ldb
+				if nb < 4 {
+					src, step = make([]float32, 4*k), k
+					for r := 0; r < nb; r++ {
+						copy(src[r*k:(r+1)*k], b[(j+r)*ldb:(j+r)*ldb+k])
+					}
+				}
+				dotNT4x2(k8, src, step, apad, astep, &out)
+				for r := 0; r < nb; r++ {
+					for i := 0; i < m; i++ {
+						store(i, j+r, out[2*r+i])
+					}
+				}
+			}
+		})
+		return
+	}
 	runItems(min(workers, items), items, func(it int) {
 		var out [8]float32
 		for j := it * directRows; j < min(n, (it+1)*directRows); j += 2 {
@@ -43,23 +88,8 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 			}
 			dotNT4x2(k8, apad, k, b[j*ldb:], step, &out)
 			for i := 0; i < m; i++ {
-				ar := apad[i*k : (i+1)*k]
 				for jj := j; jj < j+nb; jj++ {
-					s := out[2*i+jj-j]
-					br := b[jj*ldb : jj*ldb+k]
-					for p := k8; p < k; p++ {
-						s += ar[p] * br[p]
-					}
-					s *= alpha
-					ci := i*ldc + jj
-					switch beta {
-					case 0:
-						c[ci] = s
-					case 1:
-						c[ci] += s
-					default:
-						c[ci] = s + beta*c[ci]
-					}
+					store(i, jj, out[2*i+jj-j])
 				}
 			}
 		}

@@ -99,12 +99,13 @@ func TestSgemmMatchesReference(t *testing.T) {
 	shapes := [][3]int{ // m, n, k
 		{1, 1, 1}, {1, 3, 17}, {3, 1, 65}, {17, 65, 3}, {65, 17, 129},
 		{129, 129, 1}, {3, 129, 65}, {129, 3, 17}, {65, 65, 65},
-		{33, 47, 600},   // several k blocks
-		{7, 2100, 9},    // several column blocks for every kernel
-		{300, 20, 40},   // several row blocks
-		{130, 100, 257}, // ragged everywhere
-		{2400, 3, 5},    // several outer row blocks for every kernel
-		{2, 4200, 3},    // several column blocks for the AVX2 kernel
+		{33, 47, 600},                      // several k blocks
+		{7, 2100, 9},                       // several column blocks for every kernel
+		{300, 20, 40},                      // several row blocks
+		{130, 100, 257},                    // ragged everywhere
+		{2400, 3, 5},                       // several outer row blocks for every kernel
+		{2, 4200, 3},                       // several column blocks for the AVX2 kernel
+		{2, 7, 9}, {1, 130, 8}, {4, 5, 23}, // few rows: the direct A*B^T path
 	}
 	trans := [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
 	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}, {1.25, 0.75}}
@@ -169,7 +170,7 @@ func TestSgemmAlphaZeroScalesC(t *testing.T) {
 // TestSgemmDeterministic checks the results are bit-identical whatever the
 // number of goroutines: through the internal worker count and GOMAXPROCS.
 func TestSgemmDeterministic(t *testing.T) {
-	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}, {3, 1001, 600}, {1, 4000, 200}, {2500, 20, 300}, {30, 4500, 260}}
+	shapes := [][3]int{{512, 384, 128}, {37, 1000, 300}, {5, 600, 70}, {200, 7, 513}, {3, 1001, 600}, {1, 4000, 200}, {2, 2003, 300}, {2500, 20, 300}, {30, 4500, 260}}
 	withKernel(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(5, 6))
 		for _, s := range shapes {
