@@ -50,7 +50,9 @@
 // rows of A (rows past m are zero) and 2 rows of B and forms the 8 dot
 // products over the first k&^7 terms with 8-lane fused multiply-adds,
 // reduced in a fixed order; the remaining terms are added in ascending
-// order in Go. Columns of C are split into items of 64.
+// order in Go. With one or two rows of A the roles are swapped (4 rows of B
+// against the rows of A) so that no work is spent on padding. Columns of C
+// are split into items of 64.
 //
 // # Goroutines and determinism
 //
