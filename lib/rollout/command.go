@@ -35,7 +35,8 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
-	Batch          int // episodes decoding together (checkpoint policies)
+	Batch          int    // episodes decoding together (checkpoint policies)
+	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
 	Output         string
 	Progress       io.Writer
 }
@@ -107,6 +108,12 @@ func (f Flags) Options() (Options, error) {
 			return o, command.Usagef("%v", err)
 		}
 		o.Skills, o.Slate = lib, f.Slate
+		switch f.TextRead {
+		case "", "right", "random", "none":
+			o.TextRead = f.TextRead
+		default:
+			return o, command.Usagef("--text-read %q: want right, random or none", f.TextRead)
+		}
 	}
 	if f.Scaffold != "" {
 		if err := attachScaffold(&o, f); err != nil {

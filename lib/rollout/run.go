@@ -43,6 +43,11 @@ type Options struct {
 
 	Skills *skill.Library // nil: no slate
 	Slate  int            // slate size when Skills is set
+	// TextRead says which skill a text policy (oracle, random) reads first
+	// when skills are on: "right" (the default), "random" (a skill drawn
+	// from the slate with the episode's seed: demonstrations whose reads a
+	// selector still has to learn) or "none".
+	TextRead string
 
 	// Scaffold renders z for a task type; nil runs with no scaffold
 	// (deployment). ScaffoldVersion is recorded (-1 without a scaffold).
@@ -215,12 +220,20 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	if err != nil {
 		return table.Trajectory{}, err
 	}
-	rightOnSlate := ""
+	firstRead := ""
 	for _, s := range slate {
 		p.Slate = append(p.Slate, agent.SlateEntry{Name: s.Name, Description: s.Description})
 		tr.Slate = append(tr.Slate, s.Name)
-		if rightOnSlate == "" && o.Skills.IsRight(s.Name, ep.TaskType()) {
-			rightOnSlate = s.Name
+		if firstRead == "" && o.Skills.IsRight(s.Name, ep.TaskType()) {
+			firstRead = s.Name
+		}
+	}
+	switch o.TextRead {
+	case "none":
+		firstRead = ""
+	case "random":
+		if len(slate) > 0 {
+			firstRead = slate[uint64(seed)%uint64(len(slate))].Name
 		}
 	}
 	c := agent.NewContext(o.Tok)
@@ -235,7 +248,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			limited = true
 			break
 		}
-		action, err := drv.Act(c, ep, rightOnSlate)
+		action, err := drv.Act(c, ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			limited = true
 			break

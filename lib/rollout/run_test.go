@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -275,6 +276,55 @@ func TestFailureMode(t *testing.T) {
 	for _, c := range cases {
 		if got := FailureMode(c.f, c.out); got != c.want {
 			t.Errorf("FailureMode(%v, %v) = %q, want %q", c.f, c.out, got, c.want)
+		}
+	}
+}
+
+func TestSkillReads(t *testing.T) {
+	lib, err := skill.New([]skill.Skill{
+		{Name: "go-up", Description: "d", Body: "inc until there", RightFor: []string{"up"}, MisleadingFor: []string{"down"}},
+		{Name: "go-down", Description: "d", Body: "dec until there", RightFor: []string{"down"}, MisleadingFor: []string{"up"}},
+		{Name: "other", Description: "d", Body: "nothing"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"right", "random", "none"} {
+		rows := runCounter(t, Options{Group: 2, Seed: 4, Skills: lib, Slate: 3, TextRead: mode})
+		for _, r := range rows {
+			n, _ := strconv.Atoi(r.TaskID)
+			if !r.Success {
+				t.Errorf("%s %s: the oracle failed after its read", mode, r.TaskID)
+			}
+			switch mode {
+			case "none":
+				if len(r.Reads) != 0 {
+					t.Errorf("none: %s read %v", r.TaskID, r.Reads)
+				}
+			case "right":
+				want := "go-up"
+				if n < 0 {
+					want = "go-down"
+				}
+				if len(r.Reads) != 1 || r.Reads[0] != want || !r.ReadsRight[0] || r.ReadsMisleading[0] {
+					t.Errorf("right: %s read %v right %v misleading %v", r.TaskID, r.Reads, r.ReadsRight, r.ReadsMisleading)
+				}
+			case "random":
+				if len(r.Reads) != 1 {
+					t.Errorf("random: %s read %v", r.TaskID, r.Reads)
+				}
+			}
+			if len(r.Reads) == 1 {
+				// The read is a turn with the skill body as its observation
+				// and no environment step.
+				if r.Actions[0] != "read_skill "+r.Reads[0] || int(r.Steps) != len(r.Actions)-1 {
+					t.Errorf("%s: actions %v steps %d", r.TaskID, r.Actions, r.Steps)
+				}
+				sk, _ := lib.Get(r.Reads[0])
+				if r.Observations[1] != sk.Body {
+					t.Errorf("%s: observation after the read %q, want the body", r.TaskID, r.Observations[1])
+				}
+			}
 		}
 	}
 }
