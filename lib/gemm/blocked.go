@@ -56,19 +56,20 @@ func makePlan(kn *microKernel, workers, m, n, k int) plan {
 	return p
 }
 
-// bufPool keeps packing space between calls.
-var bufPool sync.Pool
+// aPool and bPool keep packing space for A and for B between calls (apart,
+// so that a small A buffer is not handed out for a large B panel).
+var aPool, bPool sync.Pool
 
-func getBuf(n int) *[]float32 {
-	if v, ok := bufPool.Get().(*[]float32); ok && cap(*v) >= n {
+// getBuf returns a buffer of n floats from pool, allocating when the pooled
+// one is too small.
+func getBuf(pool *sync.Pool, n int) *[]float32 {
+	if v, ok := pool.Get().(*[]float32); ok && cap(*v) >= n {
 		*v = (*v)[:n]
 		return v
 	}
 	s := make([]float32, n)
 	return &s
 }
-
-func putBuf(b *[]float32) { bufPool.Put(b) }
 
 // step is one (outer row block, column block, k block) of the loop nest.
 type step struct {
@@ -135,8 +136,8 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 	nbuf := min(2, len(j.steps))
 	var bufs [4]*[]float32
 	for s := 0; s < nbuf; s++ {
-		ab := getBuf(j.apanels * kn.mr * p.kcb)
-		bb := getBuf(j.bpanels * kn.nr * p.kcb)
+		ab := getBuf(&aPool, j.apanels*kn.mr*p.kcb)
+		bb := getBuf(&bPool, j.bpanels*kn.nr*p.kcb)
 		bufs[2*s], bufs[2*s+1] = ab, bb
 		j.apack[s], j.bpack[s] = *ab, *bb
 	}
@@ -168,8 +169,9 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 	}
 	j.work(j.tmp[:kn.mr*kn.nr])
 	j.finished.Store(true)
-	for _, bb := range bufs[:2*nbuf] {
-		putBuf(bb)
+	for s := 0; s < nbuf; s++ {
+		aPool.Put(bufs[2*s])
+		bPool.Put(bufs[2*s+1])
 	}
 }
 
