@@ -35,7 +35,17 @@ var Envs = []string{"household", "shop", "searchqa"}
 // built-in refiner's templates can write (placeholders removed; the values
 // put in them are feature values, which the environments emit).
 var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happens.",
-	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- "}, templateTexts()...)
+	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- ", featureText}, templateTexts()...)
+
+// featureText holds the words of the built-in environments' evidence
+// features (prefixes and fixed values, as their docs list them) and of the
+// rollout's failure modes: the built-in refiner writes them into items
+// ("Make sure you reach this step: took target."). Object and receptacle
+// kinds are already among the environments' words.
+const featureText = "action object recep lamp visited milestone found target took transformed " +
+	"failure invalid action loop max steps wrong object receptacle missing transform context limit unfinished " +
+	"query type no attribute option category found product selected options missing attribute over price " +
+	"hops entity relation bridge answer answered no answer search budget wrong answer click result next page prev back to buy"
 
 // templateTexts returns the built-in refiner's template texts without their
 // {value} and {prefix} placeholders, in a fixed order.

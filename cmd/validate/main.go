@@ -1,0 +1,150 @@
+// Command validate is the PATS validator: it checks refiner proposals and
+// commits the accepted ones as the next scaffold snapshot; its subcommands
+// make the first snapshot, compare snapshots and show the rendered
+// scaffold.
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/builtin"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/validate"
+)
+
+func main() { command.Main(app()) }
+
+func tokenizerFlag() cli.Flag {
+	return &cli.StringFlag{Name: "tokenizer", Usage: "tokenizer.json (or a checkpoint folder) to count tokens with; default the built-in one"}
+}
+
+func app() *cli.App {
+	return &cli.App{
+		Name:  "validate",
+		Usage: "check proposals and commit the accepted ones as the next scaffold snapshot",
+		UsageText: "validate --scaffold SNAP_K --proposals PROPOSALS --cards CARDS -o SNAP_K+1 --decisions DECISIONS [options]\n" +
+			"validate init [--from items.yaml] -o SNAP_0\n" +
+			"validate diff SNAP_A SNAP_B [--proposals PROPOSALS --decisions DECISIONS]\n" +
+			"validate show SNAP [--budget N] [--type T]",
+		Description: "Applies the proposals in proposal-id order, each checked by fixed rules (an addition needs\n" +
+			"--min-support cards of its type; edits, merges and deletions name existing items; the primitive's\n" +
+			"direction holds; caps and the EXPAND quota hold) and writes one decision per proposal (accepted,\n" +
+			"or the rule it broke) and snapshot k+1: version k+1, parent = content hash of snapshot k. The\n" +
+			"snapshot is written last, atomically: a killed validate leaves snapshot k as it was and no\n" +
+			"snapshot k+1 (at most a hidden temporary file, removed by the next run). With no accepted\n" +
+			"proposal snapshot k+1 has k's items. It takes the same loop flags as control (thresholds and\n" +
+			"the smoothing factor are accepted and unused) so that one set of flags serves both.\n\n" +
+			"Examples:\n" +
+			"  validate init -o snap/0.parquet\n" +
+			"  validate init --from items.yaml -o snap/0.parquet\n" +
+			"  validate --scaffold snap/3.parquet --proposals proposals/3.parquet --cards cards/3.parquet \\\n" +
+			"      -o snap/4.parquet --decisions decisions/3.parquet\n" +
+			"  validate diff snap/3.parquet snap/4.parquet --proposals proposals/3.parquet --decisions decisions/3.parquet\n" +
+			"  validate show snap/4.parquet --budget 400 --type pick_and_place",
+		HideHelpCommand: true,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+			&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
+			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
+			&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
+		}, control.CLIFlags()...),
+		Action: func(c *cli.Context) error {
+			if err := command.Args(c, 0, 0); err != nil {
+				return err
+			}
+			s, err := control.SettingsFrom(c)
+			if err != nil {
+				return err
+			}
+			tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+			if err != nil {
+				return command.Usagef("%v", err)
+			}
+			return validate.Execute(c.Context, validate.Flags{
+				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
+				Output: c.String("output"), Decisions: c.String("decisions"), Settings: s, Tok: tok,
+				Progress: command.Progress(),
+			}, os.Stdout)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:      "init",
+				Usage:     "write snapshot 0: empty, or seeded from a hand-written items file",
+				UsageText: "validate init [--from items.yaml] -o snap/0.parquet",
+				Description: "items.yaml lists items with layer (general, task, mistake), task_type (task and mistake\n" +
+					"items) and text (one line); see lib/scaffold ParseItems for the format.\n\n" +
+					"Examples:\n" +
+					"  validate init -o snap/0.parquet\n" +
+					"  validate init --from items.yaml -o snap/0.parquet",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "from", Usage: "items file to seed the snapshot with (the static expert library)"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot 0"},
+					tokenizerFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					if err := command.Args(c, 0, 0); err != nil {
+						return err
+					}
+					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					if err != nil {
+						return command.Usagef("%v", err)
+					}
+					return validate.Init(validate.InitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
+				},
+			},
+			{
+				Name:      "diff",
+				Usage:     "print what changed between two snapshots",
+				UsageText: "validate diff SNAP_A SNAP_B [--proposals PROPOSALS --decisions DECISIONS]",
+				Description: "One line per added (+), changed (~), merged (>) and removed (-) item, then the counts. With\n" +
+					"the step's proposals and decisions, merges are the accepted merge proposals; without, a removed\n" +
+					"item counts as merged when a new or changed item of its layer and type covers its support or words.\n\n" +
+					"Examples:\n" +
+					"  validate diff snap/3.parquet snap/4.parquet\n" +
+					"  validate diff snap/3.parquet snap/4.parquet --proposals proposals/3.parquet --decisions decisions/3.parquet\n" +
+					"  validate diff snap/0.parquet snap/6.parquet",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "proposals", Usage: "the step's proposals (with --decisions)"},
+					&cli.StringFlag{Name: "decisions", Usage: "the step's decisions (with --proposals)"},
+				},
+				Action: func(c *cli.Context) error {
+					if err := command.Args(c, 2, 2); err != nil {
+						return err
+					}
+					return validate.Diff(validate.DiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
+						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, os.Stdout)
+				},
+			},
+			{
+				Name:      "show",
+				Usage:     "print the scaffold as rendered for each task type",
+				UsageText: "validate show SNAP [--budget N] [--type T]...",
+				Description: "Renders the snapshot as rollout puts it into the context: general rules, task rules and\n" +
+					"mistakes of the type, within --budget tokens (items dropped lowest priority first).\n\n" +
+					"Examples:\n" +
+					"  validate show snap/4.parquet\n" +
+					"  validate show snap/4.parquet --budget 100 --type pick_heat_then_place_in_recep",
+				Flags: []cli.Flag{
+					&cli.IntFlag{Name: "budget", Value: 400, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
+					&cli.StringSliceFlag{Name: "type", Usage: "task type to show (repeatable); default every type the snapshot mentions"},
+					tokenizerFlag(),
+				},
+				Action: func(c *cli.Context) error {
+					if err := command.Args(c, 1, 1); err != nil {
+						return err
+					}
+					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					if err != nil {
+						return command.Usagef("%v", err)
+					}
+					return validate.Show(validate.ShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
+						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)
+				},
+			},
+		},
+	}
+}
