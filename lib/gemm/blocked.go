@@ -164,14 +164,19 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 			j.phases[f].closed = make(chan struct{})
 		}
 	}
-	for w := 0; w < helpers; w++ {
-		go j.work(make([]float32, kn.mr*kn.nr))
-	}
+	offer(j, helpers)
 	j.work(j.tmp[:kn.mr*kn.nr])
 	j.finished.Store(true)
 	for s := 0; s < nbuf; s++ {
 		aPool.Put(bufs[2*s])
 		bPool.Put(bufs[2*s+1])
+	}
+}
+
+// help is the helpers' entry to the job.
+func (j *job) help() {
+	if !j.finished.Load() {
+		j.work(make([]float32, j.kn.mr*j.kn.nr))
 	}
 }
 

@@ -96,37 +96,43 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 	})
 }
 
-// runItems runs fn(0..total-1) on the caller and workers-1 helpers, items
-// taken from an atomic counter; it returns when all are done, without
+// runItems runs fn(0..total-1) on the caller and up to workers-1 helpers,
+// items taken from an atomic counter; it returns when all are done, without
 // waiting for helpers that have not started.
 func runItems(workers, total int, fn func(it int)) {
-	var next, done atomic.Int64
-	var closed chan struct{}
+	r := &itemRun{fn: fn, total: int64(total)}
 	if workers > 1 {
-		closed = make(chan struct{})
+		r.closed = make(chan struct{})
+		offer(r, workers-1)
 	}
-	work := func() {
-		for {
-			it := next.Add(1) - 1
-			if it >= int64(total) {
-				return
-			}
-			fn(int(it))
-			if done.Add(1) == int64(total) && closed != nil {
-				close(closed)
-			}
-		}
-	}
-	for w := 1; w < workers; w++ {
-		go work()
-	}
-	work()
+	r.help()
 	start := time.Now()
-	for spin := 1; done.Load() < int64(total); spin++ {
+	for spin := 1; r.done.Load() < r.total; spin++ {
 		if spin&63 == 0 && time.Since(start) > spinTime {
-			<-closed
+			<-r.closed
 			break
 		}
 		runtime.Gosched()
+	}
+}
+
+// itemRun is the shared state of runItems.
+type itemRun struct {
+	fn         func(it int)
+	total      int64
+	next, done atomic.Int64
+	closed     chan struct{} // closed by whoever finishes the last item
+}
+
+func (r *itemRun) help() {
+	for {
+		it := r.next.Add(1) - 1
+		if it >= r.total {
+			return
+		}
+		r.fn(int(it))
+		if r.done.Add(1) == r.total && r.closed != nil {
+			close(r.closed)
+		}
 	}
 }

@@ -60,9 +60,11 @@
 // (into one of two buffers) and computes the tiles of step f-1 (from the
 // other), so a single barrier separates consecutive steps. Items are taken
 // from an atomic counter by the caller and up to GOMAXPROCS-1 helper
-// goroutines, started once per call; the caller finishes everything itself
-// if a helper starts late. Products with m*n*k below parallelMinWork run on
-// the caller alone, without goroutines.
+// goroutines; the caller finishes everything itself if a helper starts
+// late. Helpers are started on first use and live for the process; after a
+// task an idle helper polls for the next one for a short while (200 µs)
+// before it parks, so back-to-back products do not pay a wake-up each time.
+// Products with m*n*k below parallelMinWork run on the caller alone.
 //
 // Determinism rule: a work item is an output tile (or, on the direct path,
 // a run of columns of C), never part of the k sum.
