@@ -1,0 +1,99 @@
+package vecmath
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchImpls runs f for each available implementation.
+func benchImpls(b *testing.B, f func(b *testing.B)) {
+	saved := useAsm
+	defer func() { useAsm = saved }()
+	for _, asm := range []bool{true, false} {
+		if asm && !asmAvailable() {
+			continue
+		}
+		useAsm = asm
+		b.Run(Impl(), f)
+	}
+}
+
+// BenchmarkExpSums is the log-softmax row of a 6000-token vocabulary.
+func BenchmarkExpSums(b *testing.B) {
+	x := randVec(rand.New(rand.NewPCG(1, 1)), 6000, -20, 5)
+	benchImpls(b, func(b *testing.B) {
+		b.SetBytes(4 * int64(len(x)))
+		for i := 0; i < b.N; i++ {
+			ExpSums(x, 5)
+		}
+	})
+}
+
+func BenchmarkExpAffine(b *testing.B) {
+	x := randVec(rand.New(rand.NewPCG(1, 2)), 6000, -20, 5)
+	dst := make([]float32, len(x))
+	benchImpls(b, func(b *testing.B) {
+		b.SetBytes(4 * int64(len(x)))
+		for i := 0; i < b.N; i++ {
+			ExpAffine(dst, x, 1, -5, -1)
+		}
+	})
+}
+
+func BenchmarkDot(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 3))
+	x, y := randVec(rng, 256, -1, 1), randVec(rng, 256, -1, 1)
+	benchImpls(b, func(b *testing.B) {
+		b.SetBytes(8 * int64(len(x)))
+		for i := 0; i < b.N; i++ {
+			Dot(x, y)
+		}
+	})
+}
+
+// BenchmarkDotRows is one query against 128 keys of head width 32.
+func BenchmarkDotRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 4))
+	k, q := randVec(rng, 128*64, -1, 1), randVec(rng, 32, -1, 1)
+	dst := make([]float32, 128)
+	benchImpls(b, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			DotRows(dst, k, 64, q)
+		}
+	})
+}
+
+// BenchmarkAxpyRows is one attention output row (head width 32, 128 keys).
+func BenchmarkAxpyRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	v, w := randVec(rng, 128*64, -1, 1), randVec(rng, 128, 0, 1)
+	dst := make([]float32, 32)
+	benchImpls(b, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			AxpyRows(dst, v, 64, w)
+		}
+	})
+}
+
+func BenchmarkAddOuter(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 6))
+	a, x, y := randVec(rng, 128*64, -1, 1), randVec(rng, 128, 0, 1), randVec(rng, 32, -1, 1)
+	benchImpls(b, func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			AddOuter(a, 64, x, y)
+		}
+	})
+}
+
+func BenchmarkSiLUMulBackward(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	n := 128 * 384
+	g, u, dh := randVec(rng, n, -6, 6), randVec(rng, n, -1, 1), randVec(rng, n, -1, 1)
+	dg, du := make([]float32, n), make([]float32, n)
+	benchImpls(b, func(b *testing.B) {
+		b.SetBytes(4 * int64(n))
+		for i := 0; i < b.N; i++ {
+			SiLUMulBackward(dg, du, dh, g, u)
+		}
+	})
+}

@@ -1,0 +1,58 @@
+package vecmath
+
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
+
+// asmAvailable reports whether the AVX2+FMA kernels can run; the
+// environment variable PATS_VECMATH=go forces the pure Go code.
+func asmAvailable() bool {
+	return cpu.X86.HasAVX2 && cpu.X86.HasFMA && os.Getenv("PATS_VECMATH") != "go"
+}
+
+// The kernels below take slices whose lengths are multiples of 8 (the
+// Go wrappers in vecmath.go check bounds and handle the remainders).
+
+//go:noescape
+func maxAVX2(x []float32) float32
+
+//go:noescape
+func sumAVX2(x []float32) float32
+
+//go:noescape
+func dotAVX2(a, b []float32) float32
+
+//go:noescape
+func axpyAVX2(alpha float32, x, y []float32)
+
+//go:noescape
+func scaleAVX2(alpha float32, x []float32)
+
+//go:noescape
+func expAffineAVX2(dst, x []float32, a, b, c float32) float32
+
+//go:noescape
+func expSumsAVX2(x []float32, shift float32) (s, sx float32)
+
+// dotRowsAVX2 needs len(x) a positive multiple of 8.
+//
+//go:noescape
+func dotRowsAVX2(dst, a []float32, lda int, x []float32)
+
+// axpyRowsAVX2 needs len(dst) a positive multiple of 8.
+//
+//go:noescape
+func axpyRowsAVX2(dst, a []float32, lda int, w []float32)
+
+// addOuterAVX2 needs len(y) a positive multiple of 8.
+//
+//go:noescape
+func addOuterAVX2(a []float32, lda int, x, y []float32)
+
+//go:noescape
+func siluMulAVX2(h, g, u []float32)
+
+//go:noescape
+func siluMulBackwardAVX2(dg, du, dh, g, u []float32)
