@@ -1,0 +1,73 @@
+// Command control runs the PATS controller and the refiner for one
+// iteration: a primitive per task type from the smoothed success rate, and
+// the refiner's proposals under it.
+package main
+
+import (
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/builtin"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/refiner"
+)
+
+func main() { command.Main(app()) }
+
+func app() *cli.App {
+	return &cli.App{
+		Name:      "control",
+		Usage:     "pick a primitive per task type and propose scaffold edits under it",
+		UsageText: "control --cards CARDS --scaffold SNAP [--state STATE] -o PROPOSALS --state-out STATE [options]",
+		Description: "Per task type (and the general layer) it smooths the success rate of the cards' iteration k\n" +
+			"with the earlier state (EMA) and picks a primitive: EXPAND below --rho-r, REVISE up to --rho-c,\n" +
+			"COMPRESS above, FORCED_PRUNE when a cap is reached. The refiner (read-only) then proposes edits\n" +
+			"under it: builtin (deterministic, contrastive) or openai (any OpenAI-compatible chat endpoint;\n" +
+			"the key comes from OPENAI_API_KEY). An unusable model answer yields no proposal for that type\n" +
+			"and its reason in the files' metadata (pats.extra.reason.<type>), never a failed pipeline.\n" +
+			"Writes the proposals and the controller state after k. Only validate changes the scaffold.\n\n" +
+			control.DefaultsHelp + "\n\n" +
+			"Examples:\n" +
+			"  control --cards cards/0.parquet --scaffold snap/0.parquet -o proposals/0.parquet --state-out state/0.parquet\n" +
+			"  control --cards cards/3.parquet --scaffold snap/3.parquet --state state/2.parquet -o proposals/3.parquet --state-out state/3.parquet\n" +
+			"  control --cards cards/3.parquet --scaffold snap/3.parquet --state state/2.parquet -o proposals/3.parquet \\\n" +
+			"      --state-out state/3.parquet --refiner openai --endpoint http://127.0.0.1:8000 --model qwen2.5-7b-instruct\n" +
+			"  control ... --primitives no-revise      (an ablation: REVISE becomes NONE)",
+		HideHelpCommand: true,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
+			&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+			&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
+			&cli.StringFlag{Name: "state-out", Usage: "controller state after iteration k"},
+			&cli.StringFlag{Name: "refiner", Value: "builtin", Usage: "builtin or openai"},
+			&cli.StringFlag{Name: "endpoint", Usage: "openai: base URL of the chat-completions server"},
+			&cli.StringFlag{Name: "model", Usage: "openai: model name"},
+			&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
+			&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
+			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
+		}, control.CLIFlags()...),
+		Action: func(c *cli.Context) error {
+			if err := command.Args(c, 0, 0); err != nil {
+				return err
+			}
+			s, err := control.SettingsFrom(c)
+			if err != nil {
+				return err
+			}
+			tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+			if err != nil {
+				return command.Usagef("%v", err)
+			}
+			return refiner.Execute(c.Context, refiner.Flags{
+				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
+				Output: c.String("output"), StateOut: c.String("state-out"), Settings: s,
+				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
+				Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
+				Tok: tok, Progress: command.Progress(),
+			}, os.Stdout)
+		},
+	}
+}
