@@ -5,12 +5,15 @@ import (
 	"sync"
 
 	"github.com/pats-rl/pats/lib/gemm"
+	"github.com/pats-rl/pats/lib/vecmath"
 )
 
-// CPU is the pure Go backend. Work is split over heads (attention) with one
-// goroutine per head; every output element is written by one goroutine
-// and every sum runs in a fixed order, so results do not depend on
-// GOMAXPROCS.
+// CPU is the host backend: matrix products in lib/gemm, everything else
+// in lib/vecmath's vector kernels (AVX2+FMA assembly where the processor
+// has it, else Go). Work is split over heads (attention) and rows
+// (softmax) with one goroutine per part; every output element is written
+// by one goroutine and every sum runs in a fixed order, so results do not
+// depend on GOMAXPROCS.
 type CPU struct{}
 
 // Name returns "cpu".
@@ -26,10 +29,7 @@ func (CPU) RMSNorm(y, inv, x, w []float32, rows, dim int, eps float32) {
 	for r := 0; r < rows; r++ {
 		xr := x[r*dim : (r+1)*dim]
 		yr := y[r*dim : (r+1)*dim]
-		var ss float32
-		for _, v := range xr {
-			ss += v * v
-		}
+		ss := vecmath.Dot(xr, xr)
 		iv := float32(1 / math.Sqrt(float64(ss/float32(dim)+eps)))
 		inv[r] = iv
 		for i, v := range xr {
@@ -101,23 +101,10 @@ func parallel(n int, work int, f func(i int)) {
 	wg.Wait()
 }
 
-func dot(a, b []float32) float32 {
-	var s float32
-	b = b[:len(a)]
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func axpy(alpha float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += alpha * v
-	}
-}
-
-// Attention implements Backend.
+// Attention implements Backend. For each query row: the scores against
+// every visible key (vecmath.DotRows), their softmax (max, one fused
+// exp-and-sum pass) and the probability-weighted sum of value rows
+// (vecmath.AxpyRows), normalised once at the end.
 func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 	hd, rep := s.HeadDim, s.Heads/s.KVHeads
 	qw, kw := s.Heads*hd, s.KVHeads*hd
@@ -125,31 +112,20 @@ func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	parallel(s.Heads, s.Rows*keys*hd, func(h int) {
 		g := h / rep
+		kg, vg := k[g*hd:], v[g*hd:]
 		sc := make([]float32, keys)
 		for i := 0; i < s.Rows; i++ {
 			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-			n := s.Past + i + 1
-			mx := float32(math.Inf(-1))
-			for j := 0; j < n; j++ {
-				sc[j] = dot(qi, k[j*kw+g*hd:j*kw+(g+1)*hd]) * scale
-				if sc[j] > mx {
-					mx = sc[j]
-				}
-			}
-			var sum float32
-			for j := 0; j < n; j++ {
-				e := expf(sc[j] - mx)
-				sc[j] = e
-				sum += e
-			}
+			p := sc[:s.Past+i+1]
+			vecmath.DotRows(p, kg, kw, qi)
+			mx := vecmath.Max(p)
+			sum := vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
 			oi := out[i*qw+h*hd : i*qw+(h+1)*hd]
 			clear(oi)
-			invSum := 1 / sum
-			for j := 0; j < n; j++ {
-				axpy(sc[j]*invSum, v[j*kw+g*hd:j*kw+(g+1)*hd], oi)
-			}
+			vecmath.AxpyRows(oi, vg, kw, p)
+			vecmath.Scale(1/sum, oi)
 			if lse != nil {
-				lse[h*s.Rows+i] = mx + float32(math.Log(float64(sum)))
+				lse[h*s.Rows+i] = scale*mx + float32(math.Log(float64(sum)))
 			}
 		}
 	})
@@ -157,7 +133,9 @@ func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 
 // AttentionBackward implements Backend. Each query head writes its own
 // key/value gradient buffer; the buffers of a group are then added in head
-// order.
+// order. Per query row i, with p the attention probabilities recomputed
+// from lse and D = dout_i . out_i: dv_j += p_j dout_i, ds_j = p_j
+// (dout_i . v_j - D) scale, dq_i += sum_j ds_j k_j, dk_j += ds_j q_i.
 func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s AttnShape) {
 	if s.Past != 0 {
 		panic("model: AttentionBackward with cached positions")
@@ -170,85 +148,54 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 	dvh := make([]float32, s.Heads*T*hd)
 	parallel(s.Heads, T*T*hd, func(h int) {
 		g := h / rep
+		kg, vg := k[g*hd:], v[g*hd:]
 		myDK := dkh[h*T*hd : (h+1)*T*hd]
 		myDV := dvh[h*T*hd : (h+1)*T*hd]
+		pb := make([]float32, T)
+		dsb := make([]float32, T)
 		for i := 0; i < T; i++ {
 			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
 			doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
 			dqi := dq[i*qw+h*hd : i*qw+(h+1)*hd]
-			D := dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
-			l := lse[h*T+i]
-			for j := 0; j <= i; j++ {
-				kj := k[j*kw+g*hd : j*kw+(g+1)*hd]
-				pj := expf(dot(qi, kj)*scale - l)
-				vj := v[j*kw+g*hd : j*kw+(g+1)*hd]
-				axpy(pj, doi, myDV[j*hd:(j+1)*hd])
-				ds := pj * (dot(doi, vj) - D) * scale
-				axpy(ds, kj, dqi)
-				axpy(ds, qi, myDK[j*hd:(j+1)*hd])
+			D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
+			p, ds := pb[:i+1], dsb[:i+1]
+			vecmath.DotRows(p, kg, kw, qi)
+			vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
+			vecmath.DotRows(ds, vg, kw, doi)
+			for j, pj := range p {
+				ds[j] = pj * (ds[j] - D) * scale
 			}
+			vecmath.AddOuter(myDV, hd, p, doi)
+			vecmath.AxpyRows(dqi, kg, kw, ds)
+			vecmath.AddOuter(myDK, hd, ds, qi)
 		}
 	})
 	for h := 0; h < s.Heads; h++ {
 		g := h / rep
 		for j := 0; j < T; j++ {
-			axpy(1, dkh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dk[j*kw+g*hd:j*kw+(g+1)*hd])
-			axpy(1, dvh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dv[j*kw+g*hd:j*kw+(g+1)*hd])
+			vecmath.Axpy(1, dkh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dk[j*kw+g*hd:j*kw+(g+1)*hd])
+			vecmath.Axpy(1, dvh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dv[j*kw+g*hd:j*kw+(g+1)*hd])
 		}
 	}
 }
-
-func sigmoid(x float32) float32 { return 1 / (1 + expf(-x)) }
 
 // SwiGLU implements Backend.
-func (CPU) SwiGLU(h, g, u []float32) {
-	for i, gv := range g {
-		h[i] = gv * sigmoid(gv) * u[i]
-	}
-}
+func (CPU) SwiGLU(h, g, u []float32) { vecmath.SiLUMul(h, g, u) }
 
 // SwiGLUBackward implements Backend.
-func (CPU) SwiGLUBackward(dg, du, dh, g, u []float32) {
-	for i, gv := range g {
-		sg := sigmoid(gv)
-		silu := gv * sg
-		du[i] = dh[i] * silu
-		dg[i] = dh[i] * u[i] * sg * (1 + gv*(1-sg))
-	}
-}
+func (CPU) SwiGLUBackward(dg, du, dh, g, u []float32) { vecmath.SiLUMulBackward(dg, du, dh, g, u) }
 
 // logSumExp returns the maximum and the log-sum-exp of a row.
-func logSumExp(x []float32) (mx, lse float32) {
-	mx = float32(math.Inf(-1))
-	for _, v := range x {
-		if v > mx {
-			mx = v
-		}
-	}
-	var s float32
-	for _, v := range x {
-		s += expf(v - mx)
-	}
-	return mx, mx + float32(math.Log(float64(s)))
-}
+func logSumExp(x []float32) (mx, lse float32) { return vecmath.LogSumExp(x) }
 
 // LogSoftmax implements Backend. One exponential per element gives both
-// the log-sum-exp and the entropy: H = lse - sum(p*x).
+// the log-sum-exp and the entropy: with d = x - max and s = sum exp(d),
+// lse = max + log(s) and H = log(s) - sum(exp(d)*d)/s.
 func (CPU) LogSoftmax(lp, ent, lse, logits []float32, target []int32, rows, vocab int) {
 	parallel(rows, rows*vocab*4, func(r int) {
 		x := logits[r*vocab : (r+1)*vocab]
-		mx := float32(math.Inf(-1))
-		for _, v := range x {
-			if v > mx {
-				mx = v
-			}
-		}
-		var s, sx float32
-		for _, v := range x {
-			e := expf(v - mx)
-			s += e
-			sx += e * (v - mx)
-		}
+		mx := vecmath.Max(x)
+		s, sx := vecmath.ExpSums(x, mx)
 		l := mx + float32(math.Log(float64(s)))
 		lp[r] = x[target[r]] - l
 		if ent != nil {
@@ -265,10 +212,8 @@ func (CPU) LogSoftmaxBackward(dlogits, logits, lse []float32, target []int32, dl
 	parallel(rows, rows*vocab*4, func(r int) {
 		x := logits[r*vocab : (r+1)*vocab]
 		d := dlogits[r*vocab : (r+1)*vocab]
-		l, w := lse[r], dlp[r]
-		for i, v := range x {
-			d[i] = -w * expf(v-l)
-		}
+		w := dlp[r]
+		vecmath.ExpAffine(d, x, 1, -lse[r], -w)
 		d[target[r]] += w
 	})
 }
