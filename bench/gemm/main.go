@@ -5,7 +5,8 @@
 // and the ratio ours/OpenBLAS.
 //
 // Implementations are measured in interleaved rounds and each keeps its best
-// round, so a burst of load from other processes hurts all of them alike.
+// round, so a burst of load from other processes hurts all of them alike
+// (gonum, much slower, takes part in the first two rounds only).
 // Use bench/gemm/run.sh to run it with OpenBLAS and two threads everywhere.
 package main
 
@@ -112,6 +113,9 @@ func main() {
 	}
 }
 
+// slowRounds is how many rounds gonum takes part in.
+const slowRounds = 2
+
 // measure returns the best GFLOP/s of each implementation over the rounds
 // and the relative difference ||ours-OpenBLAS||/||OpenBLAS|| of one product.
 func measure(s shape, impls []impl, minTime time.Duration, rounds int) (map[string]float64, float64) {
@@ -134,6 +138,9 @@ func measure(s shape, impls []impl, minTime time.Duration, rounds int) (map[stri
 	flops := 2 * float64(s.m) * float64(s.n) * float64(s.k)
 	for round := 0; round < rounds; round++ {
 		for _, im := range impls {
+			if im.name == "gonum" && round >= slowRounds {
+				continue // an order of magnitude slower; a reference only
+			}
 			c := outs[im.name]
 			reps := 0
 			start := time.Now()
