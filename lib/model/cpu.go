@@ -32,9 +32,7 @@ func (CPU) RMSNorm(y, inv, x, w []float32, rows, dim int, eps float32) {
 		ss := vecmath.Dot(xr, xr)
 		iv := float32(1 / math.Sqrt(float64(ss/float32(dim)+eps)))
 		inv[r] = iv
-		for i, v := range xr {
-			yr[i] = v * iv * w[i]
-		}
+		vecmath.Mul(yr, xr, w, iv)
 	}
 }
 
@@ -45,16 +43,11 @@ func (CPU) RMSNormBackward(dx, dw, dy, x, w, inv []float32, rows, dim int) {
 		dyr := dy[r*dim : (r+1)*dim]
 		dxr := dx[r*dim : (r+1)*dim]
 		iv := inv[r]
-		var dot float32
-		for i, v := range xr {
-			g := dyr[i] * w[i]
-			dot += g * v
-			dw[i] += dyr[i] * v * iv
-		}
+		dot := vecmath.Dot3(dyr, w, xr)
+		vecmath.MulAdd(dw, dyr, xr, iv)
 		c := dot * iv * iv * iv / float32(dim)
-		for i, v := range xr {
-			dxr[i] += dyr[i]*w[i]*iv - c*v
-		}
+		vecmath.MulAdd(dxr, dyr, w, iv)
+		vecmath.Axpy(-c, xr, dxr)
 	}
 }
 
@@ -222,12 +215,5 @@ func (CPU) LogSoftmaxBackward(dlogits, logits, lse []float32, target []int32, dl
 // m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g^2;
 // p -= lr * (wd*p + (m/bc1) / (sqrt(v/bc2) + eps)).
 func (CPU) AdamW(p, g, m, v []float32, h AdamWStep) {
-	for i := range p {
-		gi := g[i]
-		m[i] = h.Beta1*m[i] + (1-h.Beta1)*gi
-		v[i] = h.Beta2*v[i] + (1-h.Beta2)*gi*gi
-		mh := m[i] / h.BC1
-		vh := v[i] / h.BC2
-		p[i] -= h.LR * (h.WeightDecay*p[i] + mh/(float32(math.Sqrt(float64(vh)))+h.Eps))
-	}
+	vecmath.AdamW(p, g, m, v, vecmath.AdamWStep(h))
 }

@@ -162,3 +162,50 @@ func siluMulBackwardGo(dg, du, dh, g, u []float32) {
 		dg[i] = dh[i] * u[i] * sg * (gv*(1-sg) + 1)
 	}
 }
+
+func dot3Go(a, b, c []float32) float32 {
+	var l lanes
+	b, c = b[:len(a)], c[:len(a)]
+	for i, v := range a {
+		l[i&7] += v * b[i] * c[i]
+	}
+	return l.total()
+}
+
+func mulGo(dst, a, b []float32, s float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i, v := range a {
+		dst[i] = v * b[i] * s
+	}
+}
+
+func mulAddGo(dst, a, b []float32, s float32) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	for i, v := range a {
+		dst[i] += v * b[i] * s
+	}
+}
+
+// adamConsts are one AdamW step's constants in the order the assembly
+// reads them.
+type adamConsts struct {
+	b1, c1, b2, c2, bc1, bc2, eps, wd, lr float32
+}
+
+func newAdamConsts(h AdamWStep) adamConsts {
+	return adamConsts{b1: h.Beta1, c1: 1 - h.Beta1, b2: h.Beta2, c2: 1 - h.Beta2,
+		bc1: h.BC1, bc2: h.BC2, eps: h.Eps, wd: h.WeightDecay, lr: h.LR}
+}
+
+func adamWGo(p, g, m, v []float32, c *adamConsts) {
+	n := len(p)
+	g, m, v = g[:n], m[:n], v[:n]
+	for i, gi := range g {
+		mi := c.b1*m[i] + c.c1*gi
+		vi := c.b2*v[i] + c.c2*gi*gi
+		m[i], v[i] = mi, vi
+		mh := mi / c.bc1
+		vh := vi / c.bc2
+		p[i] -= c.lr * (c.wd*p[i] + mh/(float32(math.Sqrt(float64(vh)))+c.eps))
+	}
+}

@@ -215,6 +215,72 @@ func SiLUMulBackward(dg, du, dh, g, u []float32) {
 	siluMulBackwardGo(dg[n8:], du[n8:n], dh[n8:n], g[n8:n], u[n8:n])
 }
 
+// Dot3 returns sum a[i]*b[i]*c[i] over i < len(a); b and c must be at
+// least as long.
+func Dot3(a, b, c []float32) float32 {
+	if len(b) < len(a) || len(c) < len(a) {
+		panic(fmt.Sprintf("vecmath: Dot3 of %d, %d and %d elements", len(a), len(b), len(c)))
+	}
+	n8 := split(len(a))
+	if n8 == 0 {
+		return dot3Go(a, b, c)
+	}
+	return dot3AVX2(a[:n8], b[:n8], c[:n8]) + dot3Go(a[n8:], b[n8:], c[n8:])
+}
+
+// Mul sets dst[i] = a[i]*b[i]*s for i < len(dst).
+func Mul(dst, a, b []float32, s float32) {
+	n := checkElementwise("Mul", len(dst), len(a), len(b))
+	n8 := split(n)
+	if n8 > 0 {
+		mulAVX2(dst[:n8], a[:n8], b[:n8], s)
+	}
+	mulGo(dst[n8:], a[n8:n], b[n8:n], s)
+}
+
+// MulAdd sets dst[i] += a[i]*b[i]*s for i < len(dst).
+func MulAdd(dst, a, b []float32, s float32) {
+	n := checkElementwise("MulAdd", len(dst), len(a), len(b))
+	n8 := split(n)
+	if n8 > 0 {
+		mulAddAVX2(dst[:n8], a[:n8], b[:n8], s)
+	}
+	mulAddGo(dst[n8:], a[n8:n], b[n8:n], s)
+}
+
+// AdamWStep is one AdamW update's constants: learning rate, moment
+// decays, epsilon, decoupled weight decay and the bias corrections BC1 =
+// 1-Beta1^t, BC2 = 1-Beta2^t of step t.
+type AdamWStep struct {
+	LR, Beta1, Beta2, Eps, WeightDecay float32
+	BC1, BC2                           float32
+}
+
+// AdamW updates p in place from its gradient g and moments m, v (all of
+// len(p)): m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g*g;
+// p -= lr*(wd*p + (m/BC1)/(sqrt(v/BC2)+eps)). The vector kernel does each
+// operation separately (no fused multiply-adds) in the scalar order, so
+// it gives the Go code's bits unless the compiler fuses the Go code.
+func AdamW(p, g, m, v []float32, h AdamWStep) {
+	n := len(p)
+	if len(g) < n || len(m) < n || len(v) < n {
+		panic(fmt.Sprintf("vecmath: AdamW of %d parameters with %d gradients and moments of %d and %d", n, len(g), len(m), len(v)))
+	}
+	c := newAdamConsts(h)
+	n8 := split(n)
+	if n8 > 0 {
+		adamWAVX2(p[:n8], g[:n8], m[:n8], v[:n8], &c)
+	}
+	adamWGo(p[n8:], g[n8:n], m[n8:n], v[n8:n], &c)
+}
+
+func checkElementwise(op string, n, a, b int) int {
+	if a < n || b < n {
+		panic(fmt.Sprintf("vecmath: %s of %d elements from %d and %d", op, n, a, b))
+	}
+	return n
+}
+
 func checkMatrix(op string, have, rows, cols, ld int) {
 	if ld < cols || have < (rows-1)*ld+cols {
 		panic(fmt.Sprintf("vecmath: %s of a %d x %d matrix with row stride %d in %d elements", op, rows, cols, ld, have))

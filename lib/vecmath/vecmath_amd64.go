@@ -56,3 +56,15 @@ func siluMulAVX2(h, g, u []float32)
 
 //go:noescape
 func siluMulBackwardAVX2(dg, du, dh, g, u []float32)
+
+//go:noescape
+func dot3AVX2(a, b, c []float32) float32
+
+//go:noescape
+func mulAVX2(dst, a, b []float32, s float32)
+
+//go:noescape
+func mulAddAVX2(dst, a, b []float32, s float32)
+
+//go:noescape
+func adamWAVX2(p, g, m, v []float32, c *adamConsts)

@@ -696,3 +696,135 @@ silub8:
 silubdone:
 	VZEROUPPER
 	RET
+
+// func dot3AVX2(a, b, c []float32) float32
+TEXT ·dot3AVX2(SB), NOSPLIT, $0-76
+	MOVQ   a_base+0(FP), SI
+	MOVQ   a_len+8(FP), CX
+	MOVQ   b_base+24(FP), DX
+	MOVQ   c_base+48(FP), DI
+	VXORPS Y0, Y0, Y0
+
+dot3loop:
+	CMPQ        CX, $0
+	JEQ         dot3done
+	VMOVUPS     (SI), Y1
+	VMULPS      (DX), Y1, Y1
+	VFMADD231PS (DI), Y1, Y0
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         dot3loop
+
+dot3done:
+	HSUM(Y0, X0, X1)
+	VMOVSS X0, ret+72(FP)
+	VZEROUPPER
+	RET
+
+// func mulAVX2(dst, a, b []float32, s float32)
+TEXT ·mulAVX2(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), SI
+	MOVQ         b_base+48(FP), DX
+	VBROADCASTSS s+72(FP), Y0
+
+mulloop:
+	CMPQ    CX, $0
+	JEQ     muldone
+	VMOVUPS (SI), Y1
+	VMULPS  (DX), Y1, Y1
+	VMULPS  Y0, Y1, Y1
+	VMOVUPS Y1, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	JMP     mulloop
+
+muldone:
+	VZEROUPPER
+	RET
+
+// func mulAddAVX2(dst, a, b []float32, s float32)
+TEXT ·mulAddAVX2(SB), NOSPLIT, $0-76
+	MOVQ         dst_base+0(FP), DI
+	MOVQ         dst_len+8(FP), CX
+	MOVQ         a_base+24(FP), SI
+	MOVQ         b_base+48(FP), DX
+	VBROADCASTSS s+72(FP), Y0
+
+muladdloop:
+	CMPQ        CX, $0
+	JEQ         muladddone
+	VMOVUPS     (SI), Y1
+	VMULPS      (DX), Y1, Y1
+	VMOVUPS     (DI), Y2
+	VFMADD231PS Y0, Y1, Y2
+	VMOVUPS     Y2, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DX
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JMP         muladdloop
+
+muladddone:
+	VZEROUPPER
+	RET
+
+// func adamWAVX2(p, g, m, v []float32, c *adamConsts)
+// Separate multiplies and adds, in the Go code's order: the same bits as
+// adamWGo.
+TEXT ·adamWAVX2(SB), NOSPLIT, $0-104
+	MOVQ         p_base+0(FP), DI
+	MOVQ         p_len+8(FP), CX
+	MOVQ         g_base+24(FP), SI
+	MOVQ         m_base+48(FP), R8
+	MOVQ         v_base+72(FP), R9
+	MOVQ         c+96(FP), AX
+	VBROADCASTSS 0(AX), Y8
+	VBROADCASTSS 4(AX), Y9
+	VBROADCASTSS 8(AX), Y10
+	VBROADCASTSS 12(AX), Y11
+	VBROADCASTSS 16(AX), Y12
+	VBROADCASTSS 20(AX), Y13
+	VBROADCASTSS 24(AX), Y14
+	VBROADCASTSS 28(AX), Y15
+	VBROADCASTSS 32(AX), Y7
+
+adamloop:
+	CMPQ    CX, $0
+	JEQ     adamdone
+	VMOVUPS (SI), Y0
+	VMULPS  (R8), Y8, Y1
+	VMULPS  Y0, Y9, Y2
+	VADDPS  Y2, Y1, Y1
+	VMOVUPS Y1, (R8)
+	VMULPS  (R9), Y10, Y2
+	VMULPS  Y0, Y11, Y3
+	VMULPS  Y0, Y3, Y3
+	VADDPS  Y3, Y2, Y2
+	VMOVUPS Y2, (R9)
+	VDIVPS  Y12, Y1, Y1
+	VDIVPS  Y13, Y2, Y2
+	VSQRTPS Y2, Y2
+	VADDPS  Y14, Y2, Y2
+	VDIVPS  Y2, Y1, Y1
+	VMOVUPS (DI), Y4
+	VMULPS  Y4, Y15, Y5
+	VADDPS  Y1, Y5, Y5
+	VMULPS  Y5, Y7, Y5
+	VSUBPS  Y5, Y4, Y4
+	VMOVUPS Y4, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	SUBQ    $8, CX
+	JMP     adamloop
+
+adamdone:
+	VZEROUPPER
+	RET

@@ -18,3 +18,7 @@ func axpyRowsAVX2(dst, a []float32, lda int, w []float32)     { panic("unreachab
 func addOuterAVX2(a []float32, lda int, x, y []float32)       { panic("unreachable") }
 func siluMulAVX2(h, g, u []float32)                           { panic("unreachable") }
 func siluMulBackwardAVX2(dg, du, dh, g, u []float32)          { panic("unreachable") }
+func dot3AVX2(a, b, c []float32) float32                      { panic("unreachable") }
+func mulAVX2(dst, a, b []float32, s float32)                  { panic("unreachable") }
+func mulAddAVX2(dst, a, b []float32, s float32)               { panic("unreachable") }
+func adamWAVX2(p, g, m, v []float32, c *adamConsts)           { panic("unreachable") }

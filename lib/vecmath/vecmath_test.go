@@ -371,3 +371,76 @@ func TestPanics(t *testing.T) {
 		}()
 	}
 }
+
+func TestNormKernels(t *testing.T) {
+	impls(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(13, 14))
+		for _, n := range lengths {
+			a, b, c := randVec(rng, n, -2, 2), randVec(rng, n, -2, 2), randVec(rng, n+1, -2, 2)
+			var want, abs float64
+			for i := range a {
+				p := float64(a[i]) * float64(b[i]) * float64(c[i])
+				want += p
+				abs += math.Abs(p)
+			}
+			if got := Dot3(a, b, c); !close(got, want, abs, sumTol(n)+1.2e-7) {
+				t.Errorf("n=%d: Dot3 %g, want %g", n, got, want)
+			}
+			mul := make([]float32, n)
+			Mul(mul, a, b, 0.3)
+			acc := append([]float32(nil), c[:n]...)
+			MulAdd(acc, a, b, -0.7)
+			for i := range mul {
+				p := float64(a[i]) * float64(b[i])
+				if w := p * 0.3; !close(mul[i], w, math.Abs(w), 2.5e-7) {
+					t.Fatalf("n=%d: Mul[%d] = %g, want %g", n, i, mul[i], w)
+				}
+				if w := float64(c[i]) - 0.7*p; !close(acc[i], w, math.Abs(w)+math.Abs(p), 2.5e-7) {
+					t.Fatalf("n=%d: MulAdd[%d] = %g, want %g", n, i, acc[i], w)
+				}
+			}
+		}
+	})
+}
+
+// adamRef is one AdamW step in float64 from float32 state.
+func adamRef(p, g, m, v float32, h AdamWStep) (pn, mn, vn float64) {
+	b1, b2 := float64(h.Beta1), float64(h.Beta2)
+	mn = b1*float64(m) + (1-b1)*float64(g)
+	vn = b2*float64(v) + (1-b2)*float64(g)*float64(g)
+	step := float64(h.WeightDecay)*float64(p) + (mn/float64(h.BC1))/(math.Sqrt(vn/float64(h.BC2))+float64(h.Eps))
+	return float64(p) - float64(h.LR)*step, mn, vn
+}
+
+func TestAdamW(t *testing.T) {
+	h := AdamWStep{LR: 1e-3, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, BC1: 1 - 0.9*0.9*0.9, BC2: 1 - 0.999*0.999*0.999}
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n = 1003
+	p0, g := randVec(rng, n, -1, 1), randVec(rng, n, -0.1, 0.1)
+	m0, v0 := randVec(rng, n, -0.05, 0.05), randVec(rng, n, 0, 0.01)
+	results := map[string][]float32{}
+	impls(t, func(t *testing.T) {
+		p := append([]float32(nil), p0...)
+		m := append([]float32(nil), m0...)
+		v := append([]float32(nil), v0...)
+		AdamW(p, g, m, v, h)
+		for i := range p {
+			wp, wm, wv := adamRef(p0[i], g[i], m0[i], v0[i], h)
+			// The update is lr-sized: bound p's error by a float32
+			// rounding of p and a relative 1e-5 of the step.
+			if !close(p[i], wp, math.Abs(wp), 1.2e-7) && !close(p[i], wp, math.Abs(wp-float64(p0[i])), 1e-5) ||
+				!close(m[i], wm, math.Abs(float64(h.Beta1*m0[i]))+math.Abs(float64(g[i])), 2e-7) || !close(v[i], wv, math.Abs(wv), 2e-7) {
+				t.Fatalf("[%d]: p %g m %g v %g, want %g %g %g", i, p[i], m[i], v[i], wp, wm, wv)
+			}
+		}
+		results[Impl()] = p
+	})
+	if a, g := results["avx2"], results["go"]; a != nil && g != nil {
+		for i := range a {
+			if a[i] != g[i] {
+				t.Errorf("[%d]: avx2 %g, go %g: the unfused kernels should agree bit for bit", i, a[i], g[i])
+				break
+			}
+		}
+	}
+}
