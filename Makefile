@@ -31,4 +31,6 @@ bench:
 clean:
 	rm -rf $(BIN)
 
+include pipelines/pats.mk
 include pipelines/demo.mk
+include pipelines/sweep.mk

@@ -1,0 +1,229 @@
+# The PATS training loop as Make rules. Included by the top Makefile;
+# docs/pipelines.md documents every variable, variant and output.
+#
+#   make pats VARIANT=pats SEED=1 ITERS=4            # one run, into runs/$(RUN)
+#   make -j2 pats ...                                # scaffold and policy branches side by side
+#   make plots RUN=pats-s1                           # PNG plots of a run
+#
+# Every target is a file each command writes atomically (a checkpoint is a
+# folder replaced atomically; its config.json stands for it), so an
+# interrupted run resumes where it stopped, and a finished run does nothing
+# (`make -q pats ...` exits 0).
+
+# ---- what to run ------------------------------------------------------------
+ENV          ?= household
+MODEL        ?= tiny
+VARIANT      ?= pats
+SEED         ?= 1
+ITERS        ?= 4
+RUN          ?= $(VARIANT)-s$(SEED)
+RUNS         ?= runs
+R            := $(RUNS)/$(RUN)
+
+# ---- sizes ------------------------------------------------------------------
+# tasks per iteration
+TASKS        ?= 8
+# episodes per task (a GRPO group)
+GROUP        ?= 4
+# tasks behind B_0: GROUP oracle + GROUP weak episodes each
+BOOT_TASKS   ?= 12
+# oracle demonstrations for the warm-up SFT
+DEMO_TASKS   ?= 64
+SFT_EPOCHS   ?= 12
+SFT_BATCH    ?= 2048
+SFT_LR       ?= 3e-3
+GRPO_LR      ?= 1e-4
+KL           ?= 0.01
+# evaluate ckpt/0, every EVAL_EVERY iterations, and the last
+EVAL_EVERY   ?= $(ITERS)
+# tasks per split and evaluation (0: the whole split)
+EVAL_TASKS   ?= 24
+# the same evaluation tasks for every run
+EVAL_SEED    ?= 7
+EVAL_SPLITS  ?= valid_seen valid_unseen
+EVAL_FLAGS   ?= --temperature 0.4
+MAX_CONTEXT  ?= 4096
+# scaffold token budget
+BUDGET       ?= 400
+# 1: a skill slate in every rollout and evaluation
+SKILLS       ?= 0
+# broadcast or skillgate
+CREDIT       ?= broadcast
+EXPERT       ?= pipelines/expert/$(ENV).yaml
+# Extra flags, passed through verbatim.
+ROLLOUT_FLAGS ?=
+SFT_FLAGS     ?=
+GRPO_FLAGS    ?=
+CONTROL_FLAGS ?=
+CARDS_FLAGS   ?=
+
+# ---- the binaries -------------------------------------------------------------
+BIN          ?= bin
+PIPE_TOOLS   := rollout evaluate learn cards control validate report
+PIPE_BINS    := $(addprefix $(BIN)/,$(PIPE_TOOLS))
+# PIPE_BUILD=1 rebuilds the binaries when a Go source is newer; 0 uses them
+# as they are (a test or a cluster job with prebuilt binaries).
+PIPE_BUILD   ?= 1
+ifeq ($(PIPE_BUILD),1)
+PIPE_SOURCES := $(shell find cmd lib -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
+$(PIPE_BINS) &: $(PIPE_SOURCES)
+	@mkdir -p $(BIN)
+	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(PIPE_TOOLS))
+	@touch $(PIPE_BINS)
+endif
+
+# ---- variants -------------------------------------------------------------------
+# SCAFFOLD: a scaffold in training rollouts. ADAPT: the scaffold branch
+# (cards, control, validate) runs every iteration. B0: how snap/0 is made.
+V_SCAFFOLD := 1
+V_ADAPT    := 1
+V_B0       := evidence
+V_DECAY    := 0
+V_CONTROL  :=
+V_CARDS    :=
+V_SKILLS   := $(SKILLS)
+V_CREDIT   := $(CREDIT)
+ifeq ($(VARIANT),pats)
+else ifeq ($(VARIANT),keep)
+else ifeq ($(VARIANT),grpo)
+V_SCAFFOLD := 0
+V_ADAPT    := 0
+V_B0       := none
+else ifeq ($(VARIANT),static)
+V_ADAPT    := 0
+else ifeq ($(VARIANT),frozen)
+V_CONTROL  := --frozen
+else ifeq ($(VARIANT),expand-only)
+V_CONTROL  := --primitives expand
+else ifeq ($(VARIANT),no-revise)
+V_CONTROL  := --primitives no-revise
+else ifeq ($(VARIANT),traj-cards)
+V_CARDS    := --per trajectory
+else ifeq ($(VARIANT),warm-start)
+V_B0       := expert
+else ifeq ($(VARIANT),decay)
+V_ADAPT    := 0
+V_DECAY    := 1
+else ifeq ($(VARIANT),skillgate)
+V_SKILLS   := 1
+V_CREDIT   := skillgate
+else ifeq ($(VARIANT),broadcast)
+V_SKILLS   := 1
+V_CREDIT   := broadcast
+else
+$(error VARIANT=$(VARIANT): want pats, grpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, keep, decay, skillgate or broadcast)
+endif
+SKILL_FLAG := $(if $(filter 1,$(V_SKILLS)),--skills)
+
+# ---- derived ----------------------------------------------------------------------
+ITER_LIST  := $(shell seq 0 $$(( $(ITERS) - 1 )))
+EVAL_ITERS := $(sort 0 $(ITERS) $(shell seq 0 $(EVAL_EVERY) $(ITERS)))
+iter_seed   = $(shell echo $$(( $(SEED) * 1000 + $(1) )))
+snap_of     = $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(1).parquet,$(R)/snap/0.parquet)
+# decay: the budget of iteration k falls linearly from BUDGET to 0 at the last one.
+budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS) - 1 - $(1)) / ($(ITERS) > 1 ? $(ITERS) - 1 : 1) ))),$(BUDGET))
+scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1)))
+ckpt        = $(R)/ckpt/$(1)/config.json
+COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)
+
+.PHONY: pats plots
+
+# The run is done when its summary exists.
+pats: $(R)/summary.md
+
+# ---- B_0 ----------------------------------------------------------------------------
+# evidence: one EXPAND round on cards of groups mixing GROUP oracle and GROUP
+# random episodes of the same tasks (iteration -1, before training).
+$(R)/boot/empty.parquet: | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/validate init -o $@
+
+$(R)/boot/oracle.parquet: | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(BOOT_TASKS) --group $(GROUP) --seed $(call iter_seed,999) --policy oracle --iteration -1 --run $(RUN) -o $@
+
+$(R)/boot/weak.parquet: | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(BOOT_TASKS) --group $(GROUP) --seed $(call iter_seed,999) --policy random --iteration -1 --run $(RUN) -o $@
+
+$(R)/boot/traj.parquet: $(R)/boot/oracle.parquet $(R)/boot/weak.parquet
+	$(BIN)/report mix $^ -o $@
+
+$(R)/boot/cards.parquet: $(R)/boot/traj.parquet
+	$(BIN)/cards $< -o $@ $(CARDS_FLAGS)
+
+$(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $(R)/boot/empty.parquet
+	$(BIN)/control --cards $< --scaffold $(R)/boot/empty.parquet -o $(R)/boot/proposals.parquet --state-out $(R)/boot/state.parquet --primitives expand --rho-r 1 --rho-c 1
+
+ifeq ($(V_B0),evidence)
+$(R)/snap/0.parquet $(R)/boot/decisions.parquet &: $(R)/boot/proposals.parquet $(R)/boot/cards.parquet $(R)/boot/empty.parquet
+	@mkdir -p $(R)/snap
+	$(BIN)/validate --scaffold $(R)/boot/empty.parquet --proposals $(R)/boot/proposals.parquet --cards $(R)/boot/cards.parquet -o $(R)/snap/0.parquet --decisions $(R)/boot/decisions.parquet --primitives expand --rho-r 1 --rho-c 1
+else ifeq ($(V_B0),expert)
+$(R)/snap/0.parquet: $(EXPERT) | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/validate init --from $< -o $@
+endif
+
+# ---- warm-up: oracle demonstrations with B_0 rendered, then SFT -------------------------
+$(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+
+$(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet
+	@mkdir -p $(R)/ckpt $(R)/metrics
+	$(BIN)/learn sft --init $(MODEL) --demos $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
+
+# ---- iteration k ------------------------------------------------------------------------
+# rollout -> traj/k; then side by side: the scaffold branch (cards, control,
+# validate -> snap/k+1) and the policy branch (learn grpo -> ckpt/k+1).
+define ITERATION
+$(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call snap_of,$(1)))
+	@mkdir -p $$(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+
+$(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --credit $(V_CREDIT) --lr $(GRPO_LR) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+
+ifeq ($(V_ADAPT),1)
+$(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
+	@mkdir -p $$(@D)
+	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
+
+$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
+	@mkdir -p $(R)/proposals $(R)/state
+	$(BIN)/control --cards $(R)/cards/$(1).parquet --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+
+$(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet
+	@mkdir -p $(R)/decisions
+	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+endif
+
+$(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(2).parquet)
+	@mkdir -p $$(@D)
+	@$(BIN)/report iteration $(R) $(1) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
+endef
+$(foreach k,$(ITER_LIST),$(eval $(call ITERATION,$(k),$(shell echo $$(( $(k) + 1 ))),$(shell echo $$(( $(k) - 1 ))))))
+
+# ---- evaluation of ckpt/k: no scaffold (deployment) and with snap/k ---------------------
+# bare-SPLIT: empty context; scaffold-SPLIT: the scaffold ckpt/k was trained with.
+define EVALUATION
+$(R)/eval/$(1)/bare-$(2).parquet: $(call ckpt,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/evaluate --policy $(R)/ckpt/$(1) $(COMMON) --split $(2) --tasks $(EVAL_TASKS) --seed $(EVAL_SEED) $(EVAL_FLAGS) -o $$@ > $$@.md.tmp && mv $$@.md.tmp $(R)/eval/$(1)/bare-$(2).md
+
+$(R)/eval/$(1)/scaffold-$(2).parquet: $(call ckpt,$(1)) $(call snap_of,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/evaluate --policy $(R)/ckpt/$(1) $(COMMON) --split $(2) --tasks $(EVAL_TASKS) --seed $(EVAL_SEED) $(EVAL_FLAGS) --scaffold $(call snap_of,$(1)) --scaffold-budget $(BUDGET) -o $$@ > $$@.md.tmp && mv $$@.md.tmp $(R)/eval/$(1)/scaffold-$(2).md
+endef
+$(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(eval $(call EVALUATION,$(k),$(s)))))
+
+EVAL_FILES := $(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(R)/eval/$(k)/bare-$(s).parquet $(if $(filter 1,$(V_SCAFFOLD)),$(R)/eval/$(k)/scaffold-$(s).parquet)))
+LOG_FILES  := $(foreach k,$(ITER_LIST),$(R)/log/$(k).txt)
+
+$(R)/summary.md: $(LOG_FILES) $(EVAL_FILES)
+	@$(BIN)/report run $(R) > $@.tmp && mv $@.tmp $@
+	@echo "[$(RUN)] evaluations (success; tokens per episode):" && cat $@
+
+plots: | $(PIPE_BINS)
+	$(BIN)/report plots $(R)
