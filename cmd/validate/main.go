@@ -43,7 +43,7 @@ func app() *cli.App {
 			"  validate --scaffold snap/3.parquet --proposals proposals/3.parquet --cards cards/3.parquet \\\n" +
 			"      -o snap/4.parquet --decisions decisions/3.parquet\n" +
 			"  validate diff snap/3.parquet snap/4.parquet --proposals proposals/3.parquet --decisions decisions/3.parquet\n" +
-			"  validate show snap/4.parquet --budget 400 --type pick_and_place",
+			"  validate show snap/4.parquet --budget 400 --type pick_and_place_simple",
 		HideHelpCommand: true,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
@@ -76,7 +76,14 @@ func app() *cli.App {
 				Usage:     "write snapshot 0: empty, or seeded from a hand-written items file",
 				UsageText: "validate init [--from items.yaml] -o snap/0.parquet",
 				Description: "items.yaml lists items with layer (general, task, mistake), task_type (task and mistake\n" +
-					"items) and text (one line); see lib/scaffold ParseItems for the format.\n\n" +
+					"items only), text (one line) and an optional id (a small YAML subset; lib/scaffold ParseItems):\n\n" +
+					"  items:\n" +
+					"    - layer: general\n" +
+					"      text: Read the task and plan before acting.\n" +
+					"    - layer: mistake\n" +
+					"      task_type: pick_heat_then_place_in_recep\n" +
+					"      text: Do not put the object away before heating it.\n\n" +
+					"Token counts use the built-in tokenizer, or --tokenizer.\n\n" +
 					"Examples:\n" +
 					"  validate init -o snap/0.parquet\n" +
 					"  validate init --from items.yaml -o snap/0.parquet",
