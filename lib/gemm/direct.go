@@ -35,9 +35,11 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 	}
 	k8 := k &^ 7
 	store := func(i, j int, s float32) {
-		ar, br := apad[i*k:(i+1)*k], b[j*ldb:j*ldb+k]
-		for p := k8; p < k; p++ {
-			s += ar[p] * br[p]
+		if k8 < k {
+			ar, br := apad[i*k+k8:(i+1)*k], b[j*ldb+k8:j*ldb+k]
+			for p, v := range ar {
+				s += v * br[p]
+			}
 		}
 		s *= alpha
 		ci := i*ldc + j
