@@ -15,15 +15,15 @@ demo: $(DEMO)/table.md
 	@echo "demo: success with no scaffold (deployment) on household, tiny model"
 	@cat $<
 
-# Each run is its own make (its own variables); inside it pats.mk owns the
-# run's files, so these wrappers exist only in the calling make.
-ifneq ($(R),$(DEMO)/pats)
+# Each run is its own make (PIPE_SUB=1, its own variables); there pats.mk
+# owns the run's files, so these wrappers exist only in the calling make.
+ifeq ($(PIPE_SUB),)
 $(DEMO)/pats/summary.md: | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory pats VARIANT=pats RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/pats $(DEMO_SIZES)
+	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=pats RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/pats $(DEMO_SIZES)
 endif
-ifneq ($(R),$(DEMO)/grpo)
+ifeq ($(PIPE_SUB),)
 $(DEMO)/grpo/summary.md: | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory pats VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
+	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
 endif
 
 $(DEMO)/table.md: $(DEMO)/pats/summary.md $(DEMO)/grpo/summary.md

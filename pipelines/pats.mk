@@ -50,6 +50,9 @@ SKILLS       ?= 0
 # broadcast or skillgate
 CREDIT       ?= broadcast
 EXPERT       ?= pipelines/expert/$(ENV).yaml
+# A run folder whose snap/0, demos and ckpt/0 to copy instead of computing
+# them (the sweep shares one warm-up among variants); empty: compute.
+WARMUP       ?=
 # Extra flags, passed through verbatim.
 ROLLOUT_FLAGS ?=
 SFT_FLAGS     ?=
@@ -126,10 +129,12 @@ scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1)) --s
 ckpt        = $(R)/ckpt/$(1)/config.json
 COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)
 
-.PHONY: pats plots
+.PHONY: pats warmup plots
 
 # The run is done when its summary exists.
 pats: $(R)/summary.md
+# B_0, the demonstrations and the warm-up checkpoint only.
+warmup: $(call ckpt,0)
 
 # ---- B_0 ----------------------------------------------------------------------------
 # evidence: one EXPAND round on cards of groups mixing GROUP oracle and GROUP
@@ -155,6 +160,23 @@ $(R)/boot/cards.parquet: $(R)/boot/traj.parquet
 $(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $(R)/boot/empty.parquet
 	$(BIN)/control --cards $< --scaffold $(R)/boot/empty.parquet -o $(R)/boot/proposals.parquet --state-out $(R)/boot/state.parquet --primitives expand --rho-r 1 --rho-c 1
 
+ifneq ($(WARMUP),)
+# Reuse another run's warm-up (B_0, demonstrations, ckpt/0): the sweep
+# computes it once per seed for all variants that would compute the same
+# bytes. Copies go through a temporary name, then a rename.
+$(R)/snap/0.parquet: $(WARMUP)/snap/0.parquet
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+
+$(R)/demos.parquet: $(WARMUP)/demos.parquet
+	@mkdir -p $(@D)
+	cp $< $@.tmp && mv $@.tmp $@
+
+$(call ckpt,0) $(R)/metrics/sft.parquet &: $(WARMUP)/ckpt/0/config.json $(WARMUP)/metrics/sft.parquet
+	@mkdir -p $(R)/ckpt $(R)/metrics
+	rm -rf $(R)/ckpt/.0.tmp && cp -r $(WARMUP)/ckpt/0 $(R)/ckpt/.0.tmp && rm -rf $(R)/ckpt/0 && mv $(R)/ckpt/.0.tmp $(R)/ckpt/0
+	cp $(WARMUP)/metrics/sft.parquet $(R)/metrics/sft.parquet.tmp && mv $(R)/metrics/sft.parquet.tmp $(R)/metrics/sft.parquet
+else
 ifeq ($(V_B0),evidence)
 $(R)/snap/0.parquet $(R)/boot/decisions.parquet &: $(R)/boot/proposals.parquet $(R)/boot/cards.parquet $(R)/boot/empty.parquet
 	@mkdir -p $(R)/snap
@@ -173,6 +195,8 @@ $(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet
 	@mkdir -p $(R)/ckpt $(R)/metrics
 	$(BIN)/learn sft --init $(MODEL) --demos $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
+
+endif
 
 # ---- iteration k ------------------------------------------------------------------------
 # rollout -> traj/k; then side by side: the scaffold branch (cards, control,

@@ -16,15 +16,32 @@ SWEEP_RUNS   := $(sort $(foreach v,$(VARIANTS),$(foreach s,$(SEEDS),$(call sweep
 sweep: $(SWEEP)/results.md
 	@cat $<
 
-# Each run is its own make; inside it pats.mk owns the run's files, so the
-# wrapper rule exists only in the calling make.
-define SWEEP_RUN
-ifneq ($(R),$(SWEEP)/$(1)-s$(2))
-$(SWEEP)/$(1)-s$(2)/summary.md: | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory pats VARIANT=$(1) SEED=$(2) RUN=$(patsubst $(RUNS)/%,%,$(SWEEP))/$(1)-s$(2)
+# Warm-ups are shared: variants whose B_0, demonstrations and ckpt/0 are
+# the same bytes (same B_0 recipe, same skill setting, same seed) copy them
+# from one warm-up run, runs/sweep/warmup-KIND-sSEED (pats.mk WARMUP=).
+# KIND: evidence (B_0 from evidence), none (grpo), expert (warm-start),
+# skills (evidence B_0, skill slates on: skillgate and broadcast).
+warmup_kind   = $(if $(filter grpo,$(1)),none,$(if $(filter warm-start,$(1)),expert,$(if $(filter skillgate broadcast,$(1)),skills,evidence)))
+warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter expert,$(1)),warm-start,$(if $(filter skills,$(1)),skillgate,pats)))
+SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
+
+# Each run is its own make (PIPE_SUB=1); there pats.mk owns the run's
+# files, so the wrapper rules exist only in the calling make.
+define SWEEP_WARMUP
+ifeq ($(PIPE_SUB),)
+$(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= VARIANT=$(call warmup_repr,$(1)) SEED=$(2) RUN=$(SWEEP_NAME)/warmup-$(1)-s$(2)
 endif
 endef
-$(foreach v,$(sort $(patsubst keep,pats,$(VARIANTS))),$(foreach s,$(SEEDS),$(eval $(call SWEEP_RUN,$(v),$(s)))))
+define SWEEP_RUN
+ifeq ($(PIPE_SUB),)
+$(SWEEP)/$(1)-s$(2)/summary.md: $(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)/ckpt/0/config.json | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)
+endif
+endef
+SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
+$(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(SEEDS),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
+$(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(SEEDS),$(eval $(call SWEEP_RUN,$(v),$(s)))))
 
 $(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS))
 	$(BIN)/report sweep --root $(SWEEP) --variants "$(VARIANTS)" --seeds "$(SEEDS)" -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
