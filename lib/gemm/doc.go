@@ -1,9 +1,10 @@
 // Package gemm is the float32 matrix product behind every linear layer:
 // Sgemm computes C = alpha*op(A)*op(B) + beta*C on row-major matrices, where
 // op(X) is X or its transpose, so that one routine serves the forward pass
-// (activations [tokens, d] times weights [d, k]: A*B) and the backward pass
-// (dX = dY*W^T: A*B^T, dW = X^T*dY: A^T*B). Values are float32; leading
-// dimensions (lda, ldb, ldc) are row strides counted in elements.
+// (activations [tokens, d] times weights [d, k]: A*B, or times weights
+// stored [k, d]: A*B^T) and the backward pass (dX = dY*W^T: A*B^T,
+// dW = X^T*dY: A^T*B). Values are float32; leading dimensions (lda, ldb,
+// ldc) are row strides counted in elements.
 //
 // # Blocking
 //
@@ -20,6 +21,8 @@
 //     Rows past m are zero-padded.
 //   - op(B)[k block, columns] is packed into micro-panels of nr columns: for
 //     each p, the nr values of that row together; columns past n are zero.
+//     With AVX2, the packing that transposes (row-major A, 6 rows at a time;
+//     B stored transposed, 16 rows at a time) swaps 8x8 blocks in registers.
 //   - every tile of C of mc rows by a chunk of columns is a work item: for
 //     each B micro-panel (kc x nr, kept in L1) and each A micro-panel (mr x kc,
 //     streamed from the mc x kc block kept in L2), the micro-kernel updates
@@ -37,9 +40,10 @@
 // registers, broadcasts the 6 packed A values one at a time and issues 12
 // fused multiply-adds; the k loop is unrolled by 4. Tiles cut by the matrix
 // edge are computed into a scratch block by the same kernel and merged. A
-// pure-Go 4x4 kernel is the fallback on other CPUs and architectures (tests
-// force it through an internal switch). An AVX-512 kernel is not provided:
-// the machines this project runs on today have AVX2 but not AVX-512.
+// pure-Go 4x4 scalar kernel is the fallback on other CPUs and architectures
+// (tests force it through an internal switch). There is no AVX-512 kernel:
+// the machine this package was built and measured on (AMD EPYC, Zen 3) has
+// AVX2 but not AVX-512, so such a kernel could not have been tested.
 //
 // # Few rows: the direct path
 //
@@ -67,12 +71,13 @@
 // Products with m*n*k below parallelMinWork run on the caller alone.
 //
 // Determinism rule: a work item is an output tile (or, on the direct path,
-// a run of columns of C), never part of the k sum.
-// Every element of C is computed by the same sequence of operations whatever
-// the number of goroutines and whoever runs its tile: the k blocks depend on
-// k alone, within a block the kernel accumulates p in ascending order from
-// zero, and the k blocks are applied to C in ascending order (the barrier
-// orders them). Hence results are bit-identical for any GOMAXPROCS on a
-// given kernel. Different kernels (AVX2 with fused multiply-add, pure Go)
-// may differ in the last bits.
+// a run of columns of C), never part of the k sum. Every element of C is
+// computed by the same sequence of operations whatever the number of
+// goroutines and whoever runs its tile: the k blocks depend on k alone,
+// within a block the kernel accumulates p in ascending order from zero, the
+// k blocks are applied to C in ascending order (the barrier orders them),
+// and which tiles are cut by the matrix edge does not depend on the split
+// (row blocks are multiples of mr, column chunks of nr). Hence results are
+// bit-identical for any GOMAXPROCS on a given kernel. Different kernels
+// (AVX2 with fused multiply-add, pure Go) may differ in the last bits.
 package gemm
