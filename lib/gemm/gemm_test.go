@@ -280,3 +280,43 @@ func TestDirectPathSelection(t *testing.T) {
 		}
 	})
 }
+
+// TestSgemmConcurrentCallers runs products from several goroutines at once
+// (they share the helper goroutines and buffer pools) and checks each
+// against the same product computed alone.
+func TestSgemmConcurrentCallers(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	type prob struct {
+		transA, transB bool
+		m, n, k        int
+		a, b, c, want  []float32
+		lda, ldb, ldc  int
+	}
+	var probs []*prob
+	for i, s := range [][3]int{{300, 200, 150}, {2, 3000, 256}, {129, 700, 300}, {400, 64, 520}} {
+		p := &prob{transA: i%2 == 1, transB: i >= 1, m: s[0], n: s[1], k: s[2]}
+		p.a, p.lda, p.b, p.ldb, p.c, p.ldc = operands(r, p.transA, p.transB, p.m, p.n, p.k, 1)
+		p.want = append([]float32(nil), p.c...)
+		sgemm(2, p.transA, p.transB, p.m, p.n, p.k, 1, p.a, p.lda, p.b, p.ldb, 0.5, p.want, p.ldc)
+		probs = append(probs, p)
+	}
+	done := make(chan int, len(probs))
+	for i, p := range probs {
+		go func() {
+			for rep := 0; rep < 3; rep++ {
+				c := append([]float32(nil), p.c...)
+				sgemm(2, p.transA, p.transB, p.m, p.n, p.k, 1, p.a, p.lda, p.b, p.ldb, 0.5, c, p.ldc)
+				if firstDiff(c, p.want) >= 0 {
+					done <- -1 - i
+					return
+				}
+			}
+			done <- i
+		}()
+	}
+	for range probs {
+		if i := <-done; i < 0 {
+			t.Errorf("problem %d: concurrent result differs from the one computed alone", -1-i)
+		}
+	}
+}
