@@ -1,0 +1,272 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+func TestMixGroups(t *testing.T) {
+	tr := func(g string, s int32, ok bool) table.Trajectory {
+		return table.Trajectory{GroupID: g, Sample: s, Success: ok, TaskID: g, TaskType: "x"}
+	}
+	oracle := []table.Trajectory{tr("0:a", 0, true), tr("0:a", 1, true), tr("0:b", 0, true)}
+	weak := []table.Trajectory{tr("0:a", 0, false), tr("0:b", 0, false), tr("0:b", 1, false)}
+	got := MixGroups(oracle, weak)
+	want := []struct {
+		g  string
+		s  int32
+		ok bool
+	}{{"0:a", 0, true}, {"0:a", 1, true}, {"0:b", 0, true}, {"0:a", 2, false}, {"0:b", 1, false}, {"0:b", 2, false}}
+	if len(got) != len(want) {
+		t.Fatalf("got %d rows, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		if got[i].GroupID != w.g || got[i].Sample != w.s || got[i].Success != w.ok {
+			t.Errorf("row %d = %s/%d/%v, want %s/%d/%v", i, got[i].GroupID, got[i].Sample, got[i].Success, w.g, w.s, w.ok)
+		}
+	}
+	if oracle[1].Sample != 1 || weak[0].Sample != 0 {
+		t.Error("MixGroups changed its inputs")
+	}
+}
+
+func TestMeanStd(t *testing.T) {
+	cases := []struct {
+		xs        []float64
+		mean, std float64
+	}{
+		{[]float64{0.5}, 0.5, 0},
+		{[]float64{1, 2, 3}, 2, 1},
+		{[]float64{0.2, 0.4}, 0.3, math.Sqrt(0.02)},
+	}
+	for _, c := range cases {
+		m, s := MeanStd(c.xs)
+		if math.Abs(m-c.mean) > 1e-12 || math.Abs(s-c.std) > 1e-12 {
+			t.Errorf("MeanStd(%v) = %v, %v; want %v, %v", c.xs, m, s, c.mean, c.std)
+		}
+	}
+	if m, s := MeanStd(nil); !math.IsNaN(m) || !math.IsNaN(s) {
+		t.Errorf("MeanStd(nil) = %v, %v; want NaN", m, s)
+	}
+}
+
+func TestParseEntry(t *testing.T) {
+	cases := []struct {
+		in   string
+		want Entry
+		err  bool
+	}{
+		{"pats=runs/x", Entry{Label: "pats", Dir: "runs/x", Iteration: -1}, false},
+		{"warm-up=runs/x@0", Entry{Label: "warm-up", Dir: "runs/x", Iteration: 0}, false},
+		{"keep=runs/x@3+scaffold", Entry{Label: "keep", Dir: "runs/x", Iteration: 3, Scaffold: true}, false},
+		{"k=runs/x+scaffold", Entry{Label: "k", Dir: "runs/x", Iteration: -1, Scaffold: true}, false},
+		{"runs/x", Entry{}, true},
+		{"a=runs/x@-1", Entry{}, true},
+		{"a=runs/x@z", Entry{}, true},
+		{"=runs/x", Entry{}, true},
+	}
+	for _, c := range cases {
+		got, err := ParseEntry(c.in)
+		if (err != nil) != c.err {
+			t.Errorf("ParseEntry(%q) error %v, want error %v", c.in, err, c.err)
+			continue
+		}
+		if !c.err && got != c.want {
+			t.Errorf("ParseEntry(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+// writeEval writes one evaluation file of a fake run.
+func writeEval(t *testing.T, dir string, k int, kind, split string, success, tokens float64) {
+	t.Helper()
+	p := filepath.Join(dir, "eval", itoa(k), kind+"-"+split+".parquet")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rows := []table.EvalMetrics{
+		{Split: split, TaskType: "all", Episodes: 10, Success: success, Score: success, Tokens: tokens},
+		{Split: split, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1},
+	}
+	if err := table.WriteFile(p, rows, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func itoa(k int) string { return strconv.Itoa(k) }
+
+// fakeRun writes a two-iteration run folder: evaluations at 0 and 2,
+// snapshots 0..2, controller states 0..1, rollouts and GRPO metrics.
+func fakeRun(t *testing.T, succ float64) string {
+	dir := t.TempDir()
+	for _, k := range []int{0, 2} {
+		for _, s := range []string{"valid_seen", "valid_unseen"} {
+			writeEval(t, dir, k, "bare", s, succ*float64(k), 100)
+			writeEval(t, dir, k, "scaffold", s, succ*float64(k)+0.1, 200)
+		}
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{"snap", "state", "traj", "metrics", "ckpt/0", "ckpt/1"} {
+		must(os.MkdirAll(filepath.Join(dir, d), 0o755))
+	}
+	for k := 0; k <= 2; k++ {
+		var items []table.ScaffoldItem
+		for i := 0; i <= k; i++ {
+			items = append(items, table.ScaffoldItem{ID: "g" + itoa(i), Layer: "general", Text: "x", Tokens: 3})
+		}
+		items = append(items, table.ScaffoldItem{ID: "t", Layer: "task", TaskType: "t1", Text: "y", Tokens: 5})
+		must(table.WriteFile(filepath.Join(dir, "snap", itoa(k)+".parquet"), items, table.Meta{}))
+	}
+	for k := 0; k < 2; k++ {
+		st := []table.ControllerState{{TaskType: "", Primitive: "EXPAND"}, {TaskType: "t1", Primitive: []string{"EXPAND", "REVISE"}[k]}}
+		must(table.WriteFile(filepath.Join(dir, "state", itoa(k)+".parquet"), st, table.Meta{}))
+	}
+	trajs := []table.Trajectory{{Success: true}, {Success: false}, {Success: false}, {Success: true}}
+	must(table.WriteFile(filepath.Join(dir, "traj", "0.parquet"), trajs, table.Meta{}))
+	m := []table.TrainMetrics{{Loss: 1, KL: 0.1}, {Loss: 3, KL: 0.3}}
+	must(table.WriteFile(filepath.Join(dir, "metrics", "grpo-0.parquet"), m, table.Meta{}))
+	must(os.WriteFile(filepath.Join(dir, "ckpt", "0", "config.json"), []byte("{}"), 0o644))
+	must(os.WriteFile(filepath.Join(dir, "ckpt", "1", "config.json"), []byte("{}"), 0o644))
+	return dir
+}
+
+func TestLoadAndTables(t *testing.T) {
+	dir := fakeRun(t, 0.25)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Evals) != 8 || r.LastEval() != 2 {
+		t.Fatalf("%d evaluations, last %d; want 8, 2", len(r.Evals), r.LastEval())
+	}
+	e, ok := r.Find(-1, true, "valid_unseen")
+	if !ok || math.Abs(e.Metrics.Success-0.6) > 1e-12 {
+		t.Errorf("final scaffold valid_unseen = %+v, %v; want success 0.6", e, ok)
+	}
+	if len(r.Snaps) != 3 || r.Snaps[2].LayerItems["general"] != 3 || r.Snaps[2].Tokens != 14 {
+		t.Errorf("snapshots %+v", r.Snaps)
+	}
+	var b bytes.Buffer
+	WriteRunMarkdown(&b, r)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || lines[3] != "| 2 | 0.500 | 0.600 | 0.500 | 0.600 | 100 | 200 |" {
+		t.Errorf("run table:\n%s", b.String())
+	}
+	b.Reset()
+	es := []Entry{{Label: "w", Dir: dir, Iteration: 0}, {Label: "f", Dir: dir, Iteration: -1, Scaffold: true}}
+	if err := WriteCompareMarkdown(&b, es, []string{"valid_seen", "valid_unseen"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| w | no scaffold | "+dir+"/ckpt/0 | 0.000 (10) | 0.000 (10) | 0.000 | 100 |") ||
+		!strings.Contains(b.String(), "| f | scaffold | "+dir+"/ckpt/2 | 0.600 (10) | 0.600 (10) | 0.600 | 200 |") {
+		t.Errorf("compare table:\n%s", b.String())
+	}
+	if err := WriteCompareMarkdown(&b, []Entry{{Label: "x", Dir: dir, Iteration: 1}}, []string{"valid_seen"}); err == nil {
+		t.Error("comparing an unevaluated iteration: no error")
+	}
+}
+
+func TestIteration(t *testing.T) {
+	dir := fakeRun(t, 0.25)
+	s, err := Iteration(dir, 0, filepath.Join(dir, "snap", "0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Episodes != 4 || s.Success != 0.5 || s.Items != 2 || s.NextItems != 3 || s.Loss != 2 || math.Abs(s.KL-0.2) > 1e-12 {
+		t.Errorf("stats %+v", s)
+	}
+	line := s.String()
+	for _, want := range []string{"iteration 0:", "success 0.500 (4 episodes)", "scaffold 2 items 8 tok -> 3 items 11 tok", "loss 2.0000"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q lacks %q", line, want)
+		}
+	}
+	if _, err := Iteration(dir, 1, ""); err == nil {
+		t.Error("iteration without rollouts: no error")
+	}
+}
+
+func TestSweep(t *testing.T) {
+	root := t.TempDir()
+	for i, seed := range []int64{1, 2} {
+		src := fakeRun(t, 0.1*float64(i+1))
+		if err := os.Rename(src, RunDir(root, "pats", seed)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if RunDir(root, "keep", 1) != RunDir(root, "pats", 1) {
+		t.Error("keep does not read the pats run")
+	}
+	var runs []SweepRun
+	for _, v := range []string{"pats", "keep"} {
+		for _, s := range []int64{1, 2} {
+			r, err := LoadSweepRun(RunDir(root, v, s), v, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	res := Aggregate(runs, []string{"pats", "keep", "grpo"})
+	if len(res) != 2 {
+		t.Fatalf("%d results, want 2 (grpo has no runs)", len(res))
+	}
+	p, k := res[0], res[1]
+	if math.Abs(p.SeenMean-0.3) > 1e-12 || math.Abs(p.SeenStd-math.Sqrt(0.02)) > 1e-12 || p.PaperSuccess != 80.71 {
+		t.Errorf("pats %+v", p)
+	}
+	if !k.Scaffold || math.Abs(k.SeenMean-0.4) > 1e-12 || !math.IsNaN(k.PaperSuccess) || k.TokensMean != 200 {
+		t.Errorf("keep %+v", k)
+	}
+	var b bytes.Buffer
+	WriteSweepMarkdown(&b, res, []string{"grpo seed 1"})
+	out := b.String()
+	for _, want := range []string{"| pats | 2 | none | 30.0 ± 14.1 | 30.0 ± 14.1 | 0.300 ± 0.141 | 100 ± 0 | 80.71 (full PATS) |",
+		"| keep | 2 | scaffold | 40.0 ± 14.1 |", "their figure, not ours", "Not finished (left out): grpo seed 1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sweep table lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := LoadSweepRun(filepath.Join(root, "nothing"), "pats", 1); err == nil {
+		t.Error("a missing run loads without error")
+	}
+}
+
+func TestPlots(t *testing.T) {
+	dir := fakeRun(t, 0.25)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	paths, err := Plots(r, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 3 {
+		t.Fatalf("plots %v, want 3", paths)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 1000 || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s: not a PNG (%d bytes, %v)", p, len(b), err)
+		}
+	}
+	// A run without a scaffold has only the success plot.
+	bare := &Run{Evals: r.Evals, States: map[int][]table.ControllerState{}}
+	paths, err = Plots(bare, t.TempDir())
+	if err != nil || len(paths) != 1 {
+		t.Errorf("plots of a run without scaffold: %v, %v", paths, err)
+	}
+}
