@@ -4,7 +4,7 @@
 # Usage: bench/gemm/run.sh [-time 100ms] [-rounds 5]
 set -eu
 cd "$(dirname "$0")/../.."
-if [ ! -e /usr/include/x86_64-linux-gnu/cblas.h ] && [ ! -e /usr/include/cblas.h ]; then
+if ! dpkg -s libopenblas-dev >/dev/null 2>&1; then
 	apt-get update && apt-get install -y libopenblas-dev
 fi
 date -u "+%Y-%m-%d %H:%M UTC"
