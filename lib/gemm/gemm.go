@@ -1,4 +1,3 @@
-// Package gemm is the float32 matrix product behind every linear layer.
 package gemm
 
 import (
