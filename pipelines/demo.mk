@@ -17,11 +17,11 @@ demo: $(DEMO)/table.md
 
 # Each run is its own make (PIPE_SUB=1, its own variables); there pats.mk
 # owns the run's files, so these wrappers exist only in the calling make.
-ifeq ($(PIPE_SUB),)
+ifeq ($(PIPE_SUB)$(filter $(DEMO)/pats,$(R)),)
 $(DEMO)/pats/summary.md: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=pats RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/pats $(DEMO_SIZES)
 endif
-ifeq ($(PIPE_SUB),)
+ifeq ($(PIPE_SUB)$(filter $(DEMO)/grpo,$(R)),)
 $(DEMO)/grpo/summary.md: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
 endif

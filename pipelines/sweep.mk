@@ -9,7 +9,8 @@ VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep
 sweep_run     = $(SWEEP)/$(if $(filter keep,$(1)),pats,$(1))-s$(2)
-SWEEP_RUNS   := $(sort $(foreach v,$(VARIANTS),$(foreach s,$(SEEDS),$(call sweep_run,$(v),$(s)))))
+# Seed-major order: with a sweep cut short, every variant has its first seeds.
+SWEEP_RUNS   := $(foreach s,$(SEEDS),$(foreach v,$(VARIANTS),$(call sweep_run,$(v),$(s))))
 
 .PHONY: sweep sweep-partial
 
@@ -28,13 +29,13 @@ SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # Each run is its own make (PIPE_SUB=1); there pats.mk owns the run's
 # files, so the wrapper rules exist only in the calling make.
 define SWEEP_WARMUP
-ifeq ($(PIPE_SUB),)
+ifeq ($(PIPE_SUB)$(filter $(SWEEP)/warmup-$(1)-s$(2),$(R)),)
 $(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= VARIANT=$(call warmup_repr,$(1)) SEED=$(2) RUN=$(SWEEP_NAME)/warmup-$(1)-s$(2)
 endif
 endef
 define SWEEP_RUN
-ifeq ($(PIPE_SUB),)
+ifeq ($(PIPE_SUB)$(filter $(SWEEP)/$(1)-s$(2),$(R)),)
 $(SWEEP)/$(1)-s$(2)/summary.md: $(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)/ckpt/0/config.json | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)
 endif

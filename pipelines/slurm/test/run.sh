@@ -102,7 +102,7 @@ log "building the binaries"
 cp -r "$repo/Makefile" "$repo/pipelines" "$WORK/repo/"
 cd "$WORK/repo"
 
-sizes="ITERS=1 TASKS=2 GROUP=2 BOOT_TASKS=6 DEMO_TASKS=4 SFT_EPOCHS=1 SFT_BATCH=1024 EVAL_TASKS=1 EVAL_SPLITS=valid_seen MAX_CONTEXT=384"
+sizes="ITERS=1 TASKS=2 GROUP=2 BOOT_TASKS=6 DEMO_TASKS=4 SFT_EPOCHS=1 SFT_BATCH=1024 EVAL_TASKS=1 MAX_CONTEXT=384"
 deadline=$(( $(date +%s) + TIMEOUT ))
 wait_job() { # wait_job JOBID: until it leaves the queue, bounded by the deadline
   while squeue -h -j "$1" 2>/dev/null | grep -q .; do
