@@ -101,7 +101,7 @@ func TestDecoderErrors(t *testing.T) {
 	}
 }
 
-// TestLogProbsMask: masked log-probs equal the unmasked ones at selected
+// TestLogProbsMask: masked log-probs equal the unmasked ones (to rounding) at selected
 // positions, are zero elsewhere, and agree with a log-softmax of Logits.
 func TestLogProbsMask(t *testing.T) {
 	cfg := testConfig(false)
@@ -124,7 +124,9 @@ func TestLogProbsMask(t *testing.T) {
 			if !sel && part[i][j] != 0 {
 				t.Errorf("seq %d pos %d: unselected log-prob %g", i, j, part[i][j])
 			}
-			if sel && part[i][j] != all[i][j] {
+			// The matrix product takes a direct path for one to four rows,
+			// so scoring fewer rows may round differently in the last bits.
+			if sel && math.Abs(float64(part[i][j]-all[i][j])) > 1e-5 {
 				t.Errorf("seq %d pos %d: masked %g vs full %g", i, j, part[i][j], all[i][j])
 			}
 			if j == 0 {

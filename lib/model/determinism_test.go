@@ -102,7 +102,7 @@ func TestTrainingReducesLoss(t *testing.T) {
 }
 
 // TestForwardBackwardEqualsBackward: the one-pass API gives the same
-// log-probs as LogProbs and the same gradients as Backward.
+// log-probs as LogProbs and the same gradients as Backward (to rounding).
 func TestForwardBackwardEqualsBackward(t *testing.T) {
 	cfg := testConfig(false)
 	m := randomModel(t, cfg, 4)
@@ -125,8 +125,15 @@ func TestForwardBackwardEqualsBackward(t *testing.T) {
 	for _, p := range m.Params() {
 		g2 = append(g2, p.G...)
 	}
-	if d := maxAbsDiff(g1, g2); d != 0 {
-		t.Errorf("gradients differ by %g", d)
+	// Backward skips the vocabulary rows of zero weight, ForwardBackward
+	// projects every row: the matrix products see other row counts and may
+	// round differently (lib/gemm's direct path for one to four rows).
+	scale := 0.0
+	for _, g := range g1 {
+		scale = math.Max(scale, math.Abs(float64(g)))
+	}
+	if d := maxAbsDiff(g1, g2); d > 1e-4*scale {
+		t.Errorf("gradients differ by %g (largest gradient %g)", d, scale)
 	}
 	ref, _, _ := m.LogProbs(seqs, nil)
 	for i := range ref {
