@@ -3,8 +3,10 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -55,7 +57,8 @@ func Plots(r *Run, dir string) ([]string, error) {
 				i++
 			}
 		}
-		p.Y.Min, p.Y.Max = 0, 1
+		p.Y.Min, p.Y.Max = 0, 1.3 // headroom for the legend
+		p.X.Tick.Marker = intTicks{}
 		path := filepath.Join(dir, "success.png")
 		if err := save(p, path); err != nil {
 			return out, err
@@ -74,6 +77,8 @@ func Plots(r *Run, dir string) ([]string, error) {
 			}
 		}
 		p.Y.Min = 0
+		p.Y.Max = 1.35*p.Y.Max + 1 // headroom for the legend
+		p.X.Tick.Marker = intTicks{}
 		path := filepath.Join(dir, "scaffold.png")
 		if err := save(p, path); err != nil {
 			return out, err
@@ -141,9 +146,11 @@ func primitivePlot(r *Run) (*plot.Plot, error) {
 		p.Legend.Add(prim, sc)
 	}
 	if len(ks) > 0 {
-		p.X.Min, p.X.Max = float64(ks[0])-0.5, float64(ks[len(ks)-1])+0.5
+		// room on the right for the legend
+		p.X.Min, p.X.Max = float64(ks[0])-0.5, float64(ks[len(ks)-1])+2.5
 	}
-	p.Legend.Top = true
+	p.X.Tick.Marker = intTicks{}
+	p.Legend.Top, p.Legend.Left = true, false
 	return p, nil
 }
 
@@ -188,4 +195,16 @@ func save(p *plot.Plot, path string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return rename(tmp, path)
+}
+
+// intTicks labels the whole numbers of an axis (iterations).
+type intTicks struct{}
+
+func (intTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, math.Ceil((hi-lo)/10))
+	var ts []plot.Tick
+	for x := math.Ceil(lo); x <= hi; x += step {
+		ts = append(ts, plot.Tick{Value: x, Label: strconv.Itoa(int(x))})
+	}
+	return ts
 }
