@@ -125,7 +125,8 @@ iter_seed   = $(shell echo $$(( $(SEED) * 1000 + $(1) )))
 snap_of     = $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(1).parquet,$(R)/snap/0.parquet)
 # decay: the budget of iteration k falls linearly from BUDGET to 0 at the last one.
 budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS) - 1 - $(1)) / ($(ITERS) > 1 ? $(ITERS) - 1 : 1) ))),$(BUDGET))
-scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1)))
+# A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
+scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
 ckpt        = $(R)/ckpt/$(1)/config.json
 COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)
 
