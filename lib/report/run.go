@@ -70,8 +70,8 @@ func numbered(dir, suffix string) ([]int, error) {
 // folder.
 func Load(dir string) (*Run, error) {
 	r := &Run{Dir: dir, States: map[int][]table.ControllerState{}}
-	if _, err := os.Stat(dir); err != nil {
-		return nil, fmt.Errorf("run folder: %w", err)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, &table.InputError{Path: dir, Problem: "not a run folder", Err: err}
 	}
 	ks, err := numbered(filepath.Join(dir, "eval"), "")
 	if err != nil {

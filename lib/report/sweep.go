@@ -90,7 +90,7 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 	seen, ok1 := r.Find(k, sc, "valid_seen")
 	unseen, ok2 := r.Find(k, sc, "valid_unseen")
 	if !ok1 || !ok2 {
-		return SweepRun{}, fmt.Errorf("%s: no final evaluation on valid_seen and valid_unseen (scaffold %v)", dir, sc)
+		return SweepRun{}, &table.InputError{Path: dir, Problem: fmt.Sprintf("no final evaluation on valid_seen and valid_unseen (scaffold %v): is the run finished?", sc)}
 	}
 	s, u := seen.Metrics, unseen.Metrics
 	n := float64(s.Episodes + u.Episodes)
