@@ -4,8 +4,8 @@
 # within 20 minutes on 2 cores (docs/pipelines.md has the measured time).
 # `make envs-demo` keeps the oracle/random tables of every environment.
 DEMO       ?= $(RUNS)/demo
-DEMO_SIZES ?= ITERS=3 TASKS=6 GROUP=4 BOOT_TASKS=24 DEMO_TASKS=64 SFT_EPOCHS=10 \
-              EVAL_TASKS=16 MAX_CONTEXT=1024 SEED=1
+DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 DEMO_TASKS=256 SFT_EPOCHS=8 SFT_BATCH=1024 \
+              EVAL_TASKS=32 MAX_CONTEXT=1024 SEED=1
 DEMO_ENVS  := household shop searchqa
 
 .PHONY: demo envs-demo
@@ -27,8 +27,8 @@ $(DEMO)/grpo/summary.md: | $(PIPE_BINS)
 endif
 
 $(DEMO)/table.md: $(DEMO)/pats/summary.md $(DEMO)/grpo/summary.md
-	$(BIN)/report compare warm-up=$(DEMO)/pats@0 pats=$(DEMO)/pats grpo=$(DEMO)/grpo \
-	  pats+scaffold=$(DEMO)/pats+scaffold > $@.tmp && mv $@.tmp $@
+	$(BIN)/report compare warm-up=$(DEMO)/pats@0 pats=$(DEMO)/pats grpo-warm-up=$(DEMO)/grpo@0 \
+	  grpo=$(DEMO)/grpo pats+scaffold=$(DEMO)/pats+scaffold > $@.tmp && mv $@.tmp $@
 
 envs-demo: | $(PIPE_BINS)
 	@mkdir -p $(DEMO)
