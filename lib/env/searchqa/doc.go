@@ -5,7 +5,7 @@
 //
 // # World and corpus
 //
-// A generated world (fixed seeds, a private splitmix64 generator, so it
+// A generated world (fixed seeds, the splitmix64 generator of internal/splitmix, so it
 // never changes) holds 3,400 people, 1,000 companies, 640 cities, 40
 // countries, 200 universities and 30 rivers. Every name is built from fixed
 // lists of name parts ("ada" + "voss", "port" + "marlow", "zen"+"tra" +
@@ -40,7 +40,7 @@
 //
 // # Actions and scoring
 //
-// search[query] returns the top TopK = 3 passages by BM25 (k1 1.2, b 0.75,
+// search[query] returns the top TopK = 3 passages by BM25 (internal/textindex: k1 1.2, b 0.75,
 // stop words dropped, repeated query words counted once, ties to the lower
 // passage index) as "[1] ... [2] ... [3] ...". answer[text] ends the
 // episode: reward and score 1 when Normalize(text) == Normalize(answer)

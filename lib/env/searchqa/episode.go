@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 )
 
 const (
@@ -156,7 +157,7 @@ func (e *episode) apply(action string) env.Step {
 	}
 	e.queries[key] = true
 	e.queryFeatures(arg)
-	e.last = e.env.idx.search(arg, TopK)
+	e.last = e.env.idx.Search(arg, TopK)
 	e.obs = e.renderPassages(e.last)
 	e.notePassages()
 	return env.Step{Observation: e.obs, Valid: true}
@@ -199,15 +200,15 @@ func (e *episode) notePassages() {
 }
 
 func (e *episode) queryFeatures(query string) {
-	padded := phraseText(query)
+	padded := textindex.PhraseText(query)
 	for _, id := range e.q.path[:len(e.q.path)-1] {
-		if hasPhrase(padded, e.env.w.ents[id].name) {
+		if textindex.HasPhrase(padded, e.env.w.ents[id].name) {
 			e.feature("query:entity")
 			break
 		}
 	}
 	for _, r := range e.q.rels {
-		if hasPhrase(padded, relations[r].keyword) {
+		if textindex.HasPhrase(padded, relations[r].keyword) {
 			e.feature("query:relation")
 			break
 		}

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/env/internal/splitmix"
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
@@ -37,7 +39,7 @@ func init() {
 // concurrent use.
 type Env struct {
 	w      *world
-	idx    *index
+	idx    *textindex.Index
 	unseen []bool // per entity: reserved for valid_unseen starts
 	splits map[string][]*Question
 	byID   map[string]*Question
@@ -66,16 +68,16 @@ var startKinds = []int{kindPerson, kindPerson, kindPerson, kindCompany, kindComp
 
 func build() (*Env, error) {
 	e := &Env{splits: map[string][]*Question{}, byID: map[string]*Question{}}
-	e.w = buildWorld(newRNG(0x5EA201))
+	e.w = buildWorld(splitmix.New(0x5EA201))
 	texts := make([]string, len(e.w.passages))
 	for i, p := range e.w.passages {
 		texts[i] = p.text
 	}
 	e.idx = newIndex(texts)
-	ur := newRNG(0x5EA202)
+	ur := splitmix.New(0x5EA202)
 	e.unseen = make([]bool, len(e.w.ents))
 	for i := range e.unseen {
-		e.unseen[i] = ur.intn(100) < unseenPercent
+		e.unseen[i] = ur.Intn(100) < unseenPercent
 	}
 	used := map[string]bool{}
 	plan := []struct {
@@ -90,7 +92,7 @@ func build() (*Env, error) {
 		{SplitTest, TestSize, false, 0x5EA213},
 	}
 	for _, sp := range plan {
-		r := newRNG(sp.seed)
+		r := splitmix.New(sp.seed)
 		for i := 0; i < sp.n; i++ {
 			hops := 1 + i%3
 			var q *Question
@@ -124,11 +126,11 @@ func build() (*Env, error) {
 
 // draw samples a chain of hops relations from a random start entity of the
 // wanted pool. Chains never revisit an entity. nil means retry.
-func (e *Env) draw(r *rng, hops int, unseen bool) *Question {
+func (e *Env) draw(r *splitmix.Rand, hops int, unseen bool) *Question {
 	w := e.w
-	kind := startKinds[r.intn(len(startKinds))]
+	kind := startKinds[r.Intn(len(startKinds))]
 	ids := w.byKind[kind]
-	s := ids[r.intn(len(ids))]
+	s := ids[r.Intn(len(ids))]
 	if e.unseen[s] != unseen {
 		return nil
 	}
@@ -141,7 +143,7 @@ func (e *Env) draw(r *rng, hops int, unseen bool) *Question {
 				opts = append(opts, ri)
 			}
 		}
-		ri := opts[r.intn(len(opts))]
+		ri := opts[r.Intn(len(opts))]
 		o := w.obj[ri][cur]
 		if o < 0 {
 			return nil
@@ -237,7 +239,7 @@ func (e *Env) Passage(i int) string { return e.w.passages[i].text }
 // would show them.
 func (e *Env) Search(query string) []string {
 	var out []string
-	for _, p := range e.idx.search(query, TopK) {
+	for _, p := range e.idx.Search(query, TopK) {
 		out = append(out, e.w.passages[p].text)
 	}
 	return out

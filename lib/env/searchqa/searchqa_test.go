@@ -206,7 +206,7 @@ func TestDeterministicGeneration(t *testing.T) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
 	// Tie-breaking: a query matching many passages equally returns the lowest indices.
-	got := a.idx.search("enjoys", 3)
+	got := a.idx.Search("enjoys", 3)
 	if len(got) != 3 || !(got[0] < got[1] && got[1] < got[2]) {
 		t.Fatalf("ties not broken by index: %v", got)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/env/internal/splitmix"
 )
 
 // Entity kinds.
@@ -90,7 +92,7 @@ type world struct {
 	passages []passage
 }
 
-func buildWorld(r *rng) *world {
+func buildWorld(r *splitmix.Rand) *world {
 	w := &world{byName: map[string]int{}}
 	add := func(kind int, name string) {
 		w.byName[name] = len(w.ents)
@@ -98,7 +100,7 @@ func buildWorld(r *rng) *world {
 		w.ents = append(w.ents, entity{kind, name})
 	}
 	choose := func(kind int, n, count int, name func(i int) string) {
-		perm := r.perm(n)
+		perm := r.Perm(n)
 		for _, k := range perm[:count] {
 			add(kind, name(k))
 		}
@@ -134,7 +136,7 @@ func buildWorld(r *rng) *world {
 		}
 	}
 	set := func(rel string, s, o int) { w.obj[relationIndex(rel)][s] = o }
-	any := func(kind int) int { return w.byKind[kind][r.intn(len(w.byKind[kind]))] }
+	any := func(kind int) int { return w.byKind[kind][r.Intn(len(w.byKind[kind]))] }
 
 	persons, cities, countries := w.byKind[kindPerson], w.byKind[kindCity], w.byKind[kindCountry]
 	// Cities: every country gets at least one city; its capital is one of them.
@@ -150,10 +152,10 @@ func buildWorld(r *rng) *world {
 	}
 	for _, k := range countries {
 		cs := citiesOf[k]
-		set("has_capital", k, cs[r.intn(len(cs))])
+		set("has_capital", k, cs[r.Intn(len(cs))])
 	}
 	// Mayors, founders and CEOs are distinct people.
-	pp := r.perm(len(persons))
+	pp := r.Perm(len(persons))
 	next := 0
 	person := func() int { p := persons[pp[next]]; next++; return p }
 	for _, c := range cities {
@@ -182,7 +184,7 @@ func buildWorld(r *rng) *world {
 // writePassages writes the corpus: two passages per person, company and
 // city, one per country, university and river. Each fact is stated once,
 // in a passage about its subject.
-func (w *world) writePassages(r *rng) {
+func (w *world) writePassages(r *splitmix.Rand) {
 	type part struct {
 		text string
 		ents []int
@@ -213,21 +215,21 @@ func (w *world) writePassages(r *rng) {
 	for _, p := range w.byKind[kindPerson] {
 		city, uni, co := o("born_in", p), o("studied_at", p), o("works_for", p)
 		emit([]string{fk("born_in", p), fk("studied_at", p)},
-			part{fmt.Sprintf("%s was born in %d in %s.", n(p), 1930+r.intn(70), n(city)), []int{p, city}},
+			part{fmt.Sprintf("%s was born in %d in %s.", n(p), 1930+r.Intn(70), n(city)), []int{p, city}},
 			part{fmt.Sprintf("%s studied at %s.", n(p), n(uni)), []int{uni}})
-		job := jobs[r.intn(len(jobs))]
+		job := jobs[r.Intn(len(jobs))]
 		emit([]string{fk("works_for", p)},
 			part{fmt.Sprintf("%s works for %s as %s %s.", n(p), n(co), article(job), job), []int{p, co}},
-			part{fmt.Sprintf("%s enjoys %s.", n(p), hobbies[r.intn(len(hobbies))]), nil})
+			part{fmt.Sprintf("%s enjoys %s.", n(p), hobbies[r.Intn(len(hobbies))]), nil})
 	}
 	for _, c := range w.byKind[kindCompany] {
 		f, ceo, hq := o("founded_by", c), o("has_ceo", c), o("headquartered_in", c)
 		emit([]string{fk("founded_by", c), fk("headquartered_in", c)},
-			part{fmt.Sprintf("%s was founded by %s in %d.", n(c), n(f), 1850+r.intn(166)), []int{c, f}},
+			part{fmt.Sprintf("%s was founded by %s in %d.", n(c), n(f), 1850+r.Intn(166)), []int{c, f}},
 			part{fmt.Sprintf("%s is headquartered in %s.", n(c), n(hq)), []int{hq}})
 		emit([]string{fk("has_ceo", c)},
 			part{fmt.Sprintf("the ceo of %s is %s.", n(c), n(ceo)), []int{c, ceo}},
-			part{fmt.Sprintf("%s makes %s and employs %d people.", n(c), goods[r.intn(len(goods))], 100*(1+r.intn(99))), nil})
+			part{fmt.Sprintf("%s makes %s and employs %d people.", n(c), goods[r.Intn(len(goods))], 100*(1+r.Intn(99))), nil})
 	}
 	for _, c := range w.byKind[kindCity] {
 		k, rv, m := o("located_in", c), o("crossed_by", c), o("has_mayor", c)
@@ -236,22 +238,22 @@ func (w *world) writePassages(r *rng) {
 			part{fmt.Sprintf("the %s flows through %s.", n(rv), n(c)), []int{rv}})
 		emit([]string{fk("has_mayor", c)},
 			part{fmt.Sprintf("the mayor of %s is %s.", n(c), n(m)), []int{c, m}},
-			part{fmt.Sprintf("%s has a population of %d thousand.", n(c), 10*(1+r.intn(99))), nil})
+			part{fmt.Sprintf("%s has a population of %d thousand.", n(c), 10*(1+r.Intn(99))), nil})
 	}
 	for _, k := range w.byKind[kindCountry] {
 		emit([]string{fk("has_capital", k)},
 			part{fmt.Sprintf("the capital of %s is %s.", n(k), n(o("has_capital", k))), []int{k, o("has_capital", k)}},
-			part{fmt.Sprintf("%s has %d million people.", n(k), 1+r.intn(99)), nil})
+			part{fmt.Sprintf("%s has %d million people.", n(k), 1+r.Intn(99)), nil})
 	}
 	for _, u := range w.byKind[kindUniversity] {
 		emit([]string{fk("campus_in", u)},
 			part{fmt.Sprintf("%s has its campus in %s.", n(u), n(o("campus_in", u))), []int{u, o("campus_in", u)}},
-			part{fmt.Sprintf("%s was established in %d.", n(u), 1800+r.intn(200)), nil})
+			part{fmt.Sprintf("%s was established in %d.", n(u), 1800+r.Intn(200)), nil})
 	}
 	for _, v := range w.byKind[kindRiver] {
 		emit([]string{fk("rises_in", v)},
 			part{fmt.Sprintf("the %s rises in %s.", n(v), n(o("rises_in", v))), []int{v, o("rises_in", v)}},
-			part{fmt.Sprintf("the %s is %d km long.", n(v), 10*(10+r.intn(90))), nil})
+			part{fmt.Sprintf("the %s is %d km long.", n(v), 10*(10+r.Intn(90))), nil})
 	}
 }
 

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/env/internal/splitmix"
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 )
 
 // dim is one option dimension of a category (size, color, ...). Phrase
@@ -180,13 +183,13 @@ const NumProducts = 1200
 
 // buildCatalogue generates the catalogue deterministically: NumProducts
 // products spread evenly over the 40 product types.
-func buildCatalogue(r *rng) []Product {
+func buildCatalogue(r *splitmix.Rand) []Product {
 	// Ids: a shuffled sample of 0..9999 rendered "b-NN-NN".
 	ids := make([]int, 10000)
 	for i := range ids {
 		ids[i] = i
 	}
-	r.shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 
 	type slot struct {
 		cat *category
@@ -200,7 +203,7 @@ func buildCatalogue(r *rng) []Product {
 	}
 	base := make(map[string]int, len(slots))
 	for _, s := range slots {
-		base[s.typ] = 10 + 5*r.intn(30) // dollars, 10..155
+		base[s.typ] = 10 + 5*r.Intn(30) // dollars, 10..155
 	}
 	out := make([]Product, NumProducts)
 	for i := range out {
@@ -210,28 +213,28 @@ func buildCatalogue(r *rng) []Product {
 		p.ID = fmt.Sprintf("b-%02d-%02d", ids[i]/100, ids[i]%100)
 		p.Category = c.name
 		p.Type = s.typ
-		nAttr := 3 + r.intn(3)
-		perm := r.perm(len(c.attrs))
+		nAttr := 3 + r.Intn(3)
+		perm := r.Perm(len(c.attrs))
 		for _, k := range perm[:nAttr] {
 			p.Attributes = append(p.Attributes, c.attrs[k])
 		}
 		titleAttr := p.Attributes[0]
 		sort.Strings(p.Attributes)
-		brand := brands[r.intn(len(brands))]
+		brand := brands[r.Intn(len(brands))]
 		p.Title = brand + " " + titleAttr + " " + s.typ
 		for _, d := range c.dims {
-			n := 2 + r.intn(len(d.values)-1)
-			perm := r.perm(len(d.values))[:n]
+			n := 2 + r.Intn(len(d.values)-1)
+			perm := r.Perm(len(d.values))[:n]
 			sort.Ints(perm)
 			for _, k := range perm {
 				p.Options = append(p.Options, Option{Dim: d.name, Value: d.values[k]})
 			}
 		}
-		dollars := base[s.typ] * (60 + r.intn(100)) / 100
+		dollars := base[s.typ] * (60 + r.Intn(100)) / 100
 		if dollars < 3 {
 			dollars = 3
 		}
-		cents := []int{99, 49, 0}[r.intn(3)]
+		cents := []int{99, 49, 0}[r.Intn(3)]
 		p.PriceCents = dollars*100 + cents
 	}
 	return out
@@ -240,7 +243,7 @@ func buildCatalogue(r *rng) []Product {
 // titleType returns the product type a title names: its longest type-name
 // suffix, or "".
 func titleType(title string) string {
-	t := " " + strings.Join(words(title), " ")
+	t := " " + strings.Join(textindex.Words(title), " ")
 	for _, ty := range allTypes {
 		if strings.HasSuffix(t, " "+ty) {
 			return ty

@@ -5,7 +5,7 @@
 // # Catalogue and goals
 //
 // The catalogue (NumProducts = 1,200 products) and every goal are generated
-// deterministically from fixed seeds with a private splitmix64 generator, so
+// deterministically from fixed seeds with a splitmix64 generator (internal/splitmix), so
 // the data never changes between runs, machines or Go releases. Products
 // belong to one of WebShop's five categories (beauty, electronics, fashion,
 // food, furniture: the task types), each with eight product types, an
@@ -40,7 +40,7 @@
 // Actions are search[query] (only on the search page) and click[x]. Pages:
 //
 //   - search page: "instruction: <goal> [search]";
-//   - results page: BM25 ranking (k1 1.2, b 0.75, stop words dropped, ties
+//   - results page: BM25 ranking (internal/textindex: k1 1.2, b 0.75, stop words dropped, ties
 //     to the lower catalogue index) over title, attributes, option values
 //     and category; at most 50 results, 10 a page: "[back to search] page 1
 //     (total 50) [next >] [b-07-42] acme water resistant jacket | $45.99 ...".

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 )
 
 // Page kinds.
@@ -249,7 +250,7 @@ func (e *episode) apply(action string) env.Step {
 		e.feature("action:search")
 		e.queryFeatures(arg)
 		e.query = arg
-		e.res = e.env.idx.search(arg, MaxResults)
+		e.res = e.env.idx.Search(arg, MaxResults)
 		e.rpage = 0
 		return e.show(pageResults)
 	}
@@ -376,25 +377,25 @@ func (e *episode) buy() env.Step {
 // (or not), a required attribute, a required option value, the category.
 func (e *episode) queryFeatures(q string) {
 	g := e.goal
-	padded := phraseText(q)
-	if hasPhrase(padded, g.Type) {
+	padded := textindex.PhraseText(q)
+	if textindex.HasPhrase(padded, g.Type) {
 		e.feature("query:type")
 	} else {
 		e.feature("query:no_type")
 	}
 	for _, a := range g.Attributes {
-		if hasPhrase(padded, a) {
+		if textindex.HasPhrase(padded, a) {
 			e.feature("query:attribute")
 			break
 		}
 	}
 	for _, o := range g.Options {
-		if hasPhrase(padded, o.Value) {
+		if textindex.HasPhrase(padded, o.Value) {
 			e.feature("query:option")
 			break
 		}
 	}
-	if hasPhrase(padded, g.Category) {
+	if textindex.HasPhrase(padded, g.Category) {
 		e.feature("query:category")
 	}
 }

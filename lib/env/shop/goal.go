@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 )
 
 // Goal is one shopping instruction.
@@ -84,9 +86,9 @@ func typeFactor(g *Goal, p *Product) float64 {
 	case p.Category == g.Category:
 		return 0.5
 	}
-	title := phraseText(p.Title)
-	for _, w := range words(g.Type) {
-		if hasPhrase(title, w) {
+	title := textindex.PhraseText(p.Title)
+	for _, w := range textindex.Words(g.Type) {
+		if textindex.HasPhrase(title, w) {
 			return 0.1
 		}
 	}
@@ -107,9 +109,9 @@ var limitRe = regexp.MustCompile(`lower than (\d+)\.00 dollars`)
 // fixed word lists (types, attributes, option phrasings).
 func parseGoal(text string) (parsedGoal, bool) {
 	var pg parsedGoal
-	padded := phraseText(text)
+	padded := textindex.PhraseText(text)
 	for _, t := range allTypes { // longest first
-		if hasPhrase(padded, t) {
+		if textindex.HasPhrase(padded, t) {
 			pg.typ = t
 			break
 		}
@@ -121,7 +123,7 @@ func parseGoal(text string) (parsedGoal, bool) {
 	}
 	pg.limit, _ = strconv.Atoi(m[1])
 	for _, a := range c.attrs {
-		if hasPhrase(padded, a) {
+		if textindex.HasPhrase(padded, a) {
 			pg.attrs = append(pg.attrs, a)
 		}
 	}
@@ -129,7 +131,7 @@ func parseGoal(text string) (parsedGoal, bool) {
 	for _, d := range c.dims {
 		best := ""
 		for _, v := range d.values {
-			if hasPhrase(padded, fmt.Sprintf(d.phrase, v)) && len(v) > len(best) {
+			if textindex.HasPhrase(padded, fmt.Sprintf(d.phrase, v)) && len(v) > len(best) {
 				best = v
 			}
 		}

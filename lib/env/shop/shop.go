@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/env/internal/splitmix"
+	"github.com/pats-rl/pats/lib/env/internal/textindex"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
@@ -34,7 +36,7 @@ func init() {
 type Env struct {
 	products []Product
 	byType   map[string][]int
-	idx      *index
+	idx      *textindex.Index
 	heldOut  map[string]bool // "type|attribute" combinations reserved for valid_unseen
 	splits   map[string][]*Goal
 	byID     map[string]*Goal
@@ -59,7 +61,7 @@ func New() (*Env, error) {
 
 func build() (*Env, error) {
 	e := &Env{byType: map[string][]int{}, heldOut: map[string]bool{}, splits: map[string][]*Goal{}, byID: map[string]*Goal{}}
-	e.products = buildCatalogue(newRNG(0x5E0901))
+	e.products = buildCatalogue(splitmix.New(0x5E0901))
 	texts := make([]string, len(e.products))
 	for i := range e.products {
 		texts[i] = e.products[i].text()
@@ -67,10 +69,10 @@ func build() (*Env, error) {
 	}
 	e.idx = newIndex(texts)
 
-	hr := newRNG(0x5E0902)
+	hr := splitmix.New(0x5E0902)
 	for _, c := range categories {
 		for _, t := range c.types {
-			e.heldOut[t+"|"+c.attrs[hr.intn(len(c.attrs))]] = true
+			e.heldOut[t+"|"+c.attrs[hr.Intn(len(c.attrs))]] = true
 		}
 	}
 
@@ -87,7 +89,7 @@ func build() (*Env, error) {
 		{SplitTest, TestSize, false, 0x5E0913},
 	}
 	for _, sp := range plan {
-		r := newRNG(sp.seed)
+		r := splitmix.New(sp.seed)
 		for i := 0; i < sp.n; i++ {
 			cat := &categories[i%len(categories)]
 			var g *Goal
@@ -118,10 +120,10 @@ func build() (*Env, error) {
 // drawGoal draws a goal of category cat from a random product of a random
 // type, so a perfect product always exists. Seen goals avoid every held-out
 // (type, attribute) pair; unseen goals lead with one. nil means retry.
-func (e *Env) drawGoal(r *rng, cat *category, unseen bool) *Goal {
-	typ := cat.types[r.intn(len(cat.types))]
+func (e *Env) drawGoal(r *splitmix.Rand, cat *category, unseen bool) *Goal {
+	typ := cat.types[r.Intn(len(cat.types))]
 	prods := e.byType[typ]
-	p := &e.products[prods[r.intn(len(prods))]]
+	p := &e.products[prods[r.Intn(len(prods))]]
 	var allowed []string
 	var primary string
 	for _, a := range p.Attributes {
@@ -136,12 +138,12 @@ func (e *Env) drawGoal(r *rng, cat *category, unseen bool) *Goal {
 	if len(allowed) == 0 || (unseen && primary == "") {
 		return nil
 	}
-	perm := r.perm(len(allowed))
+	perm := r.Perm(len(allowed))
 	var attrs []string
 	if unseen {
 		attrs = append(attrs, primary)
 	}
-	n := 1 + r.intn(3)
+	n := 1 + r.Intn(3)
 	for _, k := range perm {
 		if len(attrs) == n {
 			break
@@ -156,10 +158,10 @@ func (e *Env) drawGoal(r *rng, cat *category, unseen bool) *Goal {
 				vals = append(vals, o.Value)
 			}
 		}
-		g.Options = append(g.Options, Option{Dim: d.name, Value: vals[r.intn(len(vals))]})
+		g.Options = append(g.Options, Option{Dim: d.name, Value: vals[r.Intn(len(vals))]})
 	}
-	g.PriceLimit = (p.PriceCents/1000+1)*10 + 10*r.intn(2)
-	g.Text = g.render(r.intn(len(openings)))
+	g.PriceLimit = (p.PriceCents/1000+1)*10 + 10*r.Intn(2)
+	g.Text = g.render(r.Intn(len(openings)))
 	return g
 }
 
