@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/env/internal/envtest"
 )
 
 func mustEnv(t testing.TB) *Env {
@@ -19,57 +19,26 @@ func mustEnv(t testing.TB) *Env {
 	return e
 }
 
-type outcome struct {
-	steps, searches int
-	last            env.Step
-	texts           []string
-	feats           []string
-}
-
-func play(t testing.TB, e env.Env, id string, ag env.Agent, seed int64) outcome {
+// play plays one episode to its end (at most 50 steps).
+func play(t testing.TB, e env.Env, id string, ag env.Agent, seed int64) envtest.Episode {
 	t.Helper()
-	ep, err := e.Reset(id, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := outcome{texts: []string{ep.Goal(), ep.Observation()}}
-	ag.Start(ep.Goal(), ep.Observation(), seed)
-	obs := ep.Observation()
-	for i := 0; i < 50; i++ {
-		adm := ep.Admissible()
-		o.texts = append(o.texts, adm...)
-		a := ag.Act(obs, adm)
-		if strings.HasPrefix(a, "search[") {
-			o.searches++
-		}
-		st := ep.Step(a)
-		o.steps++
-		o.texts = append(o.texts, a, st.Observation)
-		obs = st.Observation
-		if st.Done {
-			o.last, o.feats = st, ep.Features()
-			return o
-		}
-	}
-	t.Fatalf("%s: episode did not end", id)
-	return o
+	return envtest.Play(t, e, id, ag, seed, 50)
 }
 
-func sample(ids []string, n int) []string {
-	if len(ids) <= n {
-		return ids
-	}
-	// Task types cycle with the index (hops = 1 + index%3): offset each
-	// pick so that every type is sampled whatever the stride.
-	k := len(ids) / n
-	var out []string
-	for i := 0; i < n; i++ {
-		if j := i*k + i%3; j < len(ids) {
-			out = append(out, ids[j])
+// searches counts the search actions.
+func searches(actions []string) int {
+	n := 0
+	for _, a := range actions {
+		if strings.HasPrefix(a, "search[") {
+			n++
 		}
 	}
-	return out
+	return n
 }
+
+// sample spreads n picks over ids; task types cycle with the index (hops =
+// 1 + index%3), so each pick is offset to sample every type.
+func sample(ids []string, n int) []string { return envtest.Sample(ids, n, 3) }
 
 func TestRegisteredSplitsAndCorpus(t *testing.T) {
 	e, err := env.Open("searchqa")
@@ -116,16 +85,16 @@ func TestOracleSolvesSampledTasks(t *testing.T) {
 		steps := map[string][2]int{}
 		for _, id := range ids {
 			o := play(t, e, id, e.Oracle(), 3)
-			if !o.last.Success || o.last.Reward != 1 || o.last.Score != 1 {
+			if !o.Last.Success || o.Last.Reward != 1 || o.Last.Score != 1 {
 				q, _ := e.Question(id)
-				t.Fatalf("%s: oracle failed on %q (answer %q): %+v", id, q.Text, q.Answer, o.last)
+				t.Fatalf("%s: oracle failed on %q (answer %q): %+v", id, q.Text, q.Answer, o.Last)
 			}
 			q, _ := e.Question(id)
-			if o.searches != q.Hops() {
-				t.Errorf("%s: oracle used %d searches for %d hops", id, o.searches, q.Hops())
+			if n := searches(o.Actions); n != q.Hops() {
+				t.Errorf("%s: oracle used %d searches for %d hops", id, n, q.Hops())
 			}
 			s := steps[q.Type]
-			steps[q.Type] = [2]int{s[0] + o.steps, s[1] + 1}
+			steps[q.Type] = [2]int{s[0] + o.Steps, s[1] + 1}
 		}
 		var b strings.Builder
 		for _, ty := range taskTypes {
@@ -142,7 +111,7 @@ func TestRandomAgentSuccessRate(t *testing.T) {
 	ids = sample(ids, 1000)
 	succ := 0
 	for i, id := range ids {
-		if play(t, e, id, env.RandomAgent(), int64(i)).last.Success {
+		if play(t, e, id, env.RandomAgent(), int64(i)).Last.Success {
 			succ++
 		}
 	}
@@ -202,7 +171,7 @@ func TestDeterministicGeneration(t *testing.T) {
 		}
 	}
 	id := a.splits[SplitTest][7].ID
-	if o1, o2 := play(t, a, id, env.RandomAgent(), 9), play(t, a, id, env.RandomAgent(), 9); !reflect.DeepEqual(o1.texts, o2.texts) {
+	if o1, o2 := play(t, a, id, env.RandomAgent(), 9), play(t, a, id, env.RandomAgent(), 9); !reflect.DeepEqual(o1.Texts, o2.Texts) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
 	// Tie-breaking: a query matching many passages equally returns the lowest indices.
@@ -277,29 +246,11 @@ func TestQuestionParseRoundTrip(t *testing.T) {
 }
 
 func TestVocabularyCoversEpisodes(t *testing.T) {
-	e := mustEnv(t)
-	voc := map[string]bool{}
-	for _, w := range e.Vocabulary() {
-		voc[w] = true
+	n := envtest.CheckVocabulary(t, mustEnv(t), 60, 3, 50)
+	if n > 3000 {
+		t.Errorf("vocabulary has %d words", n)
 	}
-	if len(voc) > 3000 {
-		t.Errorf("vocabulary has %d words", len(voc))
-	}
-	for _, sp := range e.Splits() {
-		ids, _ := e.Tasks(sp)
-		for i, id := range sample(ids, 60) {
-			for _, ag := range []env.Agent{e.Oracle(), env.RandomAgent()} {
-				for _, s := range play(t, e, id, ag, int64(i)).texts {
-					for _, w := range tokenizer.Words(s) {
-						if !voc[w] {
-							t.Fatalf("%s: word %q of %q not in the vocabulary", id, w, s)
-						}
-					}
-				}
-			}
-		}
-	}
-	t.Logf("vocabulary: %d words", len(voc))
+	t.Logf("vocabulary: %d words", n)
 }
 
 func TestEpisodeMechanicsAndFeatures(t *testing.T) {
@@ -358,15 +309,15 @@ func TestEpisodeMechanicsAndFeatures(t *testing.T) {
 		t.Fatalf("normalised answer not accepted: %+v", st)
 	}
 	o := play(t, e, q.ID, e.Oracle(), 0)
-	f = strings.Join(o.feats, " ")
+	f = strings.Join(o.Features, " ")
 	for _, want := range []string{"milestone:found_bridge", "milestone:found_answer", "query:relation", "action:answer"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("oracle features %q lack %s", f, want)
 		}
 	}
-	for i := 1; i < len(o.feats); i++ {
-		if o.feats[i-1] >= o.feats[i] {
-			t.Fatalf("features not sorted/deduped: %v", o.feats)
+	for i := 1; i < len(o.Features); i++ {
+		if o.Features[i-1] >= o.Features[i] {
+			t.Fatalf("features not sorted/deduped: %v", o.Features)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/env/internal/envtest"
 )
 
 func mustEnv(t testing.TB) *Env {
@@ -20,53 +20,14 @@ func mustEnv(t testing.TB) *Env {
 	return e
 }
 
-type outcome struct {
-	steps int
-	last  env.Step
-	texts []string // goal, observations and actions, for vocabulary checks
-	feats []string
-}
-
-func play(t testing.TB, e env.Env, id string, ag env.Agent, seed int64) outcome {
+// play plays one episode to its end (at most 100 steps).
+func play(t testing.TB, e env.Env, id string, ag env.Agent, seed int64) envtest.Episode {
 	t.Helper()
-	ep, err := e.Reset(id, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o outcome
-	o.texts = append(o.texts, ep.Goal(), ep.Observation())
-	ag.Start(ep.Goal(), ep.Observation(), seed)
-	obs := ep.Observation()
-	for i := 0; i < 100; i++ {
-		adm := ep.Admissible()
-		o.texts = append(o.texts, adm...)
-		a := ag.Act(obs, adm)
-		st := ep.Step(a)
-		o.steps++
-		o.texts = append(o.texts, a, st.Observation)
-		obs = st.Observation
-		if st.Done {
-			o.last = st
-			o.feats = ep.Features()
-			return o
-		}
-	}
-	t.Fatalf("%s: episode did not end within 100 steps", id)
-	return o
+	return envtest.Play(t, e, id, ag, seed, 100)
 }
 
-// sample returns every k-th id so that at least n (or all) are chosen.
-func sample(ids []string, n int) []string {
-	if len(ids) <= n {
-		return ids
-	}
-	k := len(ids) / n
-	var out []string
-	for i := 0; i < len(ids) && len(out) < n; i += k {
-		out = append(out, ids[i])
-	}
-	return out
-}
+// sample returns every k-th id so that n (or all) are chosen.
+func sample(ids []string, n int) []string { return envtest.Sample(ids, n, 1) }
 
 func TestRegisteredAndSplits(t *testing.T) {
 	e, err := env.Open("shop")
@@ -128,10 +89,10 @@ func TestOracleSolvesSampledTasks(t *testing.T) {
 		steps := 0
 		for _, id := range ids {
 			o := play(t, e, id, e.Oracle(), 1)
-			if !o.last.Success || o.last.Score != 1 || o.last.Reward != 1 {
-				t.Fatalf("%s: oracle failed: %+v (goal %q)", id, o.last, e.byID[id].Text)
+			if !o.Last.Success || o.Last.Score != 1 || o.Last.Reward != 1 {
+				t.Fatalf("%s: oracle failed: %+v (goal %q)", id, o.Last, e.byID[id].Text)
 			}
-			steps += o.steps
+			steps += o.Steps
 		}
 		t.Logf("%s: oracle solved %d/%d sampled tasks, %.2f steps/episode", sp, len(ids), len(ids), float64(steps)/float64(len(ids)))
 	}
@@ -145,10 +106,10 @@ func TestRandomAgentSuccessRate(t *testing.T) {
 	succ, score := 0, 0.0
 	for i, id := range ids {
 		o := play(t, e, id, env.RandomAgent(), int64(i))
-		if o.last.Success {
+		if o.Last.Success {
 			succ++
 		}
-		score += o.last.Score
+		score += o.Last.Score
 	}
 	rate := float64(succ) / float64(len(ids))
 	t.Logf("random agent on 1000 train tasks: success %.3f, mean score %.3f over %d episodes", rate, score/float64(len(ids)), len(ids))
@@ -211,7 +172,7 @@ func TestDeterministicGeneration(t *testing.T) {
 	id := a.splits[SplitTest][3].ID
 	o1 := play(t, a, id, env.RandomAgent(), 5)
 	o2 := play(t, a, id, env.RandomAgent(), 5)
-	if !reflect.DeepEqual(o1.texts, o2.texts) {
+	if !reflect.DeepEqual(o1.Texts, o2.Texts) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
 }
@@ -303,29 +264,11 @@ func TestGoalParseRoundTrip(t *testing.T) {
 }
 
 func TestVocabularyCoversEpisodes(t *testing.T) {
-	e := mustEnv(t)
-	voc := map[string]bool{}
-	for _, w := range e.Vocabulary() {
-		voc[w] = true
+	n := envtest.CheckVocabulary(t, mustEnv(t), 60, 1, 100)
+	if n > 2000 {
+		t.Errorf("vocabulary has %d words", n)
 	}
-	if len(voc) > 2000 {
-		t.Errorf("vocabulary has %d words", len(voc))
-	}
-	for _, sp := range e.Splits() {
-		ids, _ := e.Tasks(sp)
-		for i, id := range sample(ids, 60) {
-			for _, ag := range []env.Agent{e.Oracle(), env.RandomAgent()} {
-				for _, s := range play(t, e, id, ag, int64(i)).texts {
-					for _, w := range tokenizer.Words(s) {
-						if !voc[w] {
-							t.Fatalf("%s: word %q of %q not in the vocabulary", id, w, s)
-						}
-					}
-				}
-			}
-		}
-	}
-	t.Logf("vocabulary: %d words", len(voc))
+	t.Logf("vocabulary: %d words", n)
 }
 
 func TestEpisodeMechanicsAndFeatures(t *testing.T) {
@@ -399,7 +342,7 @@ func TestEpisodeMechanicsAndFeatures(t *testing.T) {
 
 	// Oracle run shows the milestones; pagination works.
 	o := play(t, e, g.ID, e.Oracle(), 0)
-	f = strings.Join(o.feats, " ")
+	f = strings.Join(o.Features, " ")
 	for _, want := range []string{"milestone:found_product", "milestone:selected_options", "action:click_option", "query:type"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("oracle features %q lack %s", f, want)
