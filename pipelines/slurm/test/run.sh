@@ -10,7 +10,7 @@
 #   4. checks both runs finished (summary, final checkpoint, evaluations),
 #      then shards one rollout over a 2-task array and runs the update job
 #      after it (submit-iteration.sh) and checks ckpt/k+1 and snap/k+1;
-#   5. stops the daemons it started.
+#   5. stops the daemons it started (munged only if it started it).
 #
 # Idempotent: a rerun starts from a fresh $WORK. Safe as root in CI: it
 # touches only $WORK (default /tmp/pats-slurm-test), the munge key when none
@@ -33,7 +33,7 @@ fi
 
 # Stop what an earlier run of this script left, by its pid files only.
 stop_daemons() {
-  for f in "$WORK"/run/slurmd.pid "$WORK"/run/slurmctld.pid; do
+  for f in "$WORK"/run/slurmd.pid "$WORK"/run/slurmctld.pid "$WORK"/munge/munged.pid; do
     [[ -s $f ]] && kill "$(cat "$f")" 2>/dev/null || true
   done
   sleep 1
@@ -50,7 +50,8 @@ if ! munge -n </dev/null >/dev/null 2>&1; then
     chown munge:munge /etc/munge/munge.key && chmod 400 /etc/munge/munge.key
   fi
   mkdir -p /run/munge && chown munge:munge /run/munge
-  runuser -u munge -- /usr/sbin/munged || fail "munged did not start"
+  mkdir -p "$WORK/munge" && chown munge:munge "$WORK/munge"
+  runuser -u munge -- /usr/sbin/munged --pid-file="$WORK/munge/munged.pid" || fail "munged did not start"
   sleep 1
   munge -n </dev/null >/dev/null || fail "munge does not answer"
 fi
