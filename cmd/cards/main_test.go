@@ -9,6 +9,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/rollout/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -22,7 +23,7 @@ func run(t *testing.T, args ...string) (int, string) {
 func TestCardsOnHousehold(t *testing.T) {
 	dir := t.TempDir()
 	p := func(f string) string { return filepath.Join(dir, f) }
-	trajs := household(t, 2, 2, 4, "")
+	trajs := rollouttest.Household(t, 2, 2, 4, "")
 	if err := table.WriteFile(p("traj.parquet"), trajs, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}

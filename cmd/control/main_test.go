@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/rollout/rollouttest"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -28,7 +29,7 @@ func run(t *testing.T, args ...string) (int, string) {
 func cardsOf(t *testing.T, dir string, k, nOracle int) string {
 	t.Helper()
 	tp := filepath.Join(dir, "traj.parquet")
-	if err := table.WriteFile(tp, household(t, k, nOracle, 4, ""), table.Meta{}); err != nil {
+	if err := table.WriteFile(tp, rollouttest.Household(t, k, nOracle, 4, ""), table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	cp := filepath.Join(dir, "cards.parquet")

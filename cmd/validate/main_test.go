@@ -18,6 +18,7 @@ import (
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/rollout/rollouttest"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -79,7 +80,7 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 	var recs []iterationRecord
 	for k, no := range nOracle {
 		snap := p("snap/%d.parquet", k)
-		trajs := household(t, k, no, 4, snap)
+		trajs := rollouttest.Household(t, k, no, 4, snap)
 		rec := iterationRecord{primitives: map[string]int{}, accepted: map[string]int{}}
 		for _, tr := range trajs {
 			if tr.Success {
@@ -237,7 +238,7 @@ func TestKilledCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustRun(t, "init", "--from", yaml, "-o", p("snap/0.parquet"))
-	trajs := household(t, 0, 1, 4, p("snap/0.parquet"))
+	trajs := rollouttest.Household(t, 0, 1, 4, p("snap/0.parquet"))
 	if err := table.WriteFile(p("traj.parquet"), trajs, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
