@@ -85,7 +85,7 @@ func TestControlOnHousehold(t *testing.T) {
 			t.Errorf("proposal %+v", q)
 		}
 	}
-	if pm[0].Extra[refiner.MetaIteration] != "0" || len(pm[0].Inputs) != 2 {
+	if pm[0].Extra[control.MetaIteration] != "0" || len(pm[0].Inputs) != 2 {
 		t.Errorf("metadata %+v", pm[0])
 	}
 	// --frozen: states, no proposals

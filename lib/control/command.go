@@ -16,6 +16,16 @@ type Settings struct {
 	MaxItemTokens int // tokens per item
 }
 
+// Metadata keys that the control and validate commands both write into
+// their outputs (table.Meta.Extra: proposals, controller state, decisions,
+// snapshots). validate compares MetaScaffold of the proposals with the
+// snapshot it is given, so the two commands must share these names.
+const (
+	MetaIteration       = "iteration"        // the cards' iteration k
+	MetaScaffold        = "scaffold"         // scaffold.Hash of the snapshot the proposals were made for
+	MetaScaffoldVersion = "scaffold_version" // its version
+)
+
 // DefaultSettings returns DefaultOptions, MinSupport 2 and MaxItemTokens 40.
 func DefaultSettings() Settings {
 	return Settings{Control: DefaultOptions(), MinSupport: 2, MaxItemTokens: 40}

@@ -21,13 +21,11 @@ import (
 // imports lib/control.
 
 // Metadata keys of the control command's outputs (table.Meta.Extra), beside
-// the iteration and scaffold keys of lib/validate.
+// the iteration and scaffold keys it shares with validate
+// (control.MetaIteration, control.MetaScaffold, control.MetaScaffoldVersion).
 const (
-	MetaIteration       = "iteration"        // the cards' iteration k
-	MetaScaffold        = "scaffold"         // scaffold.Hash of the snapshot the proposals were made for
-	MetaScaffoldVersion = "scaffold_version" // its version
-	MetaRefiner         = "refiner"          // the refiner's name
-	MetaReasonPrefix    = "reason."          // "reason.<scope>": why a scope got no proposal (scope "general" for the general layer)
+	MetaRefiner      = "refiner" // the refiner's name
+	MetaReasonPrefix = "reason." // "reason.<scope>": why a scope got no proposal (scope "general" for the general layer)
 )
 
 // Flags are the control command's options.
@@ -188,8 +186,10 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	extra := map[string]string{
-		MetaIteration: strconv.Itoa(int(k)), MetaScaffold: scaffold.Hash(snap.Items),
-		MetaScaffoldVersion: strconv.Itoa(snap.Version), MetaRefiner: ref.Name(),
+		control.MetaIteration:       strconv.Itoa(int(k)),
+		control.MetaScaffold:        scaffold.Hash(snap.Items),
+		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		MetaRefiner:                 ref.Name(),
 	}
 	for s, r := range reasons {
 		extra[MetaReasonPrefix+s] = r

@@ -77,7 +77,7 @@ func TestExecuteControl(t *testing.T) {
 		t.Errorf("no addition for the weak type: %+v", props)
 	}
 	m := pm[0]
-	if m.Extra[MetaIteration] != "3" || m.Extra[MetaScaffoldVersion] != "3" || m.Extra[MetaScaffold] != scaffold.Hash(nil) || len(m.Inputs) != 2 {
+	if m.Extra[control.MetaIteration] != "3" || m.Extra[control.MetaScaffoldVersion] != "3" || m.Extra[control.MetaScaffold] != scaffold.Hash(nil) || len(m.Inputs) != 2 {
 		t.Errorf("metadata %+v", m)
 	}
 	// COMPRESS of an empty type has nothing to do: the reason is recorded

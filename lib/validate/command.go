@@ -16,14 +16,12 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// Metadata keys the validate and control commands write into proposal,
-// controller state and decision files (table.Meta.Extra).
+// Metadata keys of the decision files (table.Meta.Extra), beside the
+// iteration and scaffold keys validate shares with control
+// (control.MetaIteration, control.MetaScaffold, control.MetaScaffoldVersion).
 const (
-	MetaIteration       = "iteration"        // the cards' iteration k
-	MetaScaffold        = "scaffold"         // scaffold.Hash of the snapshot the proposals were made for
-	MetaScaffoldVersion = "scaffold_version" // its version
-	MetaAccepted        = "accepted"         // decisions: accepted proposals
-	MetaRejected        = "rejected"         // decisions: rejected proposals
+	MetaAccepted = "accepted" // decisions: accepted proposals
+	MetaRejected = "rejected" // decisions: rejected proposals
 )
 
 // Flags are the validate command's options.
@@ -110,7 +108,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		}
 	}
 	for _, m := range pmeta {
-		if h, ok := m.Extra[MetaScaffold]; ok && h != scaffold.Hash(snap.Items) {
+		if h, ok := m.Extra[control.MetaScaffold]; ok && h != scaffold.Hash(snap.Items) {
 			return &table.InputError{Path: f.Proposals, Problem: fmt.Sprintf("the proposals were made for snapshot %s, not %s (version %d)", h, f.Scaffold, snap.Version)}
 		}
 	}
@@ -132,9 +130,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	extra := map[string]string{
-		MetaIteration: strconv.Itoa(int(k)), MetaScaffold: scaffold.Hash(snap.Items),
-		MetaScaffoldVersion: strconv.Itoa(snap.Version),
-		MetaAccepted:        strconv.Itoa(acc), MetaRejected: strconv.Itoa(len(decisions) - acc),
+		control.MetaIteration:       strconv.Itoa(int(k)),
+		control.MetaScaffold:        scaffold.Hash(snap.Items),
+		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		MetaAccepted:                strconv.Itoa(acc),
+		MetaRejected:                strconv.Itoa(len(decisions) - acc),
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -143,7 +143,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err := table.WriteFile(f.Decisions, decisions, dmeta); err != nil {
 		return err
 	}
-	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{MetaIteration: strconv.Itoa(int(k))}}
+	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{control.MetaIteration: strconv.Itoa(int(k))}}
 	out := scaffold.Snapshot{Items: next, Version: snap.Version + 1, Parent: scaffold.Hash(snap.Items), Tokenizer: tokHash}
 	if err := scaffold.WriteSnapshot(f.Output, out, smeta); err != nil {
 		return err

@@ -188,7 +188,7 @@ func TestExecuteBadInputs(t *testing.T) {
 		return table.WriteFile(p, ps, table.Meta{})
 	})
 	otherSnap := write("othersnap.parquet", func(p string) error {
-		return table.WriteFile(p, threeProposals(), table.Meta{Extra: map[string]string{MetaScaffold: "sha256:0"}})
+		return table.WriteFile(p, threeProposals(), table.Meta{Extra: map[string]string{control.MetaScaffold: "sha256:0"}})
 	})
 	noCards := write("nocards.parquet", func(p string) error { return table.WriteFile(p, []table.Card{}, table.Meta{}) })
 	twoIters := write("twoiters.parquet", func(p string) error {
