@@ -55,3 +55,18 @@ func (e errString) Error() string { return string(e) }
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func TestSubcommandUsageError(t *testing.T) {
+	app := &cli.App{Name: "x", Commands: []*cli.Command{{Name: "sub", Flags: []cli.Flag{&cli.IntFlag{Name: "n"}},
+		Action: func(*cli.Context) error { return nil }}}}
+	var sink discard
+	if c := Run(app, []string{"x", "sub", "--nope"}, &sink); c != ExitUsage {
+		t.Errorf("unknown subcommand flag: exit %d, want 2", c)
+	}
+	if c := Run(app, []string{"x", "sub", "--n", "abc"}, &sink); c != ExitUsage {
+		t.Errorf("bad subcommand flag value: exit %d, want 2", c)
+	}
+	if c := Run(app, []string{"x", "sub", "--n", "3"}, &sink); c != ExitOK {
+		t.Errorf("good subcommand: exit %d", c)
+	}
+}

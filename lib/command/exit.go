@@ -50,9 +50,18 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.Writer = os.Stdout
 	app.ErrWriter = stderr
-	app.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+	usage := func(c *cli.Context, err error, _ bool) error {
 		return &UsageError{Msg: err.Error()}
 	}
+	app.OnUsageError = usage
+	var sub func(cmds []*cli.Command)
+	sub = func(cmds []*cli.Command) {
+		for _, c := range cmds {
+			c.OnUsageError = usage
+			sub(c.Subcommands)
+		}
+	}
+	sub(app.Commands)
 	if app.Action == nil && len(app.Commands) == 0 {
 		panic("command: app without action")
 	}
