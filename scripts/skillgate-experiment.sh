@@ -4,7 +4,7 @@
 # random from the slate (so which skill to read is left to be learned), then
 # ITERS GRPO iterations under each credit, SEEDS seeds each, and the
 # evaluation of every final checkpoint on valid_seen and valid_unseen.
-# Usage: scripts/skillgate-experiment.sh OUT [ITERS] [TASKS] [GROUP] [SEEDS...]
+# Usage: [CREDITS="broadcast skillgate"] scripts/skillgate-experiment.sh OUT [ITERS] [TASKS] [GROUP] [SEEDS...]
 set -euo pipefail
 out=${1:?usage: $0 OUT [ITERS] [TASKS] [GROUP] [SEEDS...]}
 iters=${2:-4}; tasks=${3:-16}; group=${4:-8}; shift $(( $# < 4 ? $# : 4 )) || true
@@ -15,7 +15,7 @@ mkdir -p "$out"
   --policy oracle --skills --text-read random --seed 11 -o "$out/demos.parquet"
 [ -f "$out/ckpt0/config.json" ] || "$bin/learn" sft --init tiny --demos "$out/demos.parquet" -o "$out/ckpt0" \
   --epochs 4 --batch-tokens 2048 --lr 2e-3 --metrics "$out/sft.parquet"
-for credit in broadcast skillgate; do
+for credit in ${CREDITS:-broadcast skillgate}; do
   for seed in $seeds; do
     run="$out/$credit-s$seed"; mkdir -p "$run"
     prev="$out/ckpt0"
