@@ -86,9 +86,6 @@ func (f Flags) Options() (Options, error) {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
 		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
-		if o.Policy == nil {
-			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder", f.Policy)
-		}
 	}
 	if o.Tok == nil {
 		tok, err := builtin.Tokenizer()
