@@ -6,8 +6,9 @@
 // FLOPs per trained token are counted as 6 x parameters (every weight used
 // once forward and twice backward, lm_head included) plus 12 x layers x
 // hidden x context for attention scores and values. Peak is cores x clock x
-// 64 FLOP per cycle (two 16-wide FMA units of AVX-512), read from
-// /proc/cpuinfo; it is a ceiling, not a measurement.
+// FLOP per cycle: 64 with AVX-512 (two 16-wide FMA units), else 32 (two
+// 8-wide AVX2 FMA units), read from /proc/cpuinfo; it is a ceiling, not a
+// measurement.
 package main
 
 import (
@@ -35,7 +36,7 @@ func main() {
 	}
 	vocab := tok.VocabSize()
 	peak := peakGFLOPs()
-	fmt.Printf("Built-in vocabulary %d; GOMAXPROCS %d; peak assumed %.0f GFLOP/s (cores x clock x 64).\n\n", vocab, runtime.GOMAXPROCS(0), peak)
+	fmt.Printf("Built-in vocabulary %d; GOMAXPROCS %d; peak assumed %.0f GFLOP/s (cores x clock x FLOP per cycle of the widest FMA units).\n\n", vocab, runtime.GOMAXPROCS(0), peak)
 	fmt.Println("| model | parameters | sequences x length | train tokens/s | GFLOP/s | MFU |")
 	fmt.Println("| --- | ---: | --- | ---: | ---: | ---: |")
 	sizes := []struct {
@@ -140,13 +141,24 @@ func peakGFLOPs() float64 {
 		return 0
 	}
 	defer f.Close()
-	mhz := 0.0
+	mhz, perCycle := 0.0, 32.0
 	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "cpu MHz" {
-			mhz, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
-			break
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "cpu MHz":
+			if mhz == 0 {
+				mhz, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+			}
+		case "flags":
+			if strings.Contains(v, " avx512f") {
+				perCycle = 64
+			}
 		}
 	}
-	return float64(runtime.GOMAXPROCS(0)) * mhz / 1000 * 64
+	return float64(runtime.GOMAXPROCS(0)) * mhz / 1000 * perCycle
 }
