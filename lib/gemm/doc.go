@@ -41,7 +41,8 @@
 // fused multiply-adds; the k loop is unrolled by 4. Tiles cut by the matrix
 // edge are computed into a scratch block by the same kernel and merged. A
 // pure-Go 4x4 scalar kernel is the fallback on other CPUs and architectures
-// (tests force it through an internal switch). There is no AVX-512 kernel:
+// (tests force it through an internal switch; PATS_GEMM=go forces it for a
+// whole process). There is no AVX-512 kernel:
 // the machine this package was built and measured on (AMD EPYC, Zen 3) has
 // AVX2 but not AVX-512, so such a kernel could not have been tested.
 //

@@ -2,7 +2,11 @@
 
 package gemm
 
-import "golang.org/x/sys/cpu"
+import (
+	"os"
+
+	"golang.org/x/sys/cpu"
+)
 
 // avx2Kernel is the AVX2+FMA kernel: a 6x16 tile held in 12 ymm accumulators.
 var avx2Kernel = &microKernel{
@@ -12,7 +16,13 @@ var avx2Kernel = &microKernel{
 	fn: kernelAVX2,
 }
 
-func hasAVX2() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+// hasAVX2 reports whether the assembly may run: the processor has AVX2 and
+// FMA, and the environment variable PATS_GEMM is not "go" (which forces the
+// pure-Go kernel for a whole process, e.g. to time a run without the
+// assembly).
+func hasAVX2() bool {
+	return cpu.X86.HasAVX2 && cpu.X86.HasFMA && os.Getenv("PATS_GEMM") != "go"
+}
 
 func bestKernel() *microKernel {
 	if hasAVX2() {
