@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -87,13 +90,21 @@ func TestParseEntry(t *testing.T) {
 // writeEval writes one evaluation file of a fake run.
 func writeEval(t *testing.T, dir string, k int, kind, split string, success, tokens float64) {
 	t.Helper()
-	p := filepath.Join(dir, "eval", itoa(k), kind+"-"+split+".parquet")
+	writeEvalAll(t, dir, k, kind, table.EvalMetrics{Split: split, Episodes: 10, Success: success, Score: success, Tokens: tokens})
+}
+
+// writeEvalAll writes one evaluation file whose overall row is all, beside
+// a task-type row with other figures that the report must not read.
+func writeEvalAll(t *testing.T, dir string, k int, kind string, all table.EvalMetrics) {
+	t.Helper()
+	p := filepath.Join(dir, "eval", itoa(k), kind+"-"+all.Split+".parquet")
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	all.TaskType = "all"
 	rows := []table.EvalMetrics{
-		{Split: split, TaskType: "all", Episodes: 10, Success: success, Score: success, Tokens: tokens},
-		{Split: split, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1},
+		all,
+		{Split: all.Split, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1, ReadsPerEp: 9, RightReadRate: 0.99, MisleadingRate: 0.99},
 	}
 	if err := table.WriteFile(p, rows, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -268,5 +279,132 @@ func TestPlots(t *testing.T) {
 	paths, err = Plots(bare, t.TempDir())
 	if err != nil || len(paths) != 1 {
 		t.Errorf("plots of a run without scaffold: %v, %v", paths, err)
+	}
+}
+
+// TestSweepReads checks the skill reads of a sweep: per run as the final
+// evaluations hold them, over seeds (the shares over the seeds that read),
+// and the second Markdown table, printed only when some variant read.
+func TestSweepReads(t *testing.T) {
+	root := t.TempDir()
+	type split struct{ reads, right, misleading float64 }
+	// Final (iteration 3) zero-scaffold evaluations; an earlier one and the
+	// scaffold ones carry other figures that must not be read.
+	final := map[string][2]split{ // run folder -> valid_seen, valid_unseen
+		"skillgate-s1": {{2, 0.5, 0.25}, {3, 0.4, 0.2}},
+		"skillgate-s2": {{4, 0.7, 0.15}, {0, 0, 0}},
+		"broadcast-s1": {{0, 0, 0}, {0, 0, 0}},
+		"broadcast-s2": {{0, 0, 0}, {0, 0, 0}},
+	}
+	for run, sp := range final {
+		dir := filepath.Join(root, run)
+		for i, name := range []string{"valid_seen", "valid_unseen"} {
+			m := table.EvalMetrics{Split: name, Episodes: 10, Success: 0.5, Score: 0.5, Tokens: 100,
+				ReadsPerEp: sp[i].reads, RightReadRate: sp[i].right, MisleadingRate: sp[i].misleading}
+			writeEvalAll(t, dir, 3, "bare", m)
+			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: 0.9, MisleadingRate: 0.05}
+			writeEvalAll(t, dir, 1, "bare", other)
+			writeEvalAll(t, dir, 3, "scaffold", other)
+		}
+	}
+	var runs []SweepRun
+	for _, v := range []string{"skillgate", "broadcast"} {
+		for _, s := range []int64{1, 2} {
+			r, err := LoadSweepRun(RunDir(root, v, s), v, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs = append(runs, r)
+		}
+	}
+	type reads struct{ SeenReads, SeenRight, SeenMis, UnseenReads, UnseenRight, UnseenMis float64 }
+	var gotRuns []reads
+	for _, r := range runs {
+		gotRuns = append(gotRuns, reads{r.SeenReads, r.SeenRightReads, r.SeenMisleading, r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading})
+	}
+	wantRuns := []reads{{2, 0.5, 0.25, 3, 0.4, 0.2}, {4, 0.7, 0.15, 0, 0, 0}, {}, {}}
+	if d := cmp.Diff(wantRuns, gotRuns); d != "" {
+		t.Errorf("per-run reads (-want +got):\n%s", d)
+	}
+
+	res := Aggregate(runs, []string{"skillgate", "broadcast"})
+	nan := math.NaN()
+	// skillgate, valid_seen: reads 2 and 4 -> 3 ± sqrt(2); right 0.5 and 0.7
+	// -> 0.6 ± 0.1*sqrt(2); misleading 0.25 and 0.15 -> 0.2 ± 0.05*sqrt(2).
+	// valid_unseen: reads 3 and 0 -> 1.5 ± 1.5*sqrt(2); only seed 1 read,
+	// so the shares are its own, 0.4 and 0.2, with deviation 0.
+	want := []SweepResult{
+		{Variant: "skillgate", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
+			SeenReadsMean: 3, SeenReadsStd: math.Sqrt2, SeenReadSeeds: 2,
+			SeenRightReadsMean: 0.6, SeenRightReadsStd: 0.1 * math.Sqrt2, SeenMisleadingMean: 0.2, SeenMisleadingStd: 0.05 * math.Sqrt2,
+			UnseenReadsMean: 1.5, UnseenReadsStd: 1.5 * math.Sqrt2, UnseenReadSeeds: 1,
+			UnseenRightReadsMean: 0.4, UnseenMisleadingMean: 0.2},
+		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
+			SeenRightReadsMean: nan, SeenRightReadsStd: nan, SeenMisleadingMean: nan, SeenMisleadingStd: nan,
+			UnseenRightReadsMean: nan, UnseenRightReadsStd: nan, UnseenMisleadingMean: nan, UnseenMisleadingStd: nan},
+	}
+	approx := cmp.Options{cmpopts.EquateApprox(0, 1e-12), cmpopts.EquateNaNs()}
+	if d := cmp.Diff(want, res, approx); d != "" {
+		t.Errorf("aggregated reads (-want +got):\n%s", d)
+	}
+
+	// Both kinds survive a Parquet round trip at schema version 2.
+	p := filepath.Join(t.TempDir(), "results.parquet")
+	if err := table.WriteFile(p, res, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	back, metas, err := table.ReadFiles[SweepResult](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(res, back, approx); d != "" {
+		t.Errorf("sweep_result round trip (-wrote +read):\n%s", d)
+	}
+	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 2 {
+		t.Errorf("metadata %s version %d, want sweep_result version 2", metas[0].Kind, metas[0].SchemaVersion)
+	}
+	p = filepath.Join(t.TempDir(), "runs.parquet")
+	if err := table.WriteFile(p, runs, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	backRuns, metas, err := table.ReadFiles[SweepRun](p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(runs, backRuns); d != "" {
+		t.Errorf("sweep_run round trip (-wrote +read):\n%s", d)
+	}
+	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 2 {
+		t.Errorf("metadata %s version %d, want sweep_run version 2", metas[0].Kind, metas[0].SchemaVersion)
+	}
+
+	first := "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |\n" +
+		"| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| skillgate | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n" +
+		"| broadcast | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n"
+	second := "\nSkill reads of the same evaluations: reads per episode, and right and misleading reads in percent of all reads.\n\n" +
+		"| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |\n" +
+		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| skillgate | 2 | 3.00 ± 1.41 | 60.0 ± 14.1 | 20.0 ± 7.1 | 1.50 ± 2.12 | 40.0 ± 0.0 (1 of 2 seeds) | 20.0 ± 0.0 (1 of 2 seeds) |\n" +
+		"| broadcast | 2 | 0.00 ± 0.00 | — | — | 0.00 ± 0.00 | — | — |\n"
+	broadcastOnly := strings.Replace(first, "| skillgate | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n", "", 1)
+	missing := "\nNot finished (left out): skillgate seed 3\n"
+	cases := []struct {
+		name    string
+		res     []SweepResult
+		missing []string
+		want    string
+	}{
+		{"reads", res, nil, first + second},
+		{"reads, partial", res, []string{"skillgate seed 3"}, first + second + missing},
+		{"no reads", res[1:], nil, broadcastOnly},
+		{"no reads, partial", res[1:], []string{"skillgate seed 3"}, broadcastOnly + missing},
+	}
+	for _, c := range cases {
+		var b bytes.Buffer
+		WriteSweepMarkdown(&b, c.res, c.missing)
+		if d := cmp.Diff(c.want, b.String()); d != "" {
+			t.Errorf("%s: sweep Markdown (-want +got):\n%s", c.name, d)
+		}
 	}
 }

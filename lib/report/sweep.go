@@ -11,12 +11,15 @@ import (
 )
 
 func init() {
-	table.RegisterKind[SweepRun]("sweep_run", 1)
-	table.RegisterKind[SweepResult]("sweep_result", 1)
+	table.RegisterKind[SweepRun]("sweep_run", 2)
+	table.RegisterKind[SweepResult]("sweep_result", 2)
 }
 
 // SweepRun is the final evaluation of one (variant, seed) run of a sweep.
-// Success and score are shares in [0,1]; tokens are per episode.
+// Success and score are shares in [0,1]; tokens are per episode. Skill
+// reads are per episode, and the right and misleading reads are shares of
+// all reads of that split in [0,1] (0 where the split had no reads), as the
+// evaluation's metrics rows hold them.
 type SweepRun struct {
 	Variant      string  `parquet:"variant"`        // pats, grpo, static, ...
 	Seed         int64   `parquet:"seed"`           // the run's SEED
@@ -29,6 +32,13 @@ type SweepRun struct {
 	Tokens       float64 `parquet:"tokens"`         // mean tokens per episode over both splits
 	SeenEpisodes int32   `parquet:"seen_episodes"`  // episodes behind seen_success
 	UnseenEps    int32   `parquet:"unseen_episodes"`
+
+	SeenReads        float64 `parquet:"seen_reads"`              // valid_seen skill reads per episode
+	SeenRightReads   float64 `parquet:"seen_right_reads"`        // share of the valid_seen reads that were right, [0,1]
+	SeenMisleading   float64 `parquet:"seen_misleading_reads"`   // share of the valid_seen reads that were misleading, [0,1]
+	UnseenReads      float64 `parquet:"unseen_reads"`            // valid_unseen skill reads per episode
+	UnseenRightReads float64 `parquet:"unseen_right_reads"`      // share of the valid_unseen reads that were right, [0,1]
+	UnseenMisleading float64 `parquet:"unseen_misleading_reads"` // share of the valid_unseen reads that were misleading, [0,1]
 }
 
 // SweepResult aggregates the runs of one variant over seeds: the mean and
@@ -36,6 +46,11 @@ type SweepRun struct {
 // paper's ablation figure for its Qwen2.5-1.5B ALFWorld policy (success in
 // percent), NaN where the paper has none: a published figure for
 // comparison, not a figure of this toolkit.
+//
+// Reads per episode are averaged over all seeds. The right and misleading
+// read shares are averaged over the seeds whose run read at least once in
+// that split (SeenReadSeeds, UnseenReadSeeds; a run without reads has no
+// share), NaN where none did.
 type SweepResult struct {
 	Variant      string  `parquet:"variant"`
 	Seeds        int32   `parquet:"seeds"`         // runs aggregated
@@ -50,6 +65,21 @@ type SweepResult struct {
 	TokensStd    float64 `parquet:"tokens_std"`    //
 	PaperSuccess float64 `parquet:"paper_success"` // the paper's figure (percent), NaN if none
 	PaperVariant string  `parquet:"paper_variant"` // the paper's name of the row
+
+	SeenReadsMean        float64 `parquet:"seen_reads_mean"`              // valid_seen skill reads per episode, mean over seeds
+	SeenReadsStd         float64 `parquet:"seen_reads_std"`               //
+	SeenReadSeeds        int32   `parquet:"seen_read_seeds"`              // seeds whose run read in valid_seen: the shares below are over these
+	SeenRightReadsMean   float64 `parquet:"seen_right_reads_mean"`        // share of the valid_seen reads that were right, [0,1], NaN without reads
+	SeenRightReadsStd    float64 `parquet:"seen_right_reads_std"`         //
+	SeenMisleadingMean   float64 `parquet:"seen_misleading_reads_mean"`   // share of the valid_seen reads that were misleading, [0,1], NaN without reads
+	SeenMisleadingStd    float64 `parquet:"seen_misleading_reads_std"`    //
+	UnseenReadsMean      float64 `parquet:"unseen_reads_mean"`            // valid_unseen skill reads per episode, mean over seeds
+	UnseenReadsStd       float64 `parquet:"unseen_reads_std"`             //
+	UnseenReadSeeds      int32   `parquet:"unseen_read_seeds"`            // seeds whose run read in valid_unseen
+	UnseenRightReadsMean float64 `parquet:"unseen_right_reads_mean"`      // share of the valid_unseen reads that were right, [0,1], NaN without reads
+	UnseenRightReadsStd  float64 `parquet:"unseen_right_reads_std"`       //
+	UnseenMisleadingMean float64 `parquet:"unseen_misleading_reads_mean"` // share of the valid_unseen reads that were misleading, [0,1], NaN without reads
+	UnseenMisleadingStd  float64 `parquet:"unseen_misleading_reads_std"`  //
 }
 
 // Paper maps a variant to the PATS paper's ablation figure on ALFWorld with
@@ -100,6 +130,8 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 		Score:        (s.Score*float64(s.Episodes) + u.Score*float64(u.Episodes)) / n,
 		Tokens:       (s.Tokens*float64(s.Episodes) + u.Tokens*float64(u.Episodes)) / n,
 		SeenEpisodes: s.Episodes, UnseenEps: u.Episodes,
+		SeenReads: s.ReadsPerEp, SeenRightReads: s.RightReadRate, SeenMisleading: s.MisleadingRate,
+		UnseenReads: u.ReadsPerEp, UnseenRightReads: u.RightReadRate, UnseenMisleading: u.MisleadingRate,
 	}, nil
 }
 
@@ -127,6 +159,7 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 	var out []SweepResult
 	for _, v := range variants {
 		var seen, unseen, score, tok []float64
+		var reads [2]splitReads
 		sc := false
 		for _, r := range runs {
 			if r.Variant != v {
@@ -134,6 +167,8 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 			}
 			seen, unseen = append(seen, r.SeenSuccess), append(unseen, r.UnseenSucc)
 			score, tok = append(score, r.Score), append(tok, r.Tokens)
+			reads[0].add(r.SeenReads, r.SeenRightReads, r.SeenMisleading)
+			reads[1].add(r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading)
 			sc = r.Scaffold
 		}
 		if len(seen) == 0 {
@@ -144,6 +179,14 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 		res.UnseenMean, res.UnseenStd = MeanStd(unseen)
 		res.ScoreMean, res.ScoreStd = MeanStd(score)
 		res.TokensMean, res.TokensStd = MeanStd(tok)
+		res.SeenReadsMean, res.SeenReadsStd = MeanStd(reads[0].reads)
+		res.SeenReadSeeds = int32(len(reads[0].right))
+		res.SeenRightReadsMean, res.SeenRightReadsStd = MeanStd(reads[0].right)
+		res.SeenMisleadingMean, res.SeenMisleadingStd = MeanStd(reads[0].misleading)
+		res.UnseenReadsMean, res.UnseenReadsStd = MeanStd(reads[1].reads)
+		res.UnseenReadSeeds = int32(len(reads[1].right))
+		res.UnseenRightReadsMean, res.UnseenRightReadsStd = MeanStd(reads[1].right)
+		res.UnseenMisleadingMean, res.UnseenMisleadingStd = MeanStd(reads[1].misleading)
 		if p, ok := Paper[v]; ok {
 			res.PaperSuccess, res.PaperVariant = p.Success, p.Name
 		}
@@ -152,9 +195,24 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 	return out
 }
 
+// splitReads collects one split's skill reads over the seeds of a variant:
+// reads per episode of every seed, and the read shares of the seeds that
+// read at all.
+type splitReads struct{ reads, right, misleading []float64 }
+
+func (s *splitReads) add(reads, right, misleading float64) {
+	s.reads = append(s.reads, reads)
+	if reads > 0 {
+		s.right, s.misleading = append(s.right, right), append(s.misleading, misleading)
+	}
+}
+
 // WriteSweepMarkdown writes the results table: success in percent, mean ±
 // standard deviation over seeds, and the paper's figure in its own,
-// labelled column.
+// labelled column. When any variant read skills, a second table follows:
+// per split, skill reads per episode and the right and misleading reads in
+// percent of all reads (over the seeds that read, counted where fewer than
+// all seeds did; — where none did). The unfinished runs are listed last.
 func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 	fmt.Fprintln(w, "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |")
 	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -171,6 +229,9 @@ func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(100*r.UnseenMean, 100*r.UnseenStd, 1),
 			pm(r.ScoreMean, r.ScoreStd, 3), pm(r.TokensMean, r.TokensStd, 0), paper)
 	}
+	if anyReads(res) {
+		writeReadsMarkdown(w, res)
+	}
 	if len(missing) > 0 {
 		fmt.Fprintf(w, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))
 	}
@@ -178,4 +239,44 @@ func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 
 func pm(m, s float64, prec int) string {
 	return fmt.Sprintf("%.*f ± %.*f", prec, m, prec, s)
+}
+
+// anyReads reports whether some variant read skills in some split.
+func anyReads(res []SweepResult) bool {
+	for _, r := range res {
+		if r.SeenReadsMean > 0 || r.UnseenReadsMean > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReadsMarkdown writes the skill-read table of WriteSweepMarkdown.
+func writeReadsMarkdown(w io.Writer, res []SweepResult) {
+	fmt.Fprintln(w, "\nSkill reads of the same evaluations: reads per episode, and right and misleading reads in percent of all reads.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, r := range res {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
+			pm(r.SeenReadsMean, r.SeenReadsStd, 2),
+			share(r.SeenRightReadsMean, r.SeenRightReadsStd, r.SeenReadSeeds, r.Seeds),
+			share(r.SeenMisleadingMean, r.SeenMisleadingStd, r.SeenReadSeeds, r.Seeds),
+			pm(r.UnseenReadsMean, r.UnseenReadsStd, 2),
+			share(r.UnseenRightReadsMean, r.UnseenRightReadsStd, r.UnseenReadSeeds, r.Seeds),
+			share(r.UnseenMisleadingMean, r.UnseenMisleadingStd, r.UnseenReadSeeds, r.Seeds))
+	}
+}
+
+// share formats a read share in percent, mean ± std over the n of seeds
+// seeds that read: — for none, the count where fewer than all read.
+func share(m, s float64, n, seeds int32) string {
+	if n == 0 {
+		return "—"
+	}
+	out := pm(100*m, 100*s, 1)
+	if n < seeds {
+		out += fmt.Sprintf(" (%d of %d seeds)", n, seeds)
+	}
+	return out
 }
