@@ -4,8 +4,7 @@
 # within 20 minutes on 2 cores (docs/pipelines.md has the measured time).
 # `make envs-demo` keeps the oracle/random tables of every environment.
 DEMO       ?= $(RUNS)/demo
-DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 DEMO_TASKS=256 SFT_EPOCHS=8 SFT_BATCH=1024 \
-              EVAL_TASKS=32 MAX_CONTEXT=1024 SEED=1
+DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1
 DEMO_ENVS  := household shop searchqa
 
 .PHONY: demo envs-demo

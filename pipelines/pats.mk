@@ -28,12 +28,14 @@ GROUP        ?= 4
 # tasks behind B_0: GROUP oracle + GROUP weak episodes each
 BOOT_TASKS   ?= 12
 # oracle demonstrations for the warm-up SFT
-DEMO_TASKS   ?= 64
-SFT_EPOCHS   ?= 12
+DEMO_TASKS   ?= 3500
+SFT_EPOCHS   ?= 6
 SFT_BATCH    ?= 2048
-SFT_LR       ?= 3e-3
-GRPO_LR      ?= 1e-4
+SFT_LR       ?= 2e-3
+GRPO_LR      ?= 5e-4
 KL           ?= 0.01
+# sequences per GRPO optimizer step (0: one step per iteration)
+MINIBATCH    ?= 16
 # evaluate ckpt/0, every EVAL_EVERY iterations, and the last
 EVAL_EVERY   ?= $(ITERS)
 # tasks per split and evaluation (0: the whole split)
@@ -49,6 +51,9 @@ BUDGET       ?= 400
 SKILLS       ?= 0
 # broadcast or skillgate
 CREDIT       ?= broadcast
+# with skills on: the first read of the demonstrations, one shard of
+# DEMO_TASKS / (number of modes) tasks per mode (rollout --text-read)
+DEMO_READS   ?= right random
 EXPERT       ?= pipelines/expert/$(ENV).yaml
 # A run folder whose snap/0, demos and ckpt/0 to copy instead of computing
 # them (the sweep shares one warm-up among variants); empty: compute.
@@ -108,9 +113,15 @@ else ifeq ($(VARIANT),decay)
 V_ADAPT    := 0
 V_DECAY    := 1
 else ifeq ($(VARIANT),skillgate)
+V_SCAFFOLD := 0
+V_ADAPT    := 0
+V_B0       := none
 V_SKILLS   := 1
 V_CREDIT   := skillgate
 else ifeq ($(VARIANT),broadcast)
+V_SCAFFOLD := 0
+V_ADAPT    := 0
+V_B0       := none
 V_SKILLS   := 1
 V_CREDIT   := broadcast
 else
@@ -189,9 +200,23 @@ $(R)/snap/0.parquet: $(EXPERT) | $(PIPE_BINS)
 endif
 
 # ---- warm-up: oracle demonstrations with B_0 rendered, then SFT -------------------------
+ifeq ($(V_SKILLS),1)
+# With skills: one shard per first-read mode (its own tasks and seed), mixed
+# into one file, so the warm-up has seen right and other first reads.
+demo_seed   = $(call iter_seed,$(shell echo $$(( 990 + $(words $(call upto,$(1),$(DEMO_READS))) ))))
+upto        = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call upto,$(1),$(wordlist 2,$(words $(2)),$(2))))
+DEMO_SHARDS := $(foreach m,$(DEMO_READS),$(R)/demos/$(m).parquet)
+$(R)/demos/%.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+
+$(R)/demos.parquet: $(DEMO_SHARDS)
+	$(BIN)/report mix $^ -o $@
+else
 $(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+endif
 
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet
 	@mkdir -p $(R)/ckpt $(R)/metrics
@@ -207,8 +232,9 @@ $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call 
 	@mkdir -p $$(@D)
 	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
-$(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
-	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --credit $(V_CREDIT) --lr $(GRPO_LR) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+$(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
+	@mkdir -p $(R)/adv
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
 
 ifeq ($(V_ADAPT),1)
 $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet

@@ -21,10 +21,16 @@ sweep: $(SWEEP)/results.md
 # the same bytes (same B_0 recipe, same skill setting, same seed) copy them
 # from one warm-up run, runs/sweep/warmup-KIND-sSEED (pats.mk WARMUP=).
 # KIND: evidence (B_0 from evidence), none (grpo), expert (warm-start),
-# skills (evidence B_0, skill slates on: skillgate and broadcast).
+# skills (no scaffold, skill slates on: skillgate and broadcast).
 warmup_kind   = $(if $(filter grpo,$(1)),none,$(if $(filter warm-start,$(1)),expert,$(if $(filter skillgate broadcast,$(1)),skills,evidence)))
 warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter expert,$(1)),warm-start,$(if $(filter skills,$(1)),skillgate,pats)))
 SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
+# Empty: one warm-up per kind and seed. A seed (WARMUP_SEED=1): every seed's
+# runs start from that seed's warm-up of their kind, so seeds differ only in
+# the loop (rollout sampling, GRPO, the scaffold branch); a third of the
+# warm-up cost, and the spread then measures the loop alone.
+WARMUP_SEED  ?=
+warmup_seed   = $(if $(WARMUP_SEED),$(WARMUP_SEED),$(1))
 
 # Each run is its own make (PIPE_SUB=1); there pats.mk owns the run's
 # files, so the wrapper rules exist only in the calling make.
@@ -36,12 +42,12 @@ endif
 endef
 define SWEEP_RUN
 ifeq ($(PIPE_SUB)$(filter $(SWEEP)/$(1)-s$(2),$(R)),)
-$(SWEEP)/$(1)-s$(2)/summary.md: $(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)/ckpt/0/config.json | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(2)
+$(SWEEP)/$(1)-s$(2)/summary.md: $(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(call warmup_seed,$(2))/ckpt/0/config.json | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(call warmup_seed,$(2))
 endif
 endef
 SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
-$(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(SEEDS),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
+$(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(sort $(foreach s,$(SEEDS),$(call warmup_seed,$(s)))),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
 $(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(SEEDS),$(eval $(call SWEEP_RUN,$(v),$(s)))))
 
 $(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS))
