@@ -4,7 +4,12 @@
 # within 20 minutes on 2 cores (docs/pipelines.md has the measured time).
 # `make envs-demo` keeps the oracle/random tables of every environment.
 DEMO       ?= $(RUNS)/demo
-DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1
+DEMO_NAME  := $(patsubst $(RUNS)/%,%,$(DEMO))
+# Both runs start from one base policy (runs/demo/base: 3,500 oracle
+# demonstrations, 6 SFT epochs from tiny); the pats run's warm-up then
+# teaches the scaffold's format (256 demonstrations with B_0, 2 epochs),
+# the grpo run starts GRPO from the base itself.
+DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1 BASE=$(DEMO_NAME)/base
 DEMO_ENVS  := household shop searchqa
 
 .PHONY: demo envs-demo
@@ -17,16 +22,20 @@ demo: $(DEMO)/table.md
 # Each run is its own make (PIPE_SUB=1, its own variables); there pats.mk
 # owns the run's files, so these wrappers exist only in the calling make.
 ifeq ($(PIPE_SUB)$(filter $(DEMO)/pats,$(R)),)
-$(DEMO)/pats/summary.md: | $(PIPE_BINS)
+$(DEMO)/pats/summary.md: $(DEMO)/base/ckpt/0/config.json | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=pats RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/pats $(DEMO_SIZES)
 endif
 ifeq ($(PIPE_SUB)$(filter $(DEMO)/grpo,$(R)),)
-$(DEMO)/grpo/summary.md: | $(PIPE_BINS)
+$(DEMO)/grpo/summary.md: $(DEMO)/base/ckpt/0/config.json | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
 endif
 
+ifeq ($(PIPE_SUB),)
+$(eval $(call BASE_RULE,$(DEMO_NAME)/base,grpo))
+endif
+
 $(DEMO)/table.md: $(DEMO)/pats/summary.md $(DEMO)/grpo/summary.md
-	$(BIN)/report compare warm-up=$(DEMO)/pats@0 pats=$(DEMO)/pats grpo-warm-up=$(DEMO)/grpo@0 \
+	$(BIN)/report compare base=$(DEMO)/grpo@0 warm-up=$(DEMO)/pats@0 pats=$(DEMO)/pats \
 	  grpo=$(DEMO)/grpo pats+scaffold=$(DEMO)/pats+scaffold > $@.tmp && mv $@.tmp $@
 
 envs-demo: | $(PIPE_BINS)

@@ -31,19 +31,24 @@ SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # warm-up cost, and the spread then measures the loop alone.
 WARMUP_SEED  ?=
 warmup_seed   = $(if $(WARMUP_SEED),$(WARMUP_SEED),$(1))
+# With a base policy (BASE=, pats.mk) the runs without a scaffold (none,
+# skills) start from the base itself, shared by every seed; the others'
+# warm-ups are short SFTs from it (the scaffold's format), one per seed.
+warmup_dir    = $(if $(BASE),$(if $(filter none,$(1)),$(RUNS)/$(BASE),$(if $(filter skills,$(1)),$(RUNS)/$(BASE_SKILLS))))
+warmup_of     = $(or $(call warmup_dir,$(1)),$(SWEEP)/warmup-$(1)-s$(call warmup_seed,$(2)))
 
 # Each run is its own make (PIPE_SUB=1); there pats.mk owns the run's
 # files, so the wrapper rules exist only in the calling make.
 define SWEEP_WARMUP
-ifeq ($(PIPE_SUB)$(filter $(SWEEP)/warmup-$(1)-s$(2),$(R)),)
-$(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: | $(PIPE_BINS)
+ifeq ($(PIPE_SUB)$(filter $(SWEEP)/warmup-$(1)-s$(2),$(R))$(call warmup_dir,$(1)),)
+$(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: $(if $(BASE),$(RUNS)/$(BASE)/ckpt/0/config.json) | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= VARIANT=$(call warmup_repr,$(1)) SEED=$(2) RUN=$(SWEEP_NAME)/warmup-$(1)-s$(2)
 endif
 endef
 define SWEEP_RUN
 ifeq ($(PIPE_SUB)$(filter $(SWEEP)/$(1)-s$(2),$(R)),)
-$(SWEEP)/$(1)-s$(2)/summary.md: $(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(call warmup_seed,$(2))/ckpt/0/config.json | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(call warmup_seed,$(2))
+$(SWEEP)/$(1)-s$(2)/summary.md: $(call warmup_of,$(call warmup_kind,$(1)),$(2))/ckpt/0/config.json | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=$(1) SEED=$(2) RUN=$(SWEEP_NAME)/$(1)-s$(2) WARMUP=$(call warmup_of,$(call warmup_kind,$(1)),$(2))
 endif
 endef
 SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
