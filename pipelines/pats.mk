@@ -212,6 +212,10 @@ endif
 endef
 $(eval $(call BASE_RULE,$(BASE),grpo))
 $(eval $(call BASE_RULE,$(BASE_SKILLS),skillgate))
+# `make base BASE=...`: this run's base only (before a job array whose tasks
+# would otherwise each start building the same one).
+.PHONY: base
+base: $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 
 ifneq ($(WARMUP),)
 # Reuse another run's warm-up (B_0, demonstrations, ckpt/0): the sweep
