@@ -92,7 +92,10 @@ func app() *cli.App {
 					"the trajectories' behaviour log-probabilities, plus --kl times the k3 KL estimate to --ref.\n" +
 					"--credit skillgate sends the outcome advantage to execution tokens only and a selection\n" +
 					"advantage (+select-coef for a single right read, -select-coef for a wrong, misleading or\n" +
-					"repeated read) to skill-name tokens only. The optimizer state of --init carries over.\n" +
+					"repeated read) to skill-name tokens only; with --select-norm channel (the default) the\n" +
+					"selection tokens form a loss term of their own, averaged apart from the execution tokens,\n" +
+					"so that a skill name is not diluted by the length of the episode around it.\n" +
+					"The optimizer state of --init carries over.\n" +
 					"Log-probabilities are taken at temperature 1: roll out at temperature 1 for on-policy ratios.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +
@@ -110,6 +113,7 @@ func app() *cli.App {
 					&cli.IntFlag{Name: "epochs", Value: grpo.Epochs, Usage: "passes over the trajectories"},
 					&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
 					&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "magnitude of the skillgate selection advantage"},
+					&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
 				}, optimFlags(grpo.Optim, "constant")...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, -1); err != nil {
@@ -128,6 +132,9 @@ func app() *cli.App {
 						return command.Usagef("%v", err)
 					}
 					if cfg.Agg, err = rl.ParseAgg(c.String("loss-agg")); err != nil {
+						return command.Usagef("%v", err)
+					}
+					if cfg.SelectNorm, err = rl.ParseSelectNorm(c.String("select-norm")); err != nil {
 						return command.Usagef("%v", err)
 					}
 					cfg.Clip, cfg.KL, cfg.Epochs = c.Float64("clip"), c.Float64("kl"), c.Int("epochs")

@@ -59,6 +59,17 @@
 // not group-relative: it applies in zero-variance groups too. The KL term
 // applies to every policy-written token whatever its channel.
 //
+// Under skillgate the selection channel is also its own loss term
+// (SelectChannel, the default; ChannelWeights): the loss is the outcome
+// term, averaged by the aggregation over the tokens outside the selection
+// channel, plus the selection term, averaged the same way over the
+// selection tokens of the sequences that have any. Kept inside the
+// sequence's average (SelectSequence, as under broadcast), a skill name of
+// 2-3 tokens in an episode of a few hundred policy tokens carries about 1-5%
+// of the loss weight whatever its sign, and the selector barely moves (a
+// measured household run: skill-name share 0.03-0.05 under both credits).
+// The per-token weights stay the exact derivative of the loss.
+//
 // # Input checks and failures
 //
 // Trajectories from another tokenizer than the model's (the tokenizer

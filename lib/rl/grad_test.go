@@ -80,15 +80,15 @@ func totalLoss(t *testing.T, m *model.Model, prep []Prepared, cfg GRPOConfig) fl
 	t.Helper()
 	seqs := make([][]int32, len(prep))
 	masks := make([][]bool, len(prep))
-	counts := make([]int, len(prep))
+	batch := make([]*Prepared, len(prep))
 	for i := range prep {
-		seqs[i], masks[i], counts[i] = prep[i].Row.Tokens, prep[i].Mask, prep[i].NLoss
+		seqs[i], masks[i], batch[i] = prep[i].Row.Tokens, prep[i].Mask, &prep[i]
 	}
 	lp, ent, err := m.LogProbs(seqs, masks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := AggWeights(counts, cfg.Agg)
+	w := ChannelWeights(batch, cfg.Agg, cfg.SelectNorm)
 	var st stepStats
 	for i := range prep {
 		grpoWeights(&prep[i], lp[i], ent[i], w[i], cfg, &st)
@@ -105,10 +105,11 @@ func TestLossGradientFiniteDifference(t *testing.T) {
 	for _, c := range []struct {
 		credit Credit
 		agg    Agg
-	}{{Broadcast, SeqMean}, {SkillGate, TokenMean}} {
+		norm   SelectNorm
+	}{{Broadcast, SeqMean, SelectChannel}, {SkillGate, TokenMean, SelectChannel}, {SkillGate, SeqMean, SelectChannel}, {SkillGate, SeqMean, SelectSequence}} {
 		m := microModel(t, 11)
 		rows := microEpisodes(5)
-		cfg := GRPOConfig{Credit: c.credit, Agg: c.agg, Clip: 0.2, KL: 0.3, SelectCoef: 1}
+		cfg := GRPOConfig{Credit: c.credit, Agg: c.agg, Clip: 0.2, KL: 0.3, SelectCoef: 1, SelectNorm: c.norm}
 		prep, _ := Credits(rows, cfg)
 		setBehaviour(t, m, rows, prep)
 
@@ -120,7 +121,7 @@ func TestLossGradientFiniteDifference(t *testing.T) {
 				lp[t] = p.Row.Logprobs[t] - 0.05 // ratios 0.95 * exp(-offset): away from the kinks
 			}
 			var st stepStats
-			w := grpoWeights(p, lp, lp, 0.5, cfg, &st)
+			w := grpoWeights(p, lp, lp, Weights{0.5, 0.7}, cfg, &st)
 			for tk, on := range p.Mask {
 				if !on {
 					continue
@@ -130,7 +131,7 @@ func TestLossGradientFiniteDifference(t *testing.T) {
 					x := append([]float32(nil), lp...)
 					x[tk] += d
 					var s stepStats
-					grpoWeights(p, x, x, 0.5, cfg, &s)
+					grpoWeights(p, x, x, Weights{0.5, 0.7}, cfg, &s)
 					return s.loss
 				}
 				fd := (f(h) - f(-h)) / (2 * float64(h))
@@ -141,13 +142,13 @@ func TestLossGradientFiniteDifference(t *testing.T) {
 		}
 
 		// 2. Parameter gradient of the whole model.
-		counts := make([]int, len(prep))
+		batch := make([]*Prepared, len(prep))
 		seqs := make([][]int32, len(prep))
 		masks := make([][]bool, len(prep))
 		for i := range prep {
-			counts[i], seqs[i], masks[i] = prep[i].NLoss, prep[i].Row.Tokens, prep[i].Mask
+			batch[i], seqs[i], masks[i] = &prep[i], prep[i].Row.Tokens, prep[i].Mask
 		}
-		aw := AggWeights(counts, cfg.Agg)
+		aw := ChannelWeights(batch, cfg.Agg, cfg.SelectNorm)
 		m.ZeroGrad()
 		var st stepStats
 		if _, _, err := m.ForwardBackward(seqs, masks, func(i int, lp, ent []float32) []float32 {
@@ -209,7 +210,7 @@ func TestSkillGateChannels(t *testing.T) {
 			t.Fatal(err)
 		}
 		var st stepStats
-		return grpoWeights(p, lp[0], ent[0], 0.25, cfg, &st), p.Row.Roles
+		return grpoWeights(p, lp[0], ent[0], Weights{0.25, 0.25}, cfg, &st), p.Row.Roles
 	}
 	base, roles := weights(SkillGate, 1.3, 1)
 	moreOutcome, _ := weights(SkillGate, -0.8, 1)

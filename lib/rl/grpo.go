@@ -22,6 +22,7 @@ type GRPOConfig struct {
 	Epochs     int     // passes over the trajectories (>= 1)
 	Minibatch  int     // sequences per optimizer step; 0 = all in one step
 	SelectCoef float64 // magnitude of SkillGate's selection advantage
+	SelectNorm SelectNorm
 	Optim      OptimConfig
 	Seed       int64 // minibatch shuffling
 	Progress   io.Writer
@@ -59,6 +60,7 @@ type Prepared struct {
 	Outcome    float64
 	Selection  float64
 	NLoss      int  // policy-written tokens
+	NSelect    int  // of them, tokens in the selection channel
 	ZeroVarGrp bool // its group's rewards are all equal
 }
 
@@ -93,8 +95,14 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 				n++
 			}
 		}
+		nsel := 0
+		for t, on := range mask {
+			if on && ch[t] == ChannelSelection {
+				nsel++
+			}
+		}
 		prep[i] = Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
-			NLoss: n, ZeroVarGrp: zv[r.GroupID]}
+			NLoss: n, NSelect: nsel, ZeroVarGrp: zv[r.GroupID]}
 		advRows[i] = table.TokenAdvantages{TaskID: r.TaskID, GroupID: r.GroupID, Sample: r.Sample,
 			Credit: cfg.Credit.String(), Reward: r.Reward, Outcome: outcome[i], Selection: sel,
 			Advantages: adv, Channels: ch}
@@ -111,18 +119,24 @@ type stepStats struct {
 	advN                     int
 }
 
-// GRPOWeights returns, for one sequence, dLoss/dlogp per token (the
+// grpoWeights returns, for one sequence, dLoss/dlogp per token (the
 // weights ForwardBackward backpropagates) given the current log-probs lp,
-// the aggregation weight w of its tokens, and accumulates the statistics.
-// It is the whole GRPO loss of a token:
+// the aggregation weights w of its tokens (see ChannelWeights), and
+// accumulates the statistics. It is the whole GRPO loss of a token:
 //
 //	w * (Surrogate(lp, behaviour, adv) + kl * K3(lp, ref))
-func grpoWeights(p *Prepared, lp, ent []float32, w float64, cfg GRPOConfig, st *stepStats) []float32 {
+//
+// with w.Select for selection-channel tokens and w.Outcome for the others.
+func grpoWeights(p *Prepared, lp, ent []float32, cw Weights, cfg GRPOConfig, st *stepStats) []float32 {
 	r := p.Row
 	out := make([]float32, len(lp))
 	for t, on := range p.Mask {
 		if !on {
 			continue
+		}
+		w := cw.Outcome
+		if p.Channels[t] == ChannelSelection {
+			w = cw.Select
 		}
 		a := float64(p.Adv[t])
 		l, d, clipped := Surrogate(float64(lp[t]), float64(r.Logprobs[t]), a, cfg.Clip)
@@ -196,17 +210,17 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 			idx := order[b:min(b+mb, len(order))]
 			seqs := make([][]int32, len(idx))
 			masks := make([][]bool, len(idx))
-			counts := make([]int, len(idx))
+			batch := make([]*Prepared, len(idx))
 			groups := map[string]bool{}
 			zv := map[string]bool{}
 			for j, i := range idx {
-				seqs[j], masks[j], counts[j] = prep[i].Row.Tokens, prep[i].Mask, prep[i].NLoss
+				seqs[j], masks[j], batch[j] = prep[i].Row.Tokens, prep[i].Mask, &prep[i]
 				groups[prep[i].Row.GroupID] = true
 				if prep[i].ZeroVarGrp {
 					zv[prep[i].Row.GroupID] = true
 				}
 			}
-			aw := AggWeights(counts, cfg.Agg)
+			aw := ChannelWeights(batch, cfg.Agg, cfg.SelectNorm)
 			var st stepStats
 			m.ZeroGrad()
 			_, _, err := m.ForwardBackward(seqs, masks, func(j int, lp, ent []float32) []float32 {

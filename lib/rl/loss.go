@@ -93,3 +93,69 @@ func AggWeights(counts []int, a Agg) []float64 {
 	}
 	return w
 }
+
+// SelectNorm is how SkillGate's selection channel is averaged into the
+// minibatch loss.
+type SelectNorm int
+
+const (
+	// SelectChannel makes the selection channel a loss term of its own:
+	// its tokens are averaged over the sequences that have selection
+	// tokens (per Agg), and the outcome term over the remaining
+	// policy-written tokens, so a skill name weighs as much as a whole
+	// episode's execution whatever the episode's length.
+	SelectChannel SelectNorm = iota
+	// SelectSequence keeps the selection tokens inside their sequence's
+	// average with the execution tokens (one term, as under broadcast):
+	// their share of the loss shrinks as episodes lengthen.
+	SelectSequence
+)
+
+func (n SelectNorm) String() string {
+	if n == SelectSequence {
+		return "sequence"
+	}
+	return "channel"
+}
+
+// ParseSelectNorm reads "channel" or "sequence".
+func ParseSelectNorm(s string) (SelectNorm, error) {
+	switch s {
+	case "channel":
+		return SelectChannel, nil
+	case "sequence":
+		return SelectSequence, nil
+	}
+	return 0, fmt.Errorf("unknown selection normalisation %q (want channel or sequence)", s)
+}
+
+// Weights are the aggregation weights of one sequence's tokens: Outcome
+// for tokens outside the selection channel, Select for those in it.
+type Weights struct{ Outcome, Select float64 }
+
+// ChannelWeights returns the aggregation weights of a minibatch. Under
+// SelectSequence (or with no selection tokens) both weights of a sequence
+// are AggWeights over its policy-written tokens. Under SelectChannel the
+// loss is the sum of two averages, each by agg: the outcome term over the
+// tokens outside the selection channel, and the selection term over the
+// selection tokens of the sequences that have any.
+func ChannelWeights(batch []*Prepared, agg Agg, norm SelectNorm) []Weights {
+	all := make([]int, len(batch))
+	out := make([]int, len(batch))
+	sel := make([]int, len(batch))
+	for i, p := range batch {
+		all[i], out[i], sel[i] = p.NLoss, p.NLoss-p.NSelect, p.NSelect
+	}
+	w := make([]Weights, len(batch))
+	if norm == SelectSequence {
+		for i, x := range AggWeights(all, agg) {
+			w[i] = Weights{x, x}
+		}
+		return w
+	}
+	ow, sw := AggWeights(out, agg), AggWeights(sel, agg)
+	for i := range w {
+		w[i] = Weights{ow[i], sw[i]}
+	}
+	return w
+}

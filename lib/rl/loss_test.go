@@ -4,6 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -125,6 +128,45 @@ func TestAggregation(t *testing.T) {
 		if !near(total, c.want, 1e-12) {
 			t.Errorf("%v: loss %v, want %v", c.agg, total, c.want)
 		}
+	}
+}
+
+// TestChannelWeights: a minibatch of three sequences with 6, 3 and 5
+// policy-written tokens, of which 2, 0 and 1 are selection tokens.
+// channel/seq-mean: outcome 1/(3*4), 1/(3*3), 1/(3*4); selection over the
+// two sequences with selection tokens, 1/(2*2) and 1/(2*1).
+// channel/token-mean: outcome 1/11, selection 1/3. sequence: one term,
+// 1/(3*6), 1/(3*3), 1/(3*5) (seq-mean) or 1/14 (token-mean) for both.
+func TestChannelWeights(t *testing.T) {
+	batch := []*Prepared{{NLoss: 6, NSelect: 2}, {NLoss: 3}, {NLoss: 5, NSelect: 1}}
+	for _, c := range []struct {
+		agg  Agg
+		norm SelectNorm
+		want []Weights
+	}{
+		{SeqMean, SelectChannel, []Weights{{1.0 / 12, 1.0 / 4}, {1.0 / 9, 0}, {1.0 / 12, 1.0 / 2}}},
+		{TokenMean, SelectChannel, []Weights{{1.0 / 11, 1.0 / 3}, {1.0 / 11, 0}, {1.0 / 11, 1.0 / 3}}},
+		{SeqMean, SelectSequence, []Weights{{1.0 / 18, 1.0 / 18}, {1.0 / 9, 1.0 / 9}, {1.0 / 15, 1.0 / 15}}},
+		{TokenMean, SelectSequence, []Weights{{1.0 / 14, 1.0 / 14}, {1.0 / 14, 1.0 / 14}, {1.0 / 14, 1.0 / 14}}},
+	} {
+		got := ChannelWeights(batch, c.agg, c.norm)
+		if diff := cmp.Diff(c.want, got, cmpopts.EquateApprox(0, 1e-15)); diff != "" {
+			t.Errorf("%v/%v: weights (-want +got):\n%s", c.agg, c.norm, diff)
+		}
+	}
+	// Under channel each term sums to 1 over its tokens (seq-mean: the
+	// mean of per-sequence means), whatever the episodes' lengths.
+	w := ChannelWeights(batch, SeqMean, SelectChannel)
+	var out, sel float64
+	for i, p := range batch {
+		out += w[i].Outcome * float64(p.NLoss-p.NSelect)
+		sel += w[i].Select * float64(p.NSelect)
+	}
+	if !near(out, 1, 1e-12) || !near(sel, 1, 1e-12) {
+		t.Errorf("channel terms sum to %v and %v, want 1 and 1", out, sel)
+	}
+	if _, err := ParseSelectNorm("episode"); err == nil {
+		t.Error("ParseSelectNorm(episode): no error")
 	}
 }
 
