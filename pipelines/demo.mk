@@ -11,6 +11,8 @@ DEMO_NAME  := $(patsubst $(RUNS)/%,%,$(DEMO))
 # the grpo run starts GRPO from the base itself.
 DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1 BASE=$(DEMO_NAME)/base
 DEMO_ENVS  := household shop searchqa
+# the base is built first, once, unless DEMO_SIZES is given without one
+DEMO_BASE  := $(if $(findstring BASE=$(DEMO_NAME)/base,$(DEMO_SIZES)),$(DEMO)/base/ckpt/0/config.json)
 
 .PHONY: demo envs-demo
 
@@ -22,16 +24,18 @@ demo: $(DEMO)/table.md
 # Each run is its own make (PIPE_SUB=1, its own variables); there pats.mk
 # owns the run's files, so these wrappers exist only in the calling make.
 ifeq ($(PIPE_SUB)$(filter $(DEMO)/pats,$(R)),)
-$(DEMO)/pats/summary.md: $(DEMO)/base/ckpt/0/config.json | $(PIPE_BINS)
+$(DEMO)/pats/summary.md: $(DEMO_BASE) | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=pats RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/pats $(DEMO_SIZES)
 endif
 ifeq ($(PIPE_SUB)$(filter $(DEMO)/grpo,$(R)),)
-$(DEMO)/grpo/summary.md: $(DEMO)/base/ckpt/0/config.json | $(PIPE_BINS)
+$(DEMO)/grpo/summary.md: $(DEMO_BASE) | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
 endif
 
 ifeq ($(PIPE_SUB),)
+ifneq ($(DEMO_BASE),)
 $(eval $(call BASE_RULE,$(DEMO_NAME)/base,grpo))
+endif
 endif
 
 $(DEMO)/table.md: $(DEMO)/pats/summary.md $(DEMO)/grpo/summary.md
