@@ -169,6 +169,11 @@ func TestBins(t *testing.T) {
 		{[]float64{5, 1, 3, 3, 2, 8, 9, 7}, 3, []int{1, 0, 1, 1, 0, 2, 2, 2}},
 		{[]float64{4, 2, 4, 2}, 4, []int{1, 0, 1, 0}},             // few distinct values: one bin each
 		{[]float64{1, 1, 1, 1, 1, 2}, 1, []int{0, 0, 0, 0, 0, 0}}, // one bin
+		// Ten episodes at the step limit: their run's middle position is in
+		// the third quantile, so it is a bin of its own, after 1-4 and 5.
+		{[]float64{1, 2, 3, 4, 5, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9}, 4, []int{0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},
+		// The step-limit run first in the order of the input.
+		{[]float64{50, 50, 50, 7, 50, 12, 50, 50, 3}, 3, []int{1, 1, 1, 0, 1, 0, 1, 1, 0}},
 	}
 	for _, c := range cases {
 		got := Bins(c.h, c.n)

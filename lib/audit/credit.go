@@ -110,38 +110,57 @@ func sign(x float64) float64 {
 
 // Bins splits horizons into at most n bins of about equal counts, shortest
 // first, never splitting equal horizons; with n or fewer distinct values
-// each value is a bin. It returns the bin of each horizon.
+// each value is a bin. Each run of equal horizons goes to the quantile bin
+// of its middle position, so a large run (episodes cut at the step limit)
+// gets a bin of its own instead of swallowing its neighbours; bins left
+// empty are dropped and the rest numbered from 0. It returns the bin of
+// each horizon.
 func Bins(h []float64, n int) []int {
 	idx := make([]int, len(h))
 	for i := range idx {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return h[idx[a]] < h[idx[b]] })
-	var distinct []float64
-	for k, i := range idx {
-		if k == 0 || h[i] != h[idx[k-1]] {
-			distinct = append(distinct, h[i])
-		}
-	}
 	bin := make([]int, len(h))
-	if len(distinct) <= n {
-		pos := map[float64]int{}
-		for j, v := range distinct {
-			pos[v] = j
-		}
-		for i, v := range h {
-			bin[i] = pos[v]
-		}
+	if n < 1 {
 		return bin
 	}
-	b := 0
+	var starts []int // first sorted position of each run of equal horizons
 	for k, i := range idx {
-		// Advance when this position reaches the next quantile boundary,
-		// but only between distinct values.
-		if k > 0 && h[i] != h[idx[k-1]] && k >= (b+1)*len(h)/n && b < n-1 {
-			b++
+		if k == 0 || h[i] != h[idx[k-1]] {
+			starts = append(starts, k)
 		}
-		bin[i] = b
+	}
+	runBin := make([]int, len(starts))
+	for j, st := range starts {
+		end := len(h)
+		if j+1 < len(starts) {
+			end = starts[j+1]
+		}
+		if len(starts) <= n {
+			runBin[j] = j
+			continue
+		}
+		mid := float64(st+end) / 2
+		runBin[j] = min(n-1, int(float64(n)*mid/float64(len(h))))
+	}
+	// Renumber the bins in use from 0, keeping their order.
+	next, seen := 0, map[int]int{}
+	for j := range runBin {
+		b, ok := seen[runBin[j]]
+		if !ok {
+			b = next
+			seen[runBin[j]] = b
+			next++
+		}
+		runBin[j] = b
+	}
+	j := 0
+	for k, i := range idx {
+		if j+1 < len(starts) && k == starts[j+1] {
+			j++
+		}
+		bin[i] = runBin[j]
 	}
 	return bin
 }
