@@ -129,8 +129,13 @@ func TestReadCredit(t *testing.T) {
 	tr := table.Trajectory{Roles: roles("SANNAOANAA"), ReadsRight: []bool{false, true}, Reads: []string{"x", "y"}}
 	adv := []float32{0, 0.5, -1, -1, 0.5, 0, 0.5, 2, 0.5, 0.5}
 	e := reduce(&tr, adv)
-	if len(e.reads) != 2 || e.reads[0].credit != -1 || e.reads[1].credit != 2 || e.reads[0].right || !e.reads[1].right {
+	// Two reads: the right one among them is not a right choice.
+	if len(e.reads) != 2 || e.reads[0].credit != -1 || e.reads[1].credit != 2 || e.reads[0].right || e.reads[1].right {
 		t.Errorf("paired reads: %+v", e.reads)
+	}
+	one := table.Trajectory{Roles: roles("SANNAOAAAA"), ReadsRight: []bool{true}, Reads: []string{"y"}}
+	if e := reduce(&one, adv); len(e.reads) != 1 || !e.reads[0].right || e.reads[0].credit != -1 {
+		t.Errorf("single right read: %+v", e.reads)
 	}
 	if !same(e.share, 4.0/6.5) {
 		t.Errorf("share %v, want 4/6.5", e.share)

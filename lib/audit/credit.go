@@ -93,7 +93,9 @@ func reduce(r *table.Trajectory, adv []float32) episodeCredit {
 		case tot.n > 0:
 			c = tot.sum / tot.n
 		}
-		e.reads = append(e.reads, readCredit{right: right, credit: c})
+		// A right choice is a right skill read alone: a right read among
+		// several is part of a wrong choice (to read several).
+		e.reads = append(e.reads, readCredit{right: right && len(r.ReadsRight) == 1, credit: c})
 	}
 	return e
 }

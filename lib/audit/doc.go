@@ -18,6 +18,12 @@
 //     tokens).
 //   - mean sign (-1, 0, +1) of the credit of right reads and of wrong reads.
 //
+// A right read is a right choice: the episode's only read, and of a right
+// skill. Every other read is a wrong one: a wrong or misleading skill, or
+// any read of an episode that read several times (SkillGate's selection
+// advantage punishes those too, so a right read among several is not a
+// right choice).
+//
 // For each measure the Spearman rank correlation (average ranks for ties;
 // NaN when either side is constant) with the horizon is computed over all
 // episodes (share) or all reads, not over bins, and repeated on each bin

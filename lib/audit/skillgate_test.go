@@ -25,6 +25,13 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 		}
 		rows[i].Reward = float64(10 * (rows[i].Sample % 2))
 	}
+	// One episode of the first group reads a second, wrong skill after the
+	// right one: not a right choice, so its right read counts as wrong
+	// (SkillGate gives it -1, which must not count as a punished right read).
+	twice := &rows[1]
+	twice.Reads = append(twice.Reads, "unrelated")
+	twice.ReadsRight = append(twice.ReadsRight, false)
+	twice.ReadsMisleading = append(twice.ReadsMisleading, false)
 	pooled := func(c rl.Credit) (share, neg, sign float64) {
 		cfg := rl.DefaultGRPO()
 		cfg.Credit = c
@@ -34,7 +41,7 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := out[0] // one steps bin: every episode
-		if r.Episodes != int32(len(rows)) || r.RightReads != int32(len(rows)) {
+		if r.Episodes != int32(len(rows)) || r.RightReads != int32(len(rows)-1) || r.WrongReads != 2 {
 			t.Fatalf("%v: %+v", c, r)
 		}
 		return r.SkillNameShare, r.RightNegFrac, r.RightSign
@@ -43,8 +50,10 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 	gs, gn, gsign := pooled(rl.SkillGate)
 	t.Logf("broadcast: skill-name share %.4f, right reads credited < 0 %.2f, mean sign %.2f", bs, bn, bsign)
 	t.Logf("skillgate: skill-name share %.4f, right reads credited < 0 %.2f, mean sign %.2f", gs, gn, gsign)
-	if bn != 0.5 || bsign != 0 {
-		t.Errorf("broadcast: right reads credited < 0 %v, mean sign %v; want 0.5 and 0 (half the episodes failed)", bn, bsign)
+	// rows[1] (sample 1) succeeded: of the other single right reads, half
+	// are in failed episodes.
+	if n := float64(len(rows)); bn != (n/2)/(n-1) || bsign != -1/(n-1) {
+		t.Errorf("broadcast: right reads credited < 0 %v, mean sign %v; want %v and %v (half the episodes failed)", bn, bsign, (n/2)/(n-1), -1/(n-1))
 	}
 	if gn != 0 || gsign != 1 {
 		t.Errorf("skillgate: right reads credited < 0 %v, mean sign %v; want 0 and 1", gn, gsign)
