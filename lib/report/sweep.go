@@ -253,11 +253,14 @@ func anyReads(res []SweepResult) bool {
 
 // writeReadsMarkdown writes the skill-read table of WriteSweepMarkdown.
 func writeReadsMarkdown(w io.Writer, res []SweepResult) {
-	fmt.Fprintln(w, "\nSkill reads of the same evaluations: reads per episode, and right and misleading reads in percent of all reads.")
+	fmt.Fprintln(w, "\nSkill reads of the same evaluations (variants that read): reads per episode, and right and misleading reads in percent of all reads.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range res {
+		if r.SeenReadSeeds == 0 && r.UnseenReadSeeds == 0 {
+			continue // no skill slate: nothing to show
+		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
 			pm(r.SeenReadsMean, r.SeenReadsStd, 2),
 			share(r.SeenRightReadsMean, r.SeenRightReadsStd, r.SeenReadSeeds, r.Seeds),
