@@ -55,7 +55,16 @@ SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
 $(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(sort $(foreach s,$(SEEDS),$(call warmup_seed,$(s)))),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
 $(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(SEEDS),$(eval $(call SWEEP_RUN,$(v),$(s)))))
 
-$(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS))
+# The variants and seeds of the last table: rewritten (at parse time) only
+# when they change, so a table made for another set is made again.
+SWEEP_SET    := $(SWEEP)/sweep-set.txt
+ifneq ($(filter sweep,$(MAKECMDGOALS)),)
+ifeq ($(PIPE_SUB),)
+$(shell mkdir -p $(SWEEP) && { echo "variants: $(VARIANTS); seeds: $(SEEDS)" | cmp -s - $(SWEEP_SET) || echo "variants: $(VARIANTS); seeds: $(SEEDS)" > $(SWEEP_SET); })
+endif
+endif
+
+$(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS)) $(SWEEP_SET)
 	$(BIN)/report sweep --root $(SWEEP) --variants "$(VARIANTS)" --seeds "$(SEEDS)" -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
 
 # The table of the runs finished so far (unfinished ones listed under it).
