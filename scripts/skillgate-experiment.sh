@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # SkillGate against broadcast credit on household with a skill slate of 16,
 # as the sweep's skillgate and broadcast variants (pipelines/pats.mk: GRPO
-# with skills, no scaffold; one shared warm-up whose demonstrations read the
-# right skill first in half of the episodes and a random slate skill in the
-# other half), then the credit audit of every run over all its iterations.
+# with skills, no scaffold; with BASE_SKILLS, one shared base whose
+# demonstrations read the right skill first in half of the episodes and a
+# random slate skill in the other half), then the credit audit of every run over all its iterations.
 # Sizes are the sweep's Make variables, passed through.
 #
 # Usage: scripts/skillgate-experiment.sh SWEEP [MAKE VARIABLES...]
-#   scripts/skillgate-experiment.sh runs/sweep3 SEEDS="1 2 3" WARMUP_SEED=1 ITERS=4 TASKS=8 GROUP=8
+#   scripts/skillgate-experiment.sh runs/sweep3 SEEDS="1 2 3" ITERS=4 TASKS=8 GROUP=8 \
+#     BASE=sweep3/warmup-none-s1 BASE_SKILLS=sweep3/warmup-skills-s1
 set -euo pipefail
 sweep=${1:?usage: $0 SWEEP [MAKE VARIABLES...]}
 shift

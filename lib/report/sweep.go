@@ -241,10 +241,14 @@ func pm(m, s float64, prec int) string {
 	return fmt.Sprintf("%.*f ± %.*f", prec, m, prec, s)
 }
 
+// readsSkills reports whether some seed of the variant read skills in
+// some split.
+func readsSkills(r SweepResult) bool { return r.SeenReadSeeds > 0 || r.UnseenReadSeeds > 0 }
+
 // anyReads reports whether some variant read skills in some split.
 func anyReads(res []SweepResult) bool {
 	for _, r := range res {
-		if r.SeenReadsMean > 0 || r.UnseenReadsMean > 0 {
+		if readsSkills(r) {
 			return true
 		}
 	}
@@ -258,7 +262,7 @@ func writeReadsMarkdown(w io.Writer, res []SweepResult) {
 	fmt.Fprintln(w, "| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range res {
-		if r.SeenReadSeeds == 0 && r.UnseenReadSeeds == 0 {
+		if !readsSkills(r) {
 			continue // no skill slate: nothing to show
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,

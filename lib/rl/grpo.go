@@ -88,17 +88,14 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 		}
 		adv, ch := TokenCredit(r.Roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0)
 		mask := make([]bool, len(r.Tokens))
-		n := 0
+		n, nsel := 0, 0
 		for t, role := range r.Roles {
 			if t > 0 && table.PolicyWritten(role) {
 				mask[t] = true
 				n++
-			}
-		}
-		nsel := 0
-		for t, on := range mask {
-			if on && ch[t] == ChannelSelection {
-				nsel++
+				if ch[t] == ChannelSelection {
+					nsel++
+				}
 			}
 		}
 		prep[i] = Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
