@@ -36,6 +36,7 @@ func app() *cli.App {
 			&cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"},
 			&cli.StringFlag{Name: "skills-dir", Usage: "a folder of SKILL.md folders to draw slates from (implies --skills)"},
 			&cli.StringFlag{Name: "text-read", Value: "right", Usage: "with skills on, the skill oracle and random policies read first: right, random (drawn from the slate) or none"},
+			&cli.StringFlag{Name: "hints", Value: "none", Usage: "rules about each task in the scaffold's place: none, right, misleading, irrelevant, or mixed (demonstrations for a base that reads; household, household-rl)"},
 			&cli.IntFlag{Name: "slate", Value: 16, Usage: "candidates per slate"},
 			&cli.StringFlag{Name: "scaffold", Usage: "scaffold snapshot rendered into the context; without it no scaffold (deployment)"},
 			&cli.IntFlag{Name: "scaffold-budget", Value: 400, Usage: "token budget of the rendered scaffold"},
@@ -54,7 +55,7 @@ func app() *cli.App {
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
-				Slate: c.Int("slate"), TextRead: c.String("text-read"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
+				Slate: c.Int("slate"), TextRead: c.String("text-read"), Hints: c.String("hints"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 				MaxContext: c.Int("max-context"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
 			})

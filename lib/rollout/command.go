@@ -37,6 +37,7 @@ type Flags struct {
 	MaxContext     int
 	Batch          int    // episodes decoding together (checkpoint policies)
 	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
 	Output         string
 	Progress       io.Writer
 }
@@ -116,6 +117,9 @@ func (f Flags) Options() (Options, error) {
 		if err := attachScaffold(&o, f); err != nil {
 			return o, err
 		}
+	}
+	if o.Hint, err = HintFunc(e, f.Hints, f.Seed); err != nil {
+		return o, command.Usagef("%v", err)
 	}
 	return o, nil
 }

@@ -47,6 +47,7 @@ type textDriver struct {
 	started bool
 	read    bool
 	lastObs string
+	texts   []string // rules and skill bodies to give a Reader at Start
 }
 
 func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
@@ -54,6 +55,11 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 		d.agent.Start(ep.Goal(), ep.Observation(), d.seed)
 		d.started = true
 		d.lastObs = ep.Observation()
+		if r, ok := d.agent.(env.Reader); ok {
+			for _, t := range d.texts {
+				r.Read(t)
+			}
+		}
 	}
 	var action string
 	if readSkill != "" && !d.read {
@@ -71,6 +77,23 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 func observe(d Driver, obs string) {
 	if t, ok := d.(*textDriver); ok {
 		t.lastObs = obs
+	}
+}
+
+// readText gives a text driver's agent a text that entered the context (a
+// scaffold, a skill body) when it follows rules (env.Reader); before its
+// first action the text waits for Start. Other drivers read the context.
+func readText(d Driver, text string) {
+	t, ok := d.(*textDriver)
+	if !ok || text == "" {
+		return
+	}
+	if !t.started {
+		t.texts = append(t.texts, text)
+		return
+	}
+	if r, ok := t.agent.(env.Reader); ok {
+		r.Read(text)
 	}
 }
 

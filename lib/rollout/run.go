@@ -53,6 +53,13 @@ type Options struct {
 	// (deployment). ScaffoldVersion is recorded (-1 without a scaffold).
 	Scaffold        func(taskType string) string
 	ScaffoldVersion int
+	// Hint gives rules for one task (HintText renders them), shown in the
+	// scaffold's place after any scaffold; nil or "" adds nothing. It
+	// depends on the task only, so a group shares its prompt.
+	Hint func(taskID string) string
+	// Preread gives a skill body put in the context before the first
+	// action, as if the episode had read it; nil or "" adds nothing.
+	Preread func(taskType string) string
 
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
@@ -216,6 +223,13 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		p.Scaffold = o.Scaffold(ep.TaskType())
 		tr.ScaffoldVersion = int32(o.ScaffoldVersion)
 	}
+	if o.Hint != nil {
+		if h := o.Hint(taskID); h != "" && p.Scaffold != "" {
+			p.Scaffold += "\n" + h
+		} else if h != "" {
+			p.Scaffold = h
+		}
+	}
 	slate, err := groupSlate(o, taskID, ep.TaskType())
 	if err != nil {
 		return table.Trajectory{}, err
@@ -239,6 +253,13 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	c := agent.NewContext(o.Tok)
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
+	readText(drv, p.Scaffold)
+	if o.Preread != nil {
+		if body := o.Preread(ep.TaskType()); body != "" {
+			agent.SkillBody(c, body)
+			readText(drv, body)
+		}
+	}
 	success, score, reward := false, 0.0, 0.0
 	steps, turns := 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
@@ -278,6 +299,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 				agent.Observe(c, obs)
 			} else {
 				agent.SkillBody(c, obs)
+				readText(drv, obs)
 			}
 			continue
 		}
