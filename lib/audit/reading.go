@@ -165,7 +165,14 @@ func Wilson(k, n int, z float64) (lo, hi float64) {
 	den := 1 + z2/nn
 	mid := (p + z2/(2*nn)) / den
 	half := z * math.Sqrt(p*(1-p)/nn+z2/(4*nn*nn)) / den
-	return math.Max(0, mid-half), math.Min(1, mid+half)
+	lo, hi = math.Max(0, mid-half), math.Min(1, mid+half)
+	if k == 0 {
+		lo = 0 // exact: mid = half
+	}
+	if k == n {
+		hi = 1
+	}
+	return lo, hi
 }
 
 // ReadingMarkdown renders the reading test as a Markdown table.
