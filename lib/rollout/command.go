@@ -118,7 +118,7 @@ func (f Flags) Options() (Options, error) {
 			return o, err
 		}
 	}
-	if o.Hint, err = HintFunc(e, f.Hints, f.Seed); err != nil {
+	if o.Hint, o.HintBody, err = HintFuncs(e, f.Hints, f.Seed); err != nil {
 		return o, command.Usagef("%v", err)
 	}
 	return o, nil

@@ -17,11 +17,13 @@ const (
 	HintsMisleading = "misleading"
 	HintsIrrelevant = "irrelevant"
 	// HintsMixed is the demonstrations' mix, drawn per task from the
-	// rollout seed: no rules (1/4), the right rules (1/4), the right rules
-	// and one irrelevant rule shuffled together (1/4), one irrelevant rule
-	// (1/4). A policy that imitates an oracle that follows rules learns to
-	// act on a rule that bears on its task and to pass over one that does
-	// not.
+	// rollout seed, each with chance 1/6: no rules; the right rules; the
+	// right rules and one irrelevant rule, shuffled; one irrelevant rule
+	// (these three in the scaffold's place); the right rules as a skill
+	// body before the first action (HintBody); one irrelevant rule as a
+	// skill body. A policy that imitates an oracle that follows rules learns
+	// to act on a rule that bears on its task, wherever it stands, and to
+	// pass over one that does not.
 	HintsMixed = "mixed"
 )
 
@@ -45,59 +47,99 @@ func HintText(rules []string) string {
 	return b.String()
 }
 
-// HintFunc returns the Options.Hint of a mode for environment e (nil for
-// "" and none). The environment must state rules (env.Hinter). A task the
-// environment cannot state rules about gets none.
-func HintFunc(e env.Env, mode string, seed int64) (func(taskID string) string, error) {
+// HintBody renders rules as a skill body: numbered lower-case steps.
+func HintBody(rules []string) string {
+	var b strings.Builder
+	for i, r := range rules {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%d. %s", i+1, strings.ToLower(r))
+	}
+	return b.String()
+}
+
+// HintFuncs returns the Options.Hint and Options.HintBody of a mode for
+// environment e (both nil for "" and none). The environment must state
+// rules (env.Hinter). A task the environment cannot state rules about gets
+// none.
+func HintFuncs(e env.Env, mode string, seed int64) (scaffoldText, bodyText func(taskID string) string, err error) {
 	switch mode {
 	case "", HintsNone:
-		return nil, nil
+		return nil, nil, nil
 	case HintsRight, HintsMisleading, HintsIrrelevant, HintsMixed:
 	default:
-		return nil, fmt.Errorf("--hints %q: want one of %s", mode, strings.Join(HintModes, ", "))
+		return nil, nil, fmt.Errorf("--hints %q: want one of %s", mode, strings.Join(HintModes, ", "))
 	}
 	h, ok := e.(env.Hinter)
 	if !ok {
-		return nil, fmt.Errorf("--hints %s: environment %s states no rules about its tasks", mode, e.Name())
+		return nil, nil, fmt.Errorf("--hints %s: environment %s states no rules about its tasks", mode, e.Name())
 	}
-	return func(taskID string) string {
+	pick := func(taskID string) ([]string, bool) {
 		hs, err := h.Hints(taskID)
 		if err != nil {
+			return nil, false
+		}
+		return pickHints(hs, mode, EpisodeSeed(seed, taskID, -2))
+	}
+	scaffoldText = func(taskID string) string {
+		if rules, body := pick(taskID); !body {
+			return HintText(rules)
+		}
+		return ""
+	}
+	if mode == HintsMixed {
+		bodyText = func(taskID string) string {
+			if rules, body := pick(taskID); body {
+				return HintBody(rules)
+			}
 			return ""
 		}
-		return HintText(pickHints(hs, mode, EpisodeSeed(seed, taskID, -2)))
-	}, nil
+	}
+	return scaffoldText, bodyText, nil
 }
 
-// pickHints chooses the rules of one task under a mode.
-func pickHints(hs env.Hints, mode string, seed int64) []string {
+// HintFunc is HintFuncs without the body (modes other than mixed show
+// rules in the scaffold's place only).
+func HintFunc(e env.Env, mode string, seed int64) (func(taskID string) string, error) {
+	f, _, err := HintFuncs(e, mode, seed)
+	return f, err
+}
+
+// pickHints chooses the rules of one task under a mode, and whether they
+// go in a skill body rather than the scaffold's place.
+func pickHints(hs env.Hints, mode string, seed int64) (rules []string, body bool) {
 	switch mode {
 	case HintsRight:
-		return hs.Right
+		return hs.Right, false
 	case HintsMisleading:
-		return hs.Misleading
+		return hs.Misleading, false
 	case HintsIrrelevant:
-		return hs.Irrelevant
+		return hs.Irrelevant, false
 	case HintsMixed:
 		r := rand.New(rand.NewPCG(uint64(seed), 0x68696e74))
-		var rules []string
-		switch r.IntN(4) {
+		one := func() []string {
+			if len(hs.Irrelevant) == 0 {
+				return nil
+			}
+			return []string{hs.Irrelevant[r.IntN(len(hs.Irrelevant))]}
+		}
+		switch r.IntN(6) {
 		case 0:
-			return nil
+			return nil, false
 		case 1:
 			rules = append(rules, hs.Right...)
 		case 2:
-			rules = append(rules, hs.Right...)
-			if len(hs.Irrelevant) > 0 {
-				rules = append(rules, hs.Irrelevant[r.IntN(len(hs.Irrelevant))])
-			}
+			rules = append(append(rules, hs.Right...), one()...)
 		case 3:
-			if len(hs.Irrelevant) > 0 {
-				rules = append(rules, hs.Irrelevant[r.IntN(len(hs.Irrelevant))])
-			}
+			rules = one()
+		case 4:
+			rules, body = append(rules, hs.Right...), true
+		case 5:
+			rules, body = one(), true
 		}
 		r.Shuffle(len(rules), func(i, j int) { rules[i], rules[j] = rules[j], rules[i] })
-		return rules
+		return rules, body
 	}
-	return nil
+	return nil, false
 }

@@ -36,11 +36,11 @@ func TestHints(t *testing.T) {
 	h := e.(env.Hinter)
 	run := func(mode string, preread string) []table.Trajectory {
 		t.Helper()
-		hint, err := HintFunc(e, mode, 5)
+		hint, body, err := HintFuncs(e, mode, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 24, Group: 2, Seed: 5, Tok: tok, Hint: hint,
+		o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 36, Group: 2, Seed: 5, Tok: tok, Hint: hint, HintBody: body,
 			Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, ScaffoldVersion: -1}
 		if preread != "" {
 			o.Preread = func(string) string { return preread }
@@ -127,7 +127,15 @@ func TestHints(t *testing.T) {
 				irr++
 			}
 		}
+		nBody := 0
+		for _, ro := range a.Roles {
+			if ro == table.RoleSkillBody {
+				nBody++
+			}
+		}
 		switch {
+		case nBody > 0 && len(sc) == 0:
+			kinds["body"]++
 		case len(sc) == 0:
 			kinds["none"]++
 		case right && irr == 0:
@@ -140,8 +148,12 @@ func TestHints(t *testing.T) {
 			t.Errorf("%s: scaffold tokens %v fit no draw", a.TaskID, sc)
 		}
 	}
-	if len(kinds) != 4 {
-		t.Errorf("mixed draws %v, want all four", kinds)
+	if len(kinds) != 5 {
+		t.Errorf("mixed draws %v, want all five kinds", kinds)
+	}
+	if got, want := HintBody([]string{"Look in the drawer first.", "Heat the object with the stoveburner before placing it."}),
+		"1. look in the drawer first.\n2. heat the object with the stoveburner before placing it."; got != want {
+		t.Errorf("HintBody = %q, want %q", got, want)
 	}
 	if _, err := HintFunc(e, "sometimes", 1); err == nil {
 		t.Error("unknown mode accepted")

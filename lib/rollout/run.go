@@ -60,6 +60,9 @@ type Options struct {
 	// Preread gives a skill body put in the context before the first
 	// action, as if the episode had read it; nil or "" adds nothing.
 	Preread func(taskType string) string
+	// HintBody gives rules for one task shown as such a body (after
+	// Preread's); nil or "" adds nothing.
+	HintBody func(taskID string) string
 
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
@@ -256,6 +259,12 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	readText(drv, p.Scaffold)
 	if o.Preread != nil {
 		if body := o.Preread(ep.TaskType()); body != "" {
+			agent.SkillBody(c, body)
+			readText(drv, body)
+		}
+	}
+	if o.HintBody != nil {
+		if body := o.HintBody(taskID); body != "" {
 			agent.SkillBody(c, body)
 			readText(drv, body)
 		}
