@@ -34,3 +34,4 @@ clean:
 include pipelines/pats.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
+include pipelines/reading.mk
