@@ -202,11 +202,15 @@ $(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $
 # ---- the base policy ------------------------------------------------------------------
 # The base policy, when this run starts from one and it is missing (a caller
 # running several runs side by side builds it first, before them).
+# The base that reads (pipelines/reading.mk) has its own recipe.
+READING_BASE ?= $(RUNS)/base-reading
 define BASE_RULE
 ifneq ($(1),)
+ifneq ($(RUNS)/$(1),$(READING_BASE))
 ifneq ($(R),$(RUNS)/$(1))
 $(RUNS)/$(1)/ckpt/0/config.json $(RUNS)/$(1)/metrics/sft.parquet &: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= BASE= BASE_SKILLS= DEMO_TASKS=$(BASE_TASKS) SFT_EPOCHS=$(BASE_EPOCHS) SFT_LR=$(BASE_LR) VARIANT=$(2) SEED=$(BASE_SEED) RUN=$(1)
+endif
 endif
 endif
 endef

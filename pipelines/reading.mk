@@ -37,7 +37,7 @@ endif
 $(READING_BASE)/demos.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(BIN)/rollout --env $(READING_ENV) --max-context $(MAX_CONTEXT) --split train --tasks $(READING_TASKS) --group 1 \
-	  --seed $(READING_SEED)998 --policy oracle --hints mixed --run base-reading -o $@
+	  --seed $(READING_SEED)997 --policy oracle --hints mixed --run base-reading -o $@
 
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_BASE)/demos.parquet
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
