@@ -4,10 +4,15 @@ package env
 // items ("Look in the drawer first."). Right rules are true for the task and
 // a policy that follows them does better; Misleading rules have the same
 // form and are false for it; Irrelevant rules bear only on other task types
-// (a policy that reads well ignores them). They feed demonstrations whose
+// (a policy that reads well ignores them); Steps say what Right says, as a
+// skill body would. They feed demonstrations whose
 // right action depends on text in the context, and the reading test.
 type Hints struct {
 	Right, Misleading, Irrelevant []string
+	// Steps are the right rules as the steps of a skill body, in the words
+	// of the environment's skill library ("look in the drawer first: the
+	// object is in a drawer. take it."); empty when it has none.
+	Steps []string
 }
 
 // Hinter is an environment that can state Hints about its tasks. The rules

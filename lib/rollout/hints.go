@@ -20,8 +20,8 @@ const (
 	// rollout seed, each with chance 1/6: no rules; the right rules; the
 	// right rules and one irrelevant rule, shuffled; one irrelevant rule
 	// (these three in the scaffold's place); the right rules as a skill
-	// body before the first action (HintBody); one irrelevant rule as a
-	// skill body. A policy that imitates an oracle that follows rules learns
+	// body before the first action (env.Hints.Steps, in order, rendered by
+	// HintBody); one irrelevant rule as a skill body. A policy that imitates an oracle that follows rules learns
 	// to act on a rule that bears on its task, wherever it stands, and to
 	// pass over one that does not.
 	HintsMixed = "mixed"
@@ -134,7 +134,10 @@ func pickHints(hs env.Hints, mode string, seed int64) (rules []string, body bool
 		case 3:
 			rules = one()
 		case 4:
-			rules, body = append(rules, hs.Right...), true
+			if rules, body = hs.Steps, true; len(rules) == 0 {
+				rules = hs.Right
+			}
+			return rules, body // steps keep their order
 		case 5:
 			rules, body = one(), true
 		}

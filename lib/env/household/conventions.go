@@ -59,6 +59,14 @@ const (
 	RuleLamp      = "Turn on the desklamp and look at the object under it."
 )
 
+// Step texts: the right rules as the household-rl skill library's right
+// skills write them (lib/skill/library/household-rl).
+const (
+	StepLookFirst = "look in the %[1]s first: the object is in a %[1]s. take it."
+	StepGoTo      = "go to %s 1."
+	StepTransform = "%s the object with %s 1."
+)
+
 // transformRule is the rule text of a transforming type with an appliance.
 func transformRule(typ, kind string) string {
 	switch typ {
@@ -83,7 +91,9 @@ func transformRule(typ, kind string) string {
 //     the job (for heating, the other of microwave and stoveburner);
 //   - irrelevant: the transformation rules of the other transforming types
 //     (for look_at_obj_in_light all three), and the lamp rule for every type
-//     but look_at_obj_in_light.
+//     but look_at_obj_in_light;
+//   - steps: the right rules as skill steps (StepLookFirst, then StepGoTo
+//     and StepTransform for the appliance).
 func hints(s *taskSpec, w *world) env.Hints {
 	var h env.Hints
 	goalAt := map[string]bool{}
@@ -100,6 +110,7 @@ func hints(s *taskSpec, w *world) env.Hints {
 	}
 	if first != "" {
 		h.Right = append(h.Right, fmt.Sprintf(RuleLookFirst, first))
+		h.Steps = append(h.Steps, fmt.Sprintf(StepLookFirst, first))
 	}
 	// misleading place: closed kinds first, then open ones, in listing order
 	var closed, open []string
@@ -120,6 +131,7 @@ func hints(s *taskSpec, w *world) env.Hints {
 	}
 	if app := s.appliance(); app != "" {
 		h.Right = append(h.Right, transformRule(s.c.typ, app))
+		h.Steps = append(h.Steps, fmt.Sprintf(StepGoTo, app), fmt.Sprintf(StepTransform, typeToVerb[s.c.typ], app))
 		if wrong := wrongAppliance(s, w); wrong != "" {
 			h.Misleading = append(h.Misleading, transformRule(s.c.typ, wrong))
 		}
