@@ -22,6 +22,9 @@ READING_SEED   ?= 1
 # tasks per split of the reading test (0: the whole split)
 READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
+# extra rollout flags of the demonstrations (e.g. --skills: a slate, and a
+# first read of the right skill, in every demonstration)
+READING_ROLLOUT_FLAGS ?=
 
 .PHONY: base-reading
 
@@ -37,7 +40,7 @@ endif
 $(READING_BASE)/demos.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(BIN)/rollout --env $(READING_ENV) --max-context $(MAX_CONTEXT) --split train --tasks $(READING_TASKS) --group 1 \
-	  --seed $(READING_SEED)997 --policy oracle --hints mixed --run base-reading -o $@
+	  --seed $(READING_SEED)997 --policy oracle --hints mixed --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
 
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_BASE)/demos.parquet
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
