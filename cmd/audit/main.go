@@ -95,6 +95,8 @@ func app() *cli.App {
 					"(the environment's right rules about the task, rendered like the scaffold's Task layer),\n" +
 					"misleading-hint (false rules of the same form), right-skill (the right skill's body in the\n" +
 					"context before the first action, as if read) and wrong-skill (a misleading skill's body).\n" +
+					"With --skills every condition shows a slate and the skill conditions make the first action\n" +
+					"read the right skill or a misleading one of the slate instead.\n" +
 					"A policy that reads does better with right text than with none, and worse with misleading\n" +
 					"text. Writes one row per condition and prints a Markdown table: success, its 95% Wilson\n" +
 					"interval, the difference from none, steps and tokens per episode. The hint conditions need\n" +
@@ -114,6 +116,8 @@ func app() *cli.App {
 					&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 					&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 					&cli.StringFlag{Name: "skills-dir", Usage: "skill library folder instead of the environment's built-in one"},
+					&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
+					&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
 				},
 				Action: func(c *cli.Context) error {
@@ -123,7 +127,8 @@ func app() *cli.App {
 					return audit.ExecuteReading(c.Context, audit.ReadingFlags{Policy: c.String("policy"), Env: c.String("env"),
 						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
 						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"),
-						SkillsDir: c.String("skills-dir"), Output: c.String("output"), Stdout: os.Stdout})
+						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
+						Output: c.String("output"), Stdout: os.Stdout})
 				},
 			},
 		},

@@ -225,6 +225,8 @@ type ReadingFlags struct {
 	Greedy      bool
 	MaxContext  int
 	SkillsDir   string // a user skill library instead of the environment's built-in one
+	Skills      bool   // show a slate in every condition; the skill conditions read from it
+	Slate       int    // slate size with Skills
 	Output      string
 	Stdout      io.Writer
 }
@@ -240,12 +242,14 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	}
 	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
 		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext,
-		Run: "reading"}.Options()
+		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate}.Options()
 	if err != nil {
 		return err
 	}
 	var lib *skill.Library
-	if f.SkillsDir != "" {
+	if f.Skills {
+		lib = o.Skills
+	} else if f.SkillsDir != "" {
 		if lib, err = skill.LoadDir(f.SkillsDir); err != nil {
 			return command.Usagef("%v", err)
 		}

@@ -31,8 +31,8 @@ var readingContext = map[string]string{
 	CondNone:           "no extra text",
 	CondRightHint:      "the task's right rules in the scaffold's place",
 	CondMisleadingHint: "misleading rules of the same form",
-	CondRightSkill:     "the right skill's body, as if read",
-	CondWrongSkill:     "a misleading skill's body, as if read",
+	CondRightSkill:     "the right skill's body",
+	CondWrongSkill:     "a misleading skill's body",
 }
 
 // Reading runs the reading test: the same tasks and episode seeds (base:
@@ -54,14 +54,24 @@ var readingContext = map[string]string{
 // conditions a library (lib nil skips them). Each row carries the success
 // rate, its 95% Wilson score interval, its difference from none, and the
 // mean steps and tokens per episode.
+//
+// With a slate (base.Skills set, the policy's training had skills on) every
+// condition shows the episode's slate, text policies make no read of their
+// own, and the skill conditions instead make the first action read the
+// right skill, or the first misleading skill of the slate (the first
+// unrelated one when it has none), so the body follows a read as in
+// training (rollout.Options.FirstRead); lib is then not used.
 func Reading(ctx context.Context, base rollout.Options, lib *skill.Library) ([]table.ReadingAudit, error) {
 	hinter, _ := base.Env.(env.Hinter)
+	slate := base.Skills
 	var rows []table.ReadingAudit
 	noneRate := math.NaN()
 	for _, cond := range ReadingConditions {
 		o := base
-		o.Scaffold, o.ScaffoldVersion, o.Hint, o.Preread = nil, -1, nil, nil
-		o.Skills = nil
+		o.Scaffold, o.ScaffoldVersion, o.Hint, o.Preread, o.HintBody, o.FirstRead = nil, -1, nil, nil, nil, nil
+		if slate != nil {
+			o.TextRead = "none"
+		}
 		switch cond {
 		case CondRightHint, CondMisleadingHint:
 			if hinter == nil {
@@ -69,10 +79,15 @@ func Reading(ctx context.Context, base rollout.Options, lib *skill.Library) ([]t
 			}
 			o.Hint = hintOf(hinter, cond == CondRightHint)
 		case CondRightSkill, CondWrongSkill:
+			right := cond == CondRightSkill
+			if slate != nil {
+				o.FirstRead = func(taskType string, names []string) string { return slateRead(slate, taskType, names, right) }
+				break
+			}
 			if lib == nil {
 				continue
 			}
-			bodies, err := skillBodies(lib, base.Env.TaskTypes(), cond == CondRightSkill)
+			bodies, err := skillBodies(lib, base.Env.TaskTypes(), right)
 			if err != nil {
 				return nil, err
 			}
@@ -104,6 +119,33 @@ func hintOf(h env.Hinter, right bool) func(string) string {
 		}
 		return rollout.HintText(hs.Misleading)
 	}
+}
+
+// slateRead picks the skill a skill condition reads from a slate: the
+// right one, or the first misleading one (the first unrelated one when
+// the slate has none).
+func slateRead(lib *skill.Library, taskType string, names []string, right bool) string {
+	var other string
+	for _, n := range names {
+		switch {
+		case lib.IsRight(n, taskType):
+			if right {
+				return n
+			}
+		case lib.IsMisleading(n, taskType):
+			if !right {
+				return n
+			}
+		default:
+			if other == "" {
+				other = n
+			}
+		}
+	}
+	if right {
+		return ""
+	}
+	return other
 }
 
 // skillBodies picks per task type the body a skill condition shows.

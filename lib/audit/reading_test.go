@@ -106,6 +106,39 @@ func TestReadingOracle(t *testing.T) {
 	}
 }
 
+// TestReadingWithSlate: with a slate the skill conditions read from it
+// (first action), and the right read beats a misleading one.
+func TestReadingWithSlate(t *testing.T) {
+	e, _ := env.Open("household-rl")
+	tok, _ := builtin.Tokenizer()
+	lib, err := skill.Builtin("household-rl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 60, Group: 1, Seed: 1, Tok: tok, Skills: lib, Slate: 16,
+		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}, MaxContext: 1050, Workers: 2}
+	rows, err := Reading(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]table.ReadingAudit{}
+	for _, r := range rows {
+		got[r.Condition] = r
+	}
+	if len(rows) != 5 || got[CondRightSkill].Success <= got[CondWrongSkill].Success+0.15 ||
+		got[CondRightHint].Success < got[CondNone].Success+0.15 {
+		t.Errorf("rows %+v", rows)
+	}
+	// the slate's picks
+	names := []string{"heat-on-stove", "heat-then-place", "make-coffee"}
+	if r, w := slateRead(lib, "pick_heat_then_place_in_recep", names, true), slateRead(lib, "pick_heat_then_place_in_recep", names, false); r != "heat-then-place" || w != "heat-on-stove" {
+		t.Errorf("slateRead: right %q, wrong %q", r, w)
+	}
+	if w := slateRead(lib, "pick_heat_then_place_in_recep", names[1:], false); w != "make-coffee" {
+		t.Errorf("slateRead without a misleading skill: %q", w)
+	}
+}
+
 // TestReadingSkipsWhatIsMissing: an environment that states no rules and
 // no library give only the conditions that can be played.
 func TestReadingSkipsWhatIsMissing(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -174,4 +175,50 @@ func ids(xs []int32) string {
 		fmt.Fprintf(&b, " %d", x)
 	}
 	return b.String() + " "
+}
+
+// TestFirstRead: the forced first action reads the named skill of the
+// slate, the body follows it, and the oracle goes on to solve the task.
+func TestFirstRead(t *testing.T) {
+	e, _ := env.Open("household-rl")
+	tok, err := builtin.Tokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := skill.Builtin("household-rl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 12, Group: 1, Seed: 5, Tok: tok, Skills: lib, Slate: 16,
+		TextRead: "none", Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, ScaffoldVersion: -1,
+		FirstRead: func(taskType string, slate []string) string {
+			for _, n := range slate {
+				if lib.IsRight(n, taskType) {
+					return n
+				}
+			}
+			return ""
+		}}
+	rows, err := Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if len(r.Reads) != 1 || !r.ReadsRight[0] || r.Actions[0] != "read_skill "+r.Reads[0] || !r.Success {
+			t.Fatalf("%s: reads %v right %v first action %q success %v", r.TaskID, r.Reads, r.ReadsRight, r.Actions[0], r.Success)
+		}
+		body, _ := lib.Get(r.Reads[0])
+		if r.Observations[1] != body.Body {
+			t.Fatalf("%s: the read's answer is %q", r.TaskID, r.Observations[1])
+		}
+		names := 0
+		for _, ro := range r.Roles {
+			if ro == table.RoleSkillName {
+				names++
+			}
+		}
+		if names == 0 {
+			t.Fatalf("%s: no skill-name tokens", r.TaskID)
+		}
+	}
 }

@@ -72,10 +72,35 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 	return action, nil
 }
 
+// forcedDriver writes a fixed first action, then leaves the episode to
+// the driver it wraps (Options.FirstRead).
+type forcedDriver struct {
+	Driver
+	first string
+	done  bool
+}
+
+func (d *forcedDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
+	if !d.done {
+		d.done = true
+		agent.AddAction(c, agent.EncodeAction(c.Tok, d.first), nil)
+		return d.first, nil
+	}
+	return d.Driver.Act(c, ep, readSkill)
+}
+
+// unwrap returns the driver under a forcedDriver.
+func unwrap(d Driver) Driver {
+	if f, ok := d.(*forcedDriver); ok {
+		return f.Driver
+	}
+	return d
+}
+
 // observe tells a text driver what the environment answered; other drivers
 // read it from the context.
 func observe(d Driver, obs string) {
-	if t, ok := d.(*textDriver); ok {
+	if t, ok := unwrap(d).(*textDriver); ok {
 		t.lastObs = obs
 	}
 }
@@ -84,7 +109,7 @@ func observe(d Driver, obs string) {
 // scaffold, a skill body) when it follows rules (env.Reader); before its
 // first action the text waits for Start. Other drivers read the context.
 func readText(d Driver, text string) {
-	t, ok := d.(*textDriver)
+	t, ok := unwrap(d).(*textDriver)
 	if !ok || text == "" {
 		return
 	}

@@ -63,6 +63,11 @@ type Options struct {
 	// HintBody gives rules for one task shown as such a body (after
 	// Preread's); nil or "" adds nothing.
 	HintBody func(taskID string) string
+	// FirstRead, with skills on, names a skill of the episode's slate that
+	// its first action reads whatever the policy (written for it, with
+	// behaviour log-probability 0); "" leaves the first action to the
+	// policy.
+	FirstRead func(taskType string, slate []string) string
 
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
@@ -256,6 +261,11 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	c := agent.NewContext(o.Tok)
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
+	if o.FirstRead != nil && o.Skills != nil {
+		if name := o.FirstRead(ep.TaskType(), tr.Slate); name != "" {
+			drv = &forcedDriver{Driver: drv, first: agent.ReadVerb + " " + name}
+		}
+	}
 	readText(drv, p.Scaffold)
 	if o.Preread != nil {
 		if body := o.Preread(ep.TaskType()); body != "" {
