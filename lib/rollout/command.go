@@ -1,13 +1,17 @@
 package rollout
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"sync"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
@@ -34,11 +38,17 @@ type Flags struct {
 	Temperature    float64
 	TopP           float64
 	Greedy         bool
-	MaxContext     int
-	Batch          int    // episodes decoding together (checkpoint policies)
-	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
-	Output         string
-	Progress       io.Writer
+	// TemperatureSet and TopPSet say the user gave them; otherwise a
+	// checkpoint's generation_config.json supplies them.
+	TemperatureSet, TopPSet bool
+	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty          float64 // reward less per answer without a well-formed action
+	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	MaxContext              int
+	Batch                   int    // episodes decoding together (checkpoint policies)
+	TextRead                string // right, random or none: the first read of oracle and random policies with skills on
+	Output                  string
+	Progress                io.Writer
 }
 
 // Options resolves the flags: opens the environment, the policy, the
@@ -85,6 +95,7 @@ func (f Flags) Options() (Options, error) {
 		if err != nil {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
+		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
 		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
 	}
 	if o.Tok == nil {
@@ -93,6 +104,9 @@ func (f Flags) Options() (Options, error) {
 			return o, err
 		}
 		o.Tok = tok
+	}
+	if err := chooseFormat(&o, f); err != nil {
+		return o, err
 	}
 	if f.Skills || f.SkillsDir != "" {
 		var lib *skill.Library
@@ -118,6 +132,35 @@ func (f Flags) Options() (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// chooseFormat sets the prompt format, the answer cap and the invalid
+// penalty; a format the policy's tokenizer cannot write is a usage error.
+func chooseFormat(o *Options, f Flags) error {
+	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	}
+	if !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0 {
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	}
+	dir, where := "", "the built-in tokenizer"
+	var eos []int32
+	ck, isCk := o.Policy.(CheckpointPolicy)
+	if isCk {
+		dir, where, eos = ck.Path, ck.Path, ck.Gen.EOS
+	}
+	fm, err := policy.ChooseFormat(f.PromptFormat, dir, o.Tok, eos)
+	if err != nil {
+		return command.Usagef("--prompt-format %s: %s: %v", cmp.Or(f.PromptFormat, "(the checkpoint's)"), where, err)
+	}
+	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
+	if isCk {
+		ck.Opt.MaxActionTokens = f.MaxActionTokens
+		if f.MaxActionTokens == 0 && fm.Name() == "chatml" {
+			ck.Opt.MaxActionTokens = 512
+		}
+	}
+	return nil
 }
 
 // attachScaffold loads the snapshot --scaffold names and renders it for

@@ -62,8 +62,7 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 	} else {
 		action = d.agent.Act(d.lastObs, ep.Admissible())
 	}
-	agent.AddAction(c, agent.EncodeAction(c.Tok, action), nil)
-	return action, nil
+	return agent.AddAnswer(c, action), nil
 }
 
 // observe tells a text driver what the environment answered; other drivers

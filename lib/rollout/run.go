@@ -54,6 +54,12 @@ type Options struct {
 	Scaffold        func(taskType string) string
 	ScaffoldVersion int
 
+	// Format writes the contexts; nil is agent.Builtin.
+	Format agent.Format
+	// InvalidPenalty is subtracted from an episode's reward for each
+	// answer without a well-formed action (chatml).
+	InvalidPenalty float64
+
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
 	// Batch is how many episodes of a batching policy (a checkpoint)
@@ -206,9 +212,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	tr := table.Trajectory{
 		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
-		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: ep.Goal(),
+		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
 		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
-		Actions: []string{}, Observations: []string{ep.Observation()},
+		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
 	}
 	p := agent.Prompt{Goal: ep.Goal(), Observation: ep.Observation()}
@@ -237,10 +243,11 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 	}
 	c := agent.NewContext(o.Tok)
+	c.Format = o.Format
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
 	success, score, reward := false, 0.0, 0.0
-	steps, turns := 0, 0
+	steps, turns, invalid := 0, 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
 	limited := false
 	for steps < ep.MaxSteps() && turns < maxTurns {
@@ -248,7 +255,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			limited = true
 			break
 		}
-		action, err := drv.Act(c, ep, firstRead)
+		answer, err := drv.Act(c, ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			limited = true
 			break
@@ -257,6 +264,18 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			return table.Trajectory{}, fmt.Errorf("%s sample %d: %w", taskID, sample, err)
 		}
 		turns++
+		action, ok := c.Parse(answer)
+		if !ok {
+			// No well-formed action: the environment sees no step; the
+			// whole answer is recorded.
+			invalid++
+			tr.Actions = append(tr.Actions, tokenizer.ValidUTF8(answer))
+			tr.Observations = append(tr.Observations, agent.InvalidAnswer)
+			observe(drv, agent.InvalidAnswer)
+			agent.Invalid(c)
+			continue
+		}
+		action = tokenizer.ValidUTF8(action)
 		tr.Actions = append(tr.Actions, action)
 		if name, isRead := agent.ParseRead(action); isRead && o.Skills != nil {
 			obs := InvalidRead
@@ -272,7 +291,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 					obs = sk.Body
 				}
 			}
-			tr.Observations = append(tr.Observations, obs)
+			tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(obs))
 			observe(drv, obs)
 			if obs == InvalidRead {
 				agent.Observe(c, obs)
@@ -283,7 +302,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 		st := ep.Step(action)
 		steps++
-		tr.Observations = append(tr.Observations, st.Observation)
+		tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(st.Observation))
 		reward += st.Reward
 		if st.Done {
 			success, score = st.Success, st.Score
@@ -292,7 +311,10 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		observe(drv, st.Observation)
 		agent.Observe(c, st.Observation)
 	}
-	tr.Success, tr.Score, tr.Reward, tr.Steps = success, score, reward, int32(steps)
+	if invalid > 0 {
+		reward -= o.InvalidPenalty * float64(invalid)
+	}
+	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
 	if limited {
 		tr.Features = append(tr.Features, "failure:context_limit")

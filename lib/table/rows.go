@@ -44,6 +44,7 @@ type Trajectory struct {
 	Reward          float64   `parquet:"reward"`                // episode reward used for advantages
 	Score           float64   `parquet:"score"`                 // environment score in [0,1]
 	Steps           int32     `parquet:"steps"`                 // environment steps taken
+	Invalid         int32     `parquet:"invalid"`               // answers without a well-formed action (chatml): no step, reward less --invalid-penalty each
 	FailureMode     string    `parquet:"failure_mode"`          // empty on success, else e.g. max_steps, invalid_actions, loop, wrong_object
 	Goal            string    `parquet:"goal"`                  // the task text
 	Actions         []string  `parquet:"actions,list"`          // action text of each turn
