@@ -105,26 +105,26 @@ func HasChatML(dir string) (bool, error) {
 	return false, nil
 }
 
-// ChooseFormat returns the prompt format name ("builtin", "chatml", or ""
-// for the checkpoint's own) under tok. dir is the checkpoint folder ("" for
-// a policy without one, which gets builtin by default); "" picks chatml
-// when the checkpoint chats in ChatML (HasChatML) and builtin otherwise.
-// chatml needs a byte-level BPE tokenizer with <|im_start|> and the
-// end-of-turn token <|im_end|>; builtin needs the built-in special tokens.
-// Answers end at <|im_end|> and at the ids of eos (generation_config.json).
-func ChooseFormat(name, dir string, tok tokenizer.Tokenizer, eos []int32) (agent.Format, error) {
-	if name == "" {
-		name = "builtin"
-		if dir != "" {
-			chat, err := HasChatML(dir)
-			if err != nil {
-				return nil, err
-			}
-			if chat {
-				name = "chatml"
-			}
-		}
+// DefaultFormat is the prompt format of the checkpoint in dir: chatml when
+// it chats in ChatML (HasChatML), else builtin; "" (no checkpoint) is
+// builtin.
+func DefaultFormat(dir string) (string, error) {
+	if dir == "" {
+		return "builtin", nil
 	}
+	chat, err := HasChatML(dir)
+	if err != nil || !chat {
+		return "builtin", err
+	}
+	return "chatml", nil
+}
+
+// ChooseFormat returns the prompt format name (builtin or chatml) under
+// tok. chatml needs a byte-level BPE tokenizer with <|im_start|> and the
+// end-of-turn token <|im_end|>, and its answers end at <|im_end|> and at
+// the ids of eos (generation_config.json); builtin needs the built-in
+// special tokens.
+func ChooseFormat(name string, tok tokenizer.Tokenizer, eos []int32) (agent.Format, error) {
 	switch name {
 	case "chatml":
 		if _, ok := tok.(*tokenizer.BPE); !ok {

@@ -1,13 +1,13 @@
 package rollout
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -15,6 +15,7 @@ import (
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
@@ -147,11 +148,19 @@ func chooseFormat(o *Options, f Flags) error {
 	var eos []int32
 	ck, isCk := o.Policy.(CheckpointPolicy)
 	if isCk {
-		dir, where, eos = ck.Path, ck.Path, ck.Gen.EOS
+		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
 	}
-	fm, err := policy.ChooseFormat(f.PromptFormat, dir, o.Tok, eos)
+	name, from := f.PromptFormat, ""
+	if name == "" {
+		var err error
+		if name, err = policy.DefaultFormat(dir); err != nil {
+			return command.Usagef("--policy %s: %v", f.Policy, err)
+		}
+		from = " (the checkpoint's chat template)"
+	}
+	fm, err := policy.ChooseFormat(name, o.Tok, eos)
 	if err != nil {
-		return command.Usagef("--prompt-format %s: %s: %v", cmp.Or(f.PromptFormat, "(the checkpoint's)"), where, err)
+		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
 	}
 	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
 	if isCk {
