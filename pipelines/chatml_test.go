@@ -120,6 +120,24 @@ func TestChatMLLoop(t *testing.T) {
 			"--credit", credit, "--metrics", "metrics-"+credit+".parquet", "--seed", "1")
 	}
 
+	// The warm-up: oracle demonstrations written with the checkpoint's
+	// tokenizer and chat format, and SFT from the checkpoint.
+	run("rollout", "--env", "household", "--tasks", "2", "--group", "1", "--seed", "6", "--policy", "oracle",
+		"--tokenizer", "ckpt0", "--skills", "--slate", "4", "-o", "demos.parquet")
+	run("learn", "sft", "--init", "ckpt0", "--demos", "demos.parquet", "-o", "ckpt-sft", "--epochs", "1", "--batch-tokens", "4096")
+	demos, _, err := table.ReadFiles[table.Trajectory](filepath.Join(dir, "demos.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range demos {
+		if !r.Success || r.Invalid != 0 || len(r.Reads) != 1 || !strings.HasPrefix(r.Actions[0], "read_skill ") {
+			t.Errorf("demo %d: success %v, %d invalid, reads %v, actions %q", i, r.Success, r.Invalid, r.Reads, r.Actions)
+		}
+		if n := countRole(r.Roles, table.RoleSkillName); n == 0 {
+			t.Errorf("demo %d: no skill_name tokens", i)
+		}
+	}
+
 	rows, _, err := table.ReadFiles[table.Trajectory](filepath.Join(dir, "traj.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +149,7 @@ func TestChatMLLoop(t *testing.T) {
 	checkChatTrajectories(t, rows, tok)
 
 	// The written checkpoints keep the vocabulary and the tokenizer files.
-	for _, credit := range []string{"broadcast", "skillgate"} {
+	for _, credit := range []string{"broadcast", "skillgate", "sft"} {
 		out := filepath.Join(dir, "ckpt-"+credit)
 		cfg, err := model.LoadConfig(filepath.Join(out, model.ConfigFile))
 		if err != nil {
@@ -146,6 +164,9 @@ func TestChatMLLoop(t *testing.T) {
 			if err != nil || !bytes.Equal(a, b) {
 				t.Errorf("%s: %s not carried byte for byte (%v)", credit, name, err)
 			}
+		}
+		if credit == "sft" {
+			continue
 		}
 		ms, _, err := table.ReadFiles[table.TrainMetrics](filepath.Join(dir, "metrics-"+credit+".parquet"))
 		if err != nil {
@@ -225,4 +246,14 @@ func checkChatTrajectories(t *testing.T, rows []table.Trajectory, tok tokenizer.
 			}
 		}
 	}
+}
+
+func countRole(roles []int8, role int8) int {
+	n := 0
+	for _, r := range roles {
+		if r == role {
+			n++
+		}
+	}
+	return n
 }

@@ -102,6 +102,9 @@ func TestPromptFormatBadInput(t *testing.T) {
 		{"builtin with a chat tokenizer", []string{"--policy", chat, "--prompt-format", "builtin"}, "builtin format needs"},
 		{"unknown format", []string{"--policy", "oracle", "--prompt-format", "jinja"}, `"jinja"`},
 		{"negative penalty", []string{"--policy", "oracle", "--invalid-penalty", "-1"}, "--invalid-penalty"},
+		{"tokenizer with a checkpoint", []string{"--policy", chat, "--tokenizer", chat}, "--tokenizer is for the oracle and random"},
+		{"missing tokenizer", []string{"--policy", "oracle", "--tokenizer", filepath.Join(t.TempDir(), "none")}, "--tokenizer"},
+		{"oracle, no end-of-turn token", []string{"--policy", "oracle", "--tokenizer", noEnd}, "no end-of-turn token <|im_end|>"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "out.parquet")
@@ -116,8 +119,13 @@ func TestPromptFormatBadInput(t *testing.T) {
 			t.Errorf("%s: output written", c.name)
 		}
 	}
-	// The chat checkpoint itself runs under its own format.
+	// The oracle writes with a chat checkpoint's tokenizer and format.
 	out := filepath.Join(t.TempDir(), "out.parquet")
+	if code, stderr := run(t, "--policy", "oracle", "--tokenizer", chat, "--tasks", "1", "-o", out); code != 0 {
+		t.Errorf("oracle with a chat tokenizer: exit %d: %s", code, stderr)
+	}
+	// The chat checkpoint itself runs under its own format.
+	out = filepath.Join(t.TempDir(), "out.parquet")
 	if code, stderr := run(t, "--policy", chat, "--tasks", "1", "--max-action-tokens", "4", "--max-context", "300", "-o", out); code != 0 {
 		t.Errorf("chat checkpoint: exit %d: %s", code, stderr)
 	}

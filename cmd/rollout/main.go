@@ -31,6 +31,7 @@ func app() *cli.App {
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of task draw, environments and sampling"},
 			&cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"},
 			&cli.StringFlag{Name: "policy", Value: "oracle", Usage: "oracle, random, or a checkpoint folder"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "a checkpoint folder whose tokenizer (and chat template) the oracle and random policies write with; default: the built-in one"},
 			&cli.StringFlag{Name: "run", Usage: "run name recorded in every row"},
 			&cli.IntFlag{Name: "iteration", Usage: "training iteration k recorded in every row"},
 			&cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"},
@@ -55,7 +56,7 @@ func app() *cli.App {
 			}
 			return rollout.Execute(c.Context, rollout.Flags{
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
-				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Run: c.String("run"),
+				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Tokenizer: c.String("tokenizer"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
 				Slate: c.Int("slate"), TextRead: c.String("text-read"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),

@@ -20,6 +20,7 @@ import (
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Flags are the rollout command's options as the user gives them.
@@ -29,6 +30,7 @@ type Flags struct {
 	Seed           int64
 	Shard          string
 	Policy         string // oracle, random, or a checkpoint folder
+	Tokenizer      string // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 	Run            string
 	Iteration      int
 	Skills         bool   // show a skill slate
@@ -99,6 +101,16 @@ func (f Flags) Options() (Options, error) {
 		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
 		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
 	}
+	if f.Tokenizer != "" {
+		if _, isCk := o.Policy.(CheckpointPolicy); isCk {
+			return o, command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+		}
+		tok, err := tokenizer.Load(filepath.Join(f.Tokenizer, model.TokenizerFile))
+		if err != nil {
+			return o, command.Usagef("--tokenizer %s: %v", f.Tokenizer, err)
+		}
+		o.Tok = tok
+	}
 	if o.Tok == nil {
 		tok, err := builtin.Tokenizer()
 		if err != nil {
@@ -147,6 +159,9 @@ func chooseFormat(o *Options, f Flags) error {
 	dir, where := "", "the built-in tokenizer"
 	var eos []int32
 	ck, isCk := o.Policy.(CheckpointPolicy)
+	if f.Tokenizer != "" {
+		dir, where = f.Tokenizer, filepath.Join(f.Tokenizer, model.TokenizerFile)
+	}
 	if isCk {
 		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
 	}
@@ -154,7 +169,7 @@ func chooseFormat(o *Options, f Flags) error {
 	if name == "" {
 		var err error
 		if name, err = policy.DefaultFormat(dir); err != nil {
-			return command.Usagef("--policy %s: %v", f.Policy, err)
+			return command.Usagef("%v", err)
 		}
 		from = " (the checkpoint's chat template)"
 	}
