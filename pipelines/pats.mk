@@ -75,8 +75,11 @@ EXPERT       ?= pipelines/expert/$(ENV).yaml
 # A run folder whose snap/0, demos and ckpt/0 to copy instead of computing
 # them (the sweep shares one warm-up among variants); empty: compute.
 WARMUP       ?=
-# Extra flags, passed through verbatim.
+# Extra flags, passed through verbatim. DEMO_FLAGS go to the oracle's
+# demonstration rollouts (a chat checkpoint as MODEL: --tokenizer $(MODEL),
+# see docs/real-models.md).
 ROLLOUT_FLAGS ?=
+DEMO_FLAGS    ?=
 SFT_FLAGS     ?=
 GRPO_FLAGS    ?=
 CONTROL_FLAGS ?=
@@ -253,14 +256,14 @@ upto        = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(cal
 DEMO_SHARDS := $(foreach m,$(DEMO_READS),$(R)/demos/$(m).parquet)
 $(R)/demos/%.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 
 $(R)/demos.parquet: $(DEMO_SHARDS)
 	$(BIN)/report mix $^ -o $@
 else
 $(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 endif
 
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
