@@ -117,7 +117,17 @@ func TestChatMLLoop(t *testing.T) {
 		"-o", "snap1.parquet", "--decisions", "decisions.parquet")
 	for _, credit := range []string{"broadcast", "skillgate"} {
 		run("learn", "grpo", "--init", "ckpt0", "--ref", "ckpt0", "traj.parquet", "-o", "ckpt-"+credit,
-			"--credit", credit, "--metrics", "metrics-"+credit+".parquet", "--seed", "1")
+			"--credit", credit, "--metrics", "metrics-"+credit+".parquet", "--advantages", "adv-"+credit+".parquet", "--seed", "1")
+	}
+	// The audits read chat trajectories as they read built-in ones.
+	run("audit", "credit", "traj.parquet", "--advantages", "adv-skillgate.parquet", "-o", "credit.parquet")
+	run("audit", "scaffold", "--checkpoints", "ckpt0,ckpt-broadcast", "--traj", "traj.parquet", "-o", "nll.parquet")
+	nll, _, err := table.ReadFiles[table.ScaffoldAudit](filepath.Join(dir, "nll.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nll) != 2 || nll[0].Episodes != 6 || nll[0].Tokens == 0 || math.IsNaN(nll[0].Gap) || nll[0].NLLWith < 10 {
+		t.Errorf("audit scaffold rows %+v", nll)
 	}
 
 	// The warm-up: oracle demonstrations written with the checkpoint's

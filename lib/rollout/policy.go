@@ -18,10 +18,11 @@ type Policy interface {
 
 // Driver writes the actions of one episode.
 type Driver interface {
-	// Act appends the next action to c (its tokens, roles and behaviour
-	// log-probabilities, ending with the end token) and returns its text.
-	// c holds everything the policy has seen so far, ending with the
-	// action cue.
+	// Act appends the next answer to c (its tokens, roles and behaviour
+	// log-probabilities, ending with an end token of c's format unless it
+	// was cut) and returns its text, which c's format parses into the
+	// action (builtin: the whole text). c holds everything the policy has
+	// seen so far, ending with the action cue.
 	Act(c *agent.Context, ep env.Episode, readSkill string) (string, error)
 }
 
