@@ -30,7 +30,6 @@ type Flags struct {
 	Seed           int64
 	Shard          string
 	Policy         string // oracle, random, or a checkpoint folder
-	Tokenizer      string // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 	Run            string
 	Iteration      int
 	Skills         bool   // show a skill slate
@@ -41,17 +40,19 @@ type Flags struct {
 	Temperature    float64
 	TopP           float64
 	Greedy         bool
+	MaxContext     int
+	Batch          int    // episodes decoding together (checkpoint policies)
+	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
+	Output         string
+	Progress       io.Writer
+
 	// TemperatureSet and TopPSet say the user gave them; otherwise a
 	// checkpoint's generation_config.json supplies them.
 	TemperatureSet, TopPSet bool
 	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
 	InvalidPenalty          float64 // reward less per answer without a well-formed action
 	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
-	MaxContext              int
-	Batch                   int    // episodes decoding together (checkpoint policies)
-	TextRead                string // right, random or none: the first read of oracle and random policies with skills on
-	Output                  string
-	Progress                io.Writer
+	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 }
 
 // Options resolves the flags: opens the environment, the policy, the
