@@ -239,6 +239,9 @@ func checkChatTrajectories(t *testing.T, rows []table.Trajectory, tok tokenizer.
 		if r.Invalid == 0 || math.Abs(r.Reward-(-0.1*float64(r.Invalid))) > 1e-12 || r.Steps != 0 {
 			t.Errorf("row %d: %d invalid answers, reward %v, %d steps", i, r.Invalid, r.Reward, r.Steps)
 		}
+		if r.FailureMode != "invalid_answer" && r.FailureMode != "context_limit" {
+			t.Errorf("row %d: failure mode %q", i, r.FailureMode)
+		}
 		for j, id := range r.Tokens {
 			// The model's vocabulary (151,936) is larger than the
 			// tokenizer's; random weights may sample the padding ids,

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -86,6 +87,9 @@ func TestChatMLTrajectoryRoles(t *testing.T) {
 		want := []string{"read_skill count-" + r.TaskType, "I am not sure what to do.\ufffd"}
 		if diff := cmp.Diff(want, r.Actions[:2]); diff != "" {
 			t.Errorf("%s: actions (-want +got):\n%s", r.TaskID, diff)
+		}
+		if !slices.Contains(r.Features, "failure:invalid_answer") {
+			t.Errorf("%s: features %v lack failure:invalid_answer", r.TaskID, r.Features)
 		}
 		if r.Observations[2] != agent.InvalidAnswer || len(r.Reads) != 1 || !r.ReadsRight[0] {
 			t.Errorf("%s: observation after the invalid answer %q, reads %v %v", r.TaskID, r.Observations[2], r.Reads, r.ReadsRight)

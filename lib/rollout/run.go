@@ -319,6 +319,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	if limited {
 		tr.Features = append(tr.Features, "failure:context_limit")
 	}
+	if invalid > 0 {
+		tr.Features = append(tr.Features, "failure:invalid_answer")
+	}
 	sort.Strings(tr.Features)
 	if !success {
 		tr.FailureMode = FailureMode(tr.Features, steps >= ep.MaxSteps())
@@ -331,7 +334,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 }
 
 // failurePriority orders failure features from most to least specific.
-var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "no_answer", "max_steps"}
+var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "invalid_answer", "no_answer", "max_steps"}
 
 // FailureMode names why an episode failed from its features: the most
 // specific failure feature present, else max_steps when the budget ran out,
