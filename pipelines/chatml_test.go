@@ -119,6 +119,9 @@ func TestChatMLLoop(t *testing.T) {
 		run("learn", "grpo", "--init", "ckpt0", "--ref", "ckpt0", "traj.parquet", "-o", "ckpt-"+credit,
 			"--credit", credit, "--metrics", "metrics-"+credit+".parquet", "--advantages", "adv-"+credit+".parquet", "--seed", "1")
 	}
+	// Evaluation runs the checkpoint in its chat format too.
+	run("evaluate", "--policy", "ckpt0", "--env", "household", "--split", "valid_seen", "--tasks", "2",
+		"--max-action-tokens", "4", "--max-context", "400", "-o", "eval.parquet")
 	// The audits read chat trajectories as they read built-in ones.
 	run("audit", "credit", "traj.parquet", "--advantages", "adv-skillgate.parquet", "-o", "credit.parquet")
 	run("audit", "scaffold", "--checkpoints", "ckpt0,ckpt-broadcast", "--traj", "traj.parquet", "-o", "nll.parquet")
