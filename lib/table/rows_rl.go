@@ -6,7 +6,7 @@ package table
 
 func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 1)
-	RegisterKind[TokenAdvantages]("token_advantages", 1)
+	RegisterKind[TokenAdvantages]("token_advantages", 2)
 	RegisterKind[CreditAudit]("credit_audit", 1)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
@@ -41,15 +41,16 @@ type TrainMetrics struct {
 // used in the loss: one advantage and one channel per token of the
 // trajectory's tokens.
 type TokenAdvantages struct {
-	TaskID     string    `parquet:"task_id"`         // the episode's task
-	GroupID    string    `parquet:"group_id"`        // its group
-	Sample     int32     `parquet:"sample"`          // its index within the group
-	Credit     string    `parquet:"credit"`          // credit assignment: broadcast or skillgate
-	Reward     float64   `parquet:"reward"`          // the episode's reward
-	Outcome    float64   `parquet:"outcome"`         // group-relative outcome advantage of the episode
-	Selection  float64   `parquet:"selection"`       // skillgate selection advantage (0 under broadcast or without reads)
-	Advantages []float32 `parquet:"advantages,list"` // per token: the advantage the loss used, 0 where no loss reaches
-	Channels   []int8    `parquet:"channels,list"`   // per token: 0 none, 1 outcome, 2 selection
+	TaskID         string    `parquet:"task_id"`              // the episode's task
+	GroupID        string    `parquet:"group_id"`             // its group
+	Sample         int32     `parquet:"sample"`               // its index within the group
+	Credit         string    `parquet:"credit"`               // credit assignment: broadcast, skillgate, gigpo or skillgate+gigpo
+	Reward         float64   `parquet:"reward"`               // the episode's reward
+	Outcome        float64   `parquet:"outcome"`              // group-relative outcome advantage of the episode
+	Selection      float64   `parquet:"selection"`            // skillgate selection advantage of each of the episode's read actions (0 under broadcast or without reads); the loss scales it by select_coef under --select-baseline group
+	Advantages     []float32 `parquet:"advantages,list"`      // per token: the advantage the loss used, 0 where no loss reaches (an episode of a dropped flat group: all 0)
+	Channels       []int8    `parquet:"channels,list"`        // per token: 0 none, 1 outcome, 2 selection
+	StepAdvantages []float64 `parquet:"step_advantages,list"` // per turn (one per step key): the GiGPO step advantage before --step-weight; empty without step credit
 }
 
 // CreditAudit is one horizon bin of audit credit: how much loss weight the
