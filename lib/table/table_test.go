@@ -82,7 +82,8 @@ var testMeta = Meta{
 // wantMeta is testMeta as read back from a file of kind k at path.
 func wantMeta(k string, path string) Meta {
 	m := testMeta
-	m.Kind, m.SchemaVersion, m.Path = k, 1, path
+	kind, _ := LookupKind(k)
+	m.Kind, m.SchemaVersion, m.Path = k, kind.Version, path
 	return m
 }
 
@@ -704,7 +705,7 @@ func TestKinds(t *testing.T) {
 	if KindOf[Trajectory]() != "trajectory" || KindOf[EvalMetrics]() != "eval_metrics" || KindOf[int]() != "" {
 		t.Errorf("KindOf: %q %q %q", KindOf[Trajectory](), KindOf[EvalMetrics](), KindOf[int]())
 	}
-	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 1 {
+	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 2 {
 		t.Errorf("LookupKind: %+v %v", k, ok)
 	}
 	mustPanic := func(name string, fn func()) {
