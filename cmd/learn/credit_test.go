@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -254,5 +258,85 @@ func TestGiGPOAdvantagesRecomputed(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCreditFlagErrors: bad credit settings and trajectories without step
+// columns under step credit are one line, exit 2, nothing written.
+func TestCreditFlagErrors(t *testing.T) {
+	f := setup(t)
+	dir := t.TempDir()
+	rows := append([]table.Trajectory(nil), f.rows...)
+	for i := range rows {
+		rows[i].StepKeys, rows[i].StepRewards = nil, nil
+	}
+	nokeys := filepath.Join(dir, "nokeys.parquet")
+	if err := table.WriteFile(nokeys, rows, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	grpo := func(traj string, extra ...string) []string {
+		return append([]string{"grpo", "--init", f.ckpt, "--ref", f.ckpt, traj}, extra...)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad step credit", grpo(f.traj, "--step-credit", "gae"), "--step-credit"},
+		{"bad credit", grpo(f.traj, "--credit", "gipo"), "gigpo"},
+		{"bad baseline", grpo(f.traj, "--credit", "skillgate", "--select-baseline", "mean"), "--select-baseline"},
+		{"bad gamma", grpo(f.traj, "--credit", "gigpo", "--gamma", "1.5"), "--gamma"},
+		{"negative step weight", grpo(f.traj, "--credit", "gigpo", "--step-weight", "-1"), "--step-weight"},
+		{"no step keys", grpo(nokeys, "--credit", "gigpo"), "no step_keys"},
+	} {
+		out := filepath.Join(dir, "out")
+		code, stderr := run(t, append(c.args, "-o", out)...)
+		t.Logf("%s: %s", c.name, strings.TrimSpace(stderr))
+		if code != command.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and one line mentioning %q", c.name, code, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: checkpoint written", c.name)
+		}
+	}
+	// Without step credit the same file trains.
+	if code, stderr := run(t, grpo(nokeys, "-o", filepath.Join(dir, "ok"))...); code != 0 {
+		t.Errorf("broadcast on trajectories without step keys: exit %d: %s", code, stderr)
+	}
+}
+
+// TestDropFlatGroupsAll: when every group is flat, --drop-flat-groups
+// leaves nothing to train: the checkpoint is written unchanged, with no
+// metrics rows and a note on stderr.
+func TestDropFlatGroupsAll(t *testing.T) {
+	f := setup(t)
+	dir := t.TempDir()
+	rows := append([]table.Trajectory(nil), f.rows...)
+	for i := range rows {
+		rows[i].Reward = 1
+	}
+	flat := filepath.Join(dir, "flat.parquet")
+	if err := table.WriteFile(flat, rows, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	out, met := filepath.Join(dir, "ckpt"), filepath.Join(dir, "m.parquet")
+	code, stderr := run(t, "grpo", "--init", f.ckpt, "--ref", f.ckpt, flat, "-o", out, "--metrics", met, "--drop-flat-groups")
+	if code != 0 || !strings.Contains(stderr, "unchanged") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	a, err := os.ReadFile(filepath.Join(f.ckpt, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Error("weights changed with nothing to train on")
+	}
+	ms, _, err := table.ReadFiles[table.TrainMetrics](met)
+	if err != nil || len(ms) != 0 {
+		t.Errorf("metrics: %v, %d rows", err, len(ms))
 	}
 }
