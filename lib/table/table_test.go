@@ -42,6 +42,8 @@ func sampleTrajectories(n int, seed uint64) []Trajectory {
 			for a := 0; a < na; a++ {
 				t.Actions = append(t.Actions, fmt.Sprintf("go to cabinet %d", r.IntN(10)))
 				t.Observations = append(t.Observations, strings.Repeat("You see a mug. ", r.IntN(4)))
+				t.StepKeys = append(t.StepKeys, fmt.Sprintf("%016x", r.Uint64()))
+				t.StepRewards = append(t.StepRewards, float64(r.IntN(3))-0.5)
 			}
 			t.Features = []string{"", "loop", "inventory:mug"}
 			t.Tokens = make([]int32, nt)
