@@ -236,7 +236,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		hashes[f.Init] = in.Hash
 	}
 	prep, advRows := Credits(rows, c)
-	if c.KL != 0 && len(prep) > 0 {
+	if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
 		}
@@ -253,8 +253,10 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		if ref.Hash != "" {
 			hashes[f.Ref] = ref.Hash
 		}
-		if err := RefLogProbs(ref.Model, prep); err != nil {
-			return err
+		if len(prep) > 0 {
+			if err := RefLogProbs(ref.Model, prep); err != nil {
+				return err
+			}
 		}
 	}
 	opt := in.Opt
