@@ -84,7 +84,8 @@ func tool(t *testing.T, bin, dir, name string, args ...string) {
 // TestChatMLLoop runs the PATS stages on a random Qwen2.5-shaped checkpoint
 // with the real Qwen tokenizer, on CPU: rollout with a scaffold and skills
 // (chatml chosen from the checkpoint's chat template) -> cards -> control
-// -> validate, and learn grpo under both credits.
+// -> validate, and learn grpo under both credits (and GiGPO's step
+// credit, which needs one step key per answer, invalid ones included).
 func TestChatMLLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binaries and runs every stage (about a minute)")
@@ -115,7 +116,7 @@ func TestChatMLLoop(t *testing.T) {
 	run("control", "--cards", "cards.parquet", "--scaffold", "snap0.parquet", "-o", "proposals.parquet", "--state-out", "state.parquet")
 	run("validate", "--scaffold", "snap0.parquet", "--proposals", "proposals.parquet", "--cards", "cards.parquet",
 		"-o", "snap1.parquet", "--decisions", "decisions.parquet")
-	for _, credit := range []string{"broadcast", "skillgate"} {
+	for _, credit := range []string{"broadcast", "skillgate", "gigpo"} {
 		run("learn", "grpo", "--init", "ckpt0", "--ref", "ckpt0", "traj.parquet", "-o", "ckpt-"+credit,
 			"--credit", credit, "--metrics", "metrics-"+credit+".parquet", "--advantages", "adv-"+credit+".parquet", "--seed", "1")
 	}
@@ -162,7 +163,7 @@ func TestChatMLLoop(t *testing.T) {
 	checkChatTrajectories(t, rows, tok)
 
 	// The written checkpoints keep the vocabulary and the tokenizer files.
-	for _, credit := range []string{"broadcast", "skillgate", "sft"} {
+	for _, credit := range []string{"broadcast", "skillgate", "gigpo", "sft"} {
 		out := filepath.Join(dir, "ckpt-"+credit)
 		cfg, err := model.LoadConfig(filepath.Join(out, model.ConfigFile))
 		if err != nil {

@@ -88,6 +88,19 @@ func TestChatMLTrajectoryRoles(t *testing.T) {
 		if diff := cmp.Diff(want, r.Actions[:2]); diff != "" {
 			t.Errorf("%s: actions (-want +got):\n%s", r.TaskID, diff)
 		}
+		// One step key and reward per turn; the invalid turn acts from the
+		// state the read left and is rewarded with the penalty.
+		if len(r.StepKeys) != len(r.Actions) || len(r.StepRewards) != len(r.Actions) || r.StepKeys[1] != r.StepKeys[0] ||
+			r.StepKeys[2] != r.StepKeys[1] || r.StepRewards[1] != -0.25 {
+			t.Errorf("%s: step keys %v, step rewards %v for %d actions", r.TaskID, r.StepKeys, r.StepRewards, len(r.Actions))
+		}
+		sum := 0.0
+		for _, x := range r.StepRewards {
+			sum += x
+		}
+		if sum != r.Reward {
+			t.Errorf("%s: step rewards sum to %v, reward %v", r.TaskID, sum, r.Reward)
+		}
 		if !slices.Contains(r.Features, "failure:invalid_answer") {
 			t.Errorf("%s: features %v lack failure:invalid_answer", r.TaskID, r.Features)
 		}

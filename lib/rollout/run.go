@@ -270,10 +270,13 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		turns++
 		action, ok := c.Parse(answer)
 		if !ok {
-			// No well-formed action: the environment sees no step; the
-			// whole answer is recorded.
+			// No well-formed action: the environment sees no step (the
+			// state and its key stay); the whole answer is recorded, and
+			// the turn's step reward is the penalty.
 			invalid++
 			tr.Actions = append(tr.Actions, tokenizer.ValidUTF8(answer))
+			tr.StepKeys = append(tr.StepKeys, key)
+			tr.StepRewards = append(tr.StepRewards, -o.InvalidPenalty)
 			tr.Observations = append(tr.Observations, agent.InvalidAnswer)
 			observe(drv, agent.InvalidAnswer)
 			agent.Invalid(c)
