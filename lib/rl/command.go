@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,7 +25,16 @@ type Init struct {
 	TokJSON []byte
 	Opt     *model.AdamW // nil when there is none
 	Hash    string       // content hash of the weights (provenance); "" for a fresh model
+	// Files are the checkpoint's other tokenizer and generation files
+	// (CarriedFiles), written unchanged into every checkpoint made from it.
+	Files map[string][]byte
 }
+
+// CarriedFiles are the files of a Hugging Face checkpoint that training
+// does not change and that a checkpoint written from it carries byte for
+// byte (tokenizer.json is carried too).
+var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json"}
 
 // LoadInit opens "tiny" or "small" (a fresh model of that size over the
 // built-in tokenizer, initialised from seed) or a checkpoint folder with its
@@ -75,7 +85,17 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
 	}
-	in := &Init{Model: m, Tok: tok, TokJSON: js, Opt: opt}
+	in := &Init{Model: m, Tok: tok, TokJSON: js, Opt: opt, Files: map[string][]byte{}}
+	for _, name := range CarriedFiles {
+		b, err := os.ReadFile(filepath.Join(init, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+		}
+		in.Files[name] = b
+	}
 	in.Hash, _ = weightsHash(init)
 	return in, nil
 }
@@ -186,6 +206,7 @@ type GRPOFlags struct {
 	Metrics     string
 	Advantages  string // optional per-token advantages file
 	Seed        int64
+	Stderr      io.Writer // notes (nil: none)
 	Config      GRPOConfig
 	WeightDecay float64
 }
@@ -208,6 +229,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
 		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
 	}
+	if c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight) {
+		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
+	}
 	if f.Init == "tiny" || f.Init == "small" {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
 	}
@@ -221,6 +245,11 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	}
 	if err := CheckGRPO(rows, from); err != nil {
 		return err
+	}
+	if c.Step != StepNone {
+		if err := CheckSteps(rows, from); err != nil {
+			return err
+		}
 	}
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
@@ -243,8 +272,10 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		if ref.Hash != "" {
 			hashes[f.Ref] = ref.Hash
 		}
-		if err := RefLogProbs(ref.Model, prep); err != nil {
-			return err
+		if len(prep) > 0 {
+			if err := RefLogProbs(ref.Model, prep); err != nil {
+				return err
+			}
 		}
 	}
 	opt := in.Opt
@@ -252,9 +283,13 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		opt = model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
 	}
 	c.Seed = f.Seed
-	metrics, err := TrainGRPO(ctx, in.Model, opt, prep, c)
-	if err != nil {
-		return err
+	metrics := []table.TrainMetrics{}
+	if len(prep) > 0 {
+		if metrics, err = TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
+			return err
+		}
+	} else if f.Stderr != nil {
+		fmt.Fprintln(f.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
 	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed)
 }
@@ -305,7 +340,7 @@ func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv 
 			return fmt.Errorf("write %s: %w", advPath, err)
 		}
 	}
-	if err := in.Model.SaveWith(out, in.TokJSON, model.SaveOptions{Optimizer: opt}); err != nil {
+	if err := in.Model.SaveWith(out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
 		return err
 	}
 	return nil

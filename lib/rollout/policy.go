@@ -18,10 +18,11 @@ type Policy interface {
 
 // Driver writes the actions of one episode.
 type Driver interface {
-	// Act appends the next action to c (its tokens, roles and behaviour
-	// log-probabilities, ending with the end token) and returns its text.
-	// c holds everything the policy has seen so far, ending with the
-	// action cue.
+	// Act appends the next answer to c (its tokens, roles and behaviour
+	// log-probabilities, ending with an end token of c's format unless it
+	// was cut) and returns its text, which c's format parses into the
+	// action (builtin: the whole text). c holds everything the policy has
+	// seen so far, ending with the action cue.
 	Act(c *agent.Context, ep env.Episode, readSkill string) (string, error)
 }
 
@@ -68,8 +69,7 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 	} else {
 		action = d.agent.Act(d.lastObs, ep.Admissible())
 	}
-	agent.AddAction(c, agent.EncodeAction(c.Tok, action), nil)
-	return action, nil
+	return agent.AddAnswer(c, action), nil
 }
 
 // forcedDriver writes a fixed first action, then leaves the episode to
@@ -83,8 +83,7 @@ type forcedDriver struct {
 func (d *forcedDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
 	if !d.done {
 		d.done = true
-		agent.AddAction(c, agent.EncodeAction(c.Tok, d.first), nil)
-		return d.first, nil
+		return agent.AddAnswer(c, d.first), nil
 	}
 	return d.Driver.Act(c, ep, readSkill)
 }

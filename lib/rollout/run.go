@@ -69,6 +69,12 @@ type Options struct {
 	// policy.
 	FirstRead func(taskType string, slate []string) string
 
+	// Format writes the contexts; nil is agent.Builtin.
+	Format agent.Format
+	// InvalidPenalty is subtracted from an episode's reward for each
+	// answer without a well-formed action (chatml).
+	InvalidPenalty float64
+
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
 	// Batch is how many episodes of a batching policy (a checkpoint)
@@ -221,10 +227,11 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	tr := table.Trajectory{
 		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
-		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: ep.Goal(),
+		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
 		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
-		Actions: []string{}, Observations: []string{ep.Observation()},
+		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
+		StepKeys: []string{}, StepRewards: []float64{},
 	}
 	p := agent.Prompt{Goal: ep.Goal(), Observation: ep.Observation()}
 	if o.Scaffold != nil {
@@ -259,6 +266,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 	}
 	c := agent.NewContext(o.Tok)
+	c.Format = o.Format
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
 	if o.FirstRead != nil && o.Skills != nil {
@@ -280,15 +288,18 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 	}
 	success, score, reward := false, 0.0, 0.0
-	steps, turns := 0, 0
+	steps, turns, invalid := 0, 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
 	limited := false
+	// key is the anchor-state key of the environment state the next turn
+	// acts from: a skill read leaves the state (and the key) as it was.
+	key := env.InitialKey(ep)
 	for steps < ep.MaxSteps() && turns < maxTurns {
 		if o.MaxContext > 0 && c.Len() >= o.MaxContext {
 			limited = true
 			break
 		}
-		action, err := drv.Act(c, ep, firstRead)
+		answer, err := drv.Act(c, ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			limited = true
 			break
@@ -297,7 +308,24 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			return table.Trajectory{}, fmt.Errorf("%s sample %d: %w", taskID, sample, err)
 		}
 		turns++
+		action, ok := c.Parse(answer)
+		if !ok {
+			// No well-formed action: the environment sees no step (the
+			// state and its key stay); the whole answer is recorded, and
+			// the turn's step reward is the penalty.
+			invalid++
+			tr.Actions = append(tr.Actions, tokenizer.ValidUTF8(answer))
+			tr.StepKeys = append(tr.StepKeys, key)
+			tr.StepRewards = append(tr.StepRewards, -o.InvalidPenalty)
+			tr.Observations = append(tr.Observations, agent.InvalidAnswer)
+			observe(drv, agent.InvalidAnswer)
+			agent.Invalid(c)
+			continue
+		}
+		action = tokenizer.ValidUTF8(action)
 		tr.Actions = append(tr.Actions, action)
+		tr.StepKeys = append(tr.StepKeys, key)
+		tr.StepRewards = append(tr.StepRewards, 0)
 		if name, isRead := agent.ParseRead(action); isRead && o.Skills != nil {
 			obs := InvalidRead
 			onSlate := false
@@ -312,7 +340,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 					obs = sk.Body
 				}
 			}
-			tr.Observations = append(tr.Observations, obs)
+			tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(obs))
 			observe(drv, obs)
 			if obs == InvalidRead {
 				agent.Observe(c, obs)
@@ -324,8 +352,10 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 		st := ep.Step(action)
 		steps++
-		tr.Observations = append(tr.Observations, st.Observation)
+		tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(st.Observation))
 		reward += st.Reward
+		tr.StepRewards[len(tr.StepRewards)-1] = st.Reward
+		key = env.NextKey(st)
 		if st.Done {
 			success, score = st.Success, st.Score
 			break
@@ -333,10 +363,16 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		observe(drv, st.Observation)
 		agent.Observe(c, st.Observation)
 	}
-	tr.Success, tr.Score, tr.Reward, tr.Steps = success, score, reward, int32(steps)
+	if invalid > 0 {
+		reward -= o.InvalidPenalty * float64(invalid)
+	}
+	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
 	if limited {
 		tr.Features = append(tr.Features, "failure:context_limit")
+	}
+	if invalid > 0 {
+		tr.Features = append(tr.Features, "failure:invalid_answer")
 	}
 	sort.Strings(tr.Features)
 	if !success {
@@ -350,7 +386,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 }
 
 // failurePriority orders failure features from most to least specific.
-var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "no_answer", "max_steps"}
+var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "invalid_answer", "no_answer", "max_steps"}
 
 // FailureMode names why an episode failed from its features: the most
 // specific failure feature present, else max_steps when the budget ran out,

@@ -61,6 +61,15 @@ type Trajectory struct {
 	NScaffoldTokens int32     `parquet:"n_scaffold_tokens"`     // tokens of role scaffold
 	Tokenizer       string    `parquet:"tokenizer"`             // content hash of the tokenizer that produced tokens
 	ScaffoldVersion int32     `parquet:"scaffold_version"`      // version k of the snapshot rendered, -1 without a scaffold
+
+	// Added in version 2 (read as empty from older files): per-turn
+	// columns for step-level credit (GiGPO in lib/rl).
+	StepKeys    []string  `parquet:"step_keys,list" since:"2"`    // version 2: per turn (one per entry of actions): anchor-state key of the state the turn acted from (env.StateKey of the observation, or the environment's own key)
+	StepRewards []float64 `parquet:"step_rewards,list" since:"2"` // version 2: per turn: the environment's reward for it (0 for a skill read)
+
+	// Added in version 3 (read as 0 from older files): chat-formatted
+	// episodes (lib/agent's chatml).
+	Invalid int32 `parquet:"invalid" since:"3"` // version 3: answers without a well-formed action (chatml): no step, reward less --invalid-penalty each
 }
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or
