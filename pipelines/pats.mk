@@ -34,8 +34,11 @@ BOOT_TASKS   ?= 12
 # many oracle demonstrations, and is built by the rule below when missing.
 # With a base the warm-up only teaches the scaffold's format (a short SFT).
 BASE         ?=
+# The base that reads (pipelines/reading.mk) has its own recipe; its
+# demonstrations include slates and reads, so it is its own skills base.
+READING_BASE ?= $(RUNS)/base-reading
 # the base of runs with skills on (their demonstrations read skills)
-BASE_SKILLS  ?= $(if $(BASE),$(BASE)-skills)
+BASE_SKILLS  ?= $(if $(BASE),$(if $(filter $(READING_BASE),$(RUNS)/$(BASE)),$(BASE),$(BASE)-skills))
 BASE_SEED    ?= 1
 # The base's recipe: oracle demonstrations, SFT epochs and learning rate
 # (about 30-46% greedy success on household valid_seen with tiny; shorter
@@ -214,8 +217,7 @@ $(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $
 # ---- the base policy ------------------------------------------------------------------
 # The base policy, when this run starts from one and it is missing (a caller
 # running several runs side by side builds it first, before them).
-# The base that reads (pipelines/reading.mk) has its own recipe.
-READING_BASE ?= $(RUNS)/base-reading
+# The base that reads (READING_BASE, pipelines/reading.mk) has its own recipe.
 define BASE_RULE
 ifneq ($(1),)
 ifneq ($(RUNS)/$(1),$(READING_BASE))
