@@ -1,0 +1,92 @@
+package pipelines
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// dryRun prints the commands make would run for the top Makefile's
+// targets and variables (make -n), with stand-in binaries and an empty
+// RUNS folder (written as bin/ and runs/ in the output).
+func dryRun(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	root := repoRoot(t)
+	bin := t.TempDir()
+	for _, c := range []string{"rollout", "evaluate", "learn", "cards", "control", "validate", "report", "audit"} {
+		if err := os.WriteFile(filepath.Join(bin, c), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := t.TempDir()
+	all := append([]string{"-n", "--no-print-directory", "PIPE_BUILD=0", "BIN=" + bin, "RUNS=" + runs}, args...)
+	cmd := exec.Command("make", all...)
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
+	s := strings.ReplaceAll(string(out), bin+"/", "bin/")
+	return strings.ReplaceAll(s, runs+"/", "runs/"), err
+}
+
+// TestReadingBaseRecipe checks that make base-reading runs the recorded
+// recipe: one oracle shard per READING_MIX entry with its own seed, task
+// count and flags, their mix, the SFT and the reading test of both splits.
+func TestReadingBaseRecipe(t *testing.T) {
+	out, err := dryRun(t, "base-reading")
+	if err != nil {
+		t.Fatalf("make -n base-reading: %v\n%s", err, out)
+	}
+	shard := regexp.MustCompile(`--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading\s+-o runs/base-reading/demos/(\S+)\.parquet`)
+	var got []string
+	for _, m := range shard.FindAllStringSubmatch(out, -1) {
+		got = append(got, m[4]+" "+m[1]+" "+m[2]+" "+m[3])
+	}
+	want := []string{
+		"mixed 1400 1991 --hints mixed",
+		"misleading 400 1992 --hints misleading",
+		"slate-right 700 1993 --skills --text-read right --hints mixed",
+		"slate-random 500 1994 --skills --text-read random --hints mixed",
+		"slate-misleading 300 1995 --skills --text-read right --hints misleading",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)
+	}
+	for _, s := range []string{
+		"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 6",
+		"--lr 2e-3 --seed 1",
+		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 --skills",
+		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 --skills",
+	} {
+		if !strings.Contains(out, s) {
+			t.Errorf("make -n base-reading lacks %q:\n%s", s, out)
+		}
+	}
+
+	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 bogus:5")
+	if err == nil || !strings.Contains(out, "unknown shard kind bogus") {
+		t.Errorf("READING_MIX with an unknown kind: err %v, output\n%s", err, out)
+	}
+}
+
+// TestReadingBaseIsItsOwnSkillsBase checks that runs with skills on start
+// from the reading base itself, while another base keeps its -skills twin.
+func TestReadingBaseIsItsOwnSkillsBase(t *testing.T) {
+	for _, tc := range []struct {
+		base, want, notWant string
+	}{
+		{"base-reading", "runs/base-reading/demos.parquet", "base-reading-skills"},
+		{"other", "RUN=other-skills", "RUN=other "},
+	} {
+		out, err := dryRun(t, "warmup", "VARIANT=skillgate", "RUN=x", "BASE="+tc.base)
+		if err != nil {
+			t.Fatalf("BASE=%s: make -n warmup: %v\n%s", tc.base, err, out)
+		}
+		if !strings.Contains(out, tc.want) || strings.Contains(out, tc.notWant) {
+			t.Errorf("BASE=%s: want %q and no %q in\n%s", tc.base, tc.want, tc.notWant, out)
+		}
+	}
+}
