@@ -1,6 +1,11 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // AppendBatch feeds chunks[i] to decs[i] for every i in one batched pass:
 // the rows of all chunks go through each linear layer together (one matrix
@@ -51,6 +56,10 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 			copy(x[r*H:(r+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 		}
 	}
+	attWork := 0
+	for i, d := range decs {
+		attWork += len(chunks[i]) * (d.n + len(chunks[i])) * qd
+	}
 	xn := make([]float32, T*H)
 	inv := make([]float32, T)
 	q := make([]float32, T*qd)
@@ -77,9 +86,16 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 			copy(vc[past*kd:], vn[a*kd:b*kd])
 			be.RoPE(kc[past*kd:], rows, c.NumKeyValueHeads, hd, past, m.cos, m.sin, false)
 			d.k[li], d.v[li] = kc, vc
-			shape := AttnShape{Rows: rows, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
-			be.Attention(att[a*qd:b*qd], nil, qi, kc, vc, shape)
 		}
+		// Each decoder's attention reads its own cache and writes its own
+		// rows of att, so the decoders run side by side; the arithmetic of
+		// each is the same whichever goroutine runs it.
+		forEach(len(decs), attWork, func(i int) {
+			d, rows := decs[i], len(chunks[i])
+			a, b := off[i], off[i+1]
+			shape := AttnShape{Rows: rows, Past: d.n, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
+			be.Attention(att[a*qd:b*qd], nil, q[a*qd:b*qd], d.k[li], d.v[li], shape)
+		})
 		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
 		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
 		m.linear(g, xn, T, w.Gate, nil)
@@ -101,4 +117,38 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 		out[i] = logits[i*c.VocabSize : (i+1)*c.VocabSize]
 	}
 	return out, nil
+}
+
+// forEach runs f(0..n-1) on up to GOMAXPROCS goroutines taking indices
+// from a shared counter (the caller's goroutine among them), or on the
+// caller alone when work (a rough count of multiply-adds) is too small to
+// pay for starting goroutines. Each index must touch disjoint outputs.
+func forEach(n, work int, f func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 || work < 1<<15 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	run := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
 }
