@@ -49,7 +49,7 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 	qd, kd, hd := c.QDim(), c.KVDim(), c.HeadDim()
 	eps := float32(c.RMSNormEps)
 	be := m.be
-	x := make([]float32, T*H)
+	x := make([]float32, T*H) // before the arena: its last rows are read after
 	for i := range decs {
 		for t, tok := range chunks[i] {
 			r := off[i] + t
@@ -60,15 +60,11 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 	for i, d := range decs {
 		attWork += len(chunks[i]) * (d.n + len(chunks[i])) * qd
 	}
-	xn := make([]float32, T*H)
-	inv := make([]float32, T)
-	q := make([]float32, T*qd)
-	kn := make([]float32, T*kd)
-	vn := make([]float32, T*kd)
-	att := make([]float32, T*qd)
-	g := make([]float32, T*I)
-	u := make([]float32, T*I)
-	h := make([]float32, T*I)
+	ar := getArena(T * (2*H + 1 + 2*qd + 2*kd + 3*I))
+	defer putArena(ar)
+	xn, inv, q := ar.take(T*H), ar.take(T), ar.take(T*qd)
+	kn, vn, att := ar.take(T*kd), ar.take(T*kd), ar.take(T*qd)
+	g, u, h := ar.take(T*I), ar.take(T*I), ar.take(T*I)
 	for li := range m.Layers {
 		w := &m.Layers[li]
 		be.RMSNorm(xn, inv, x, w.InputNorm.W, T, H, eps)
@@ -151,4 +147,36 @@ func forEach(n, work int, f func(i int)) {
 	}
 	run()
 	wg.Wait()
+}
+
+// arena is scratch space for the activations of one decoding step, kept
+// between steps (through arenas) so that decoding does not allocate and
+// clear them per token. Every buffer taken from it is written before it is
+// read.
+type arena struct {
+	buf []float32
+	off int
+}
+
+var arenas sync.Pool
+
+func getArena(n int) *arena {
+	a, _ := arenas.Get().(*arena)
+	if a == nil {
+		a = new(arena)
+	}
+	if cap(a.buf) < n {
+		a.buf = make([]float32, n)
+	}
+	a.buf, a.off = a.buf[:n], 0
+	return a
+}
+
+func putArena(a *arena) { arenas.Put(a) }
+
+// take returns the next n floats of the arena.
+func (a *arena) take(n int) []float32 {
+	s := a.buf[a.off : a.off+n : a.off+n]
+	a.off += n
+	return s
 }
