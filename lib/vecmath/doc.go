@@ -45,7 +45,9 @@
 // the attention kernels; with them the model trains 2.3-3x faster per
 // CPU second. Figures and commands: bench/hotloops.md.
 //
-// AVX-512 is not used: the machines this runs on lack it, and the
-// kernels that matter are bound by the exponential's dependency chain and
-// by loads rather than by vector width.
+// AVX-512 is not used here, even where the processor has it (lib/gemm's
+// matrix kernel does use it): these kernels are under a tenth of the
+// model's training time, and 16-lane reductions would sum Dot, DotRows and
+// the exponential sums in another order than the 8-lane ones, so results
+// would differ between AVX2 and AVX-512 machines.
 package vecmath
