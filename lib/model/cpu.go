@@ -97,28 +97,50 @@ func parallel(n int, work int, f func(i int)) {
 // Attention implements Backend. For each query row: the scores against
 // every visible key (vecmath.DotRows), their softmax (max, one fused
 // exp-and-sum pass) and the probability-weighted sum of value rows
-// (vecmath.AxpyRows), normalised once at the end.
+// (vecmath.AxpyRows), normalised once at the end. Query heads that share
+// a key/value head go in pairs, so that the value rows are read once for
+// both (vecmath.AxpyRows2, with AxpyRows' bits).
 func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 	hd, rep := s.HeadDim, s.Heads/s.KVHeads
 	qw, kw := s.Heads*hd, s.KVHeads*hd
 	keys := s.Past + s.Rows
 	scale := float32(1 / math.Sqrt(float64(hd)))
-	parallel(s.Heads, s.Rows*keys*hd, func(h int) {
-		g := h / rep
+	// Work items: pairs of query heads of one key/value head where rep is
+	// even, single heads otherwise.
+	width := 1
+	if rep%2 == 0 {
+		width = 2
+	}
+	parallel(s.Heads/width, s.Rows*keys*hd, func(it int) {
+		h0 := it * width
+		g := h0 / rep
 		kg, vg := k[g*hd:], v[g*hd:]
-		sc := make([]float32, keys)
+		sc := make([]float32, width*keys)
+		var ps [2][]float32
+		var os [2][]float32
+		var sums [2]float32
 		for i := 0; i < s.Rows; i++ {
-			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-			p := sc[:s.Past+i+1]
-			vecmath.DotRows(p, kg, kw, qi)
-			mx := vecmath.Max(p)
-			sum := vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
-			oi := out[i*qw+h*hd : i*qw+(h+1)*hd]
-			clear(oi)
-			vecmath.AxpyRows(oi, vg, kw, p)
-			vecmath.Scale(1/sum, oi)
-			if lse != nil {
-				lse[h*s.Rows+i] = scale*mx + float32(math.Log(float64(sum)))
+			for w := 0; w < width; w++ {
+				h := h0 + w
+				qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
+				p := sc[w*keys : w*keys+s.Past+i+1]
+				vecmath.DotRows(p, kg, kw, qi)
+				mx := vecmath.Max(p)
+				sums[w] = vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
+				if lse != nil {
+					lse[h*s.Rows+i] = scale*mx + float32(math.Log(float64(sums[w])))
+				}
+				ps[w] = p
+				os[w] = out[i*qw+h*hd : i*qw+(h+1)*hd]
+				clear(os[w])
+			}
+			if width == 2 {
+				vecmath.AxpyRows2(os[0], os[1], vg, kw, ps[0], ps[1])
+			} else {
+				vecmath.AxpyRows(os[0], vg, kw, ps[0])
+			}
+			for w := 0; w < width; w++ {
+				vecmath.Scale(1/sums[w], os[w])
 			}
 		}
 	})

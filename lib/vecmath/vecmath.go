@@ -167,6 +167,34 @@ func AxpyRows(dst, a []float32, lda int, w []float32) {
 	}
 }
 
+// AxpyRows2 is AxpyRows(d1, a, lda, w1) and AxpyRows(d2, a, lda, w2) in
+// one pass over the rows of a, with the same bits: two query heads that
+// share a key/value head weigh the same value rows. d1 and d2 have one
+// length, w1 and w2 another.
+func AxpyRows2(d1, d2, a []float32, lda int, w1, w2 []float32) {
+	rows, n := len(w1), len(d1)
+	if len(d2) != n || len(w2) != rows {
+		panic(fmt.Sprintf("vecmath: AxpyRows2 into %d and %d elements with %d and %d weights", n, len(d2), rows, len(w2)))
+	}
+	if rows == 0 || n == 0 {
+		return
+	}
+	checkMatrix("AxpyRows2", len(a), rows, n, lda)
+	n8 := split(n)
+	if n8 == 0 {
+		AxpyRows(d1, a, lda, w1)
+		AxpyRows(d2, a, lda, w2)
+		return
+	}
+	axpyRows2AVX2(d1[:n8], d2[:n8], a, lda, w1, w2)
+	if n8 < n {
+		for i := range w1 {
+			axpyGo(w1[i], a[i*lda+n8:i*lda+n], d1[n8:])
+			axpyGo(w2[i], a[i*lda+n8:i*lda+n], d2[n8:])
+		}
+	}
+}
+
 // AddOuter sets a[i*lda+j] += x[i] * y[j] for i < len(x), j < len(y): the
 // same as Axpy(x[i], y, row i of a) for each i.
 func AddOuter(a []float32, lda int, x, y []float32) {

@@ -68,3 +68,9 @@ func mulAddAVX2(dst, a, b []float32, s float32)
 
 //go:noescape
 func adamWAVX2(p, g, m, v []float32, c *adamConsts)
+
+// axpyRows2AVX2 needs len(d1) == len(d2) a positive multiple of 8 and
+// len(w1) == len(w2).
+//
+//go:noescape
+func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32)

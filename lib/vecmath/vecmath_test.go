@@ -268,6 +268,18 @@ func TestMatrixKernels(t *testing.T) {
 					t.Errorf("%v: AxpyRows[%d] = %g, Axpy loop %g, want %g", sz, j, got[j], seq[j], want)
 				}
 			}
+			// AxpyRows2 gives each output AxpyRows' bits.
+			w2 := randVec(rng, len(w), -1, 1)
+			z0 := randVec(rng, sz.cols, -1, 1)
+			p1, p2 := append([]float32(nil), y0...), append([]float32(nil), z0...)
+			AxpyRows2(p1, p2, a, sz.ld, w, w2)
+			q2 := append([]float32(nil), z0...)
+			AxpyRows(q2, a, sz.ld, w2)
+			for j := range p1 {
+				if math.Float32bits(p1[j]) != math.Float32bits(got[j]) || math.Float32bits(p2[j]) != math.Float32bits(q2[j]) {
+					t.Errorf("%v: AxpyRows2[%d] = %g, %g; AxpyRows gives %g, %g", sz, j, p1[j], p2[j], got[j], q2[j])
+				}
+			}
 			// AddOuter equals Axpy per row, bit for bit, and leaves the
 			// gaps between rows alone.
 			outer := append([]float32(nil), a...)
