@@ -161,28 +161,44 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	dkh := make([]float32, s.Heads*T*hd)
 	dvh := make([]float32, s.Heads*T*hd)
-	parallel(s.Heads, T*T*hd, func(h int) {
-		g := h / rep
+	// Work items as in Attention: pairs of query heads of one key/value
+	// head (dq of both from one pass over the key rows), or single heads.
+	width := 1
+	if rep%2 == 0 {
+		width = 2
+	}
+	parallel(s.Heads/width, T*T*hd, func(it int) {
+		h0 := it * width
+		g := h0 / rep
 		kg, vg := k[g*hd:], v[g*hd:]
-		myDK := dkh[h*T*hd : (h+1)*T*hd]
-		myDV := dvh[h*T*hd : (h+1)*T*hd]
-		pb := make([]float32, T)
-		dsb := make([]float32, T)
+		pb := make([]float32, width*T)
+		dsb := make([]float32, width*T)
+		var dss, dqs [2][]float32
 		for i := 0; i < T; i++ {
-			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-			doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
-			dqi := dq[i*qw+h*hd : i*qw+(h+1)*hd]
-			D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
-			p, ds := pb[:i+1], dsb[:i+1]
-			vecmath.DotRows(p, kg, kw, qi)
-			vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
-			vecmath.DotRows(ds, vg, kw, doi)
-			for j, pj := range p {
-				ds[j] = pj * (ds[j] - D) * scale
+			for w := 0; w < width; w++ {
+				h := h0 + w
+				myDK := dkh[h*T*hd : (h+1)*T*hd]
+				myDV := dvh[h*T*hd : (h+1)*T*hd]
+				qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
+				doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
+				D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
+				p, ds := pb[w*T:w*T+i+1], dsb[w*T:w*T+i+1]
+				vecmath.DotRows(p, kg, kw, qi)
+				vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
+				vecmath.DotRows(ds, vg, kw, doi)
+				for j, pj := range p {
+					ds[j] = pj * (ds[j] - D) * scale
+				}
+				vecmath.AddOuter(myDV, hd, p, doi)
+				vecmath.AddOuter(myDK, hd, ds, qi)
+				dss[w] = ds
+				dqs[w] = dq[i*qw+h*hd : i*qw+(h+1)*hd]
 			}
-			vecmath.AddOuter(myDV, hd, p, doi)
-			vecmath.AxpyRows(dqi, kg, kw, ds)
-			vecmath.AddOuter(myDK, hd, ds, qi)
+			if width == 2 {
+				vecmath.AxpyRows2(dqs[0], dqs[1], kg, kw, dss[0], dss[1])
+			} else {
+				vecmath.AxpyRows(dqs[0], kg, kw, dss[0])
+			}
 		}
 	})
 	for h := 0; h < s.Heads; h++ {
