@@ -120,11 +120,15 @@ func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 		var os [2][]float32
 		var sums [2]float32
 		for i := 0; i < s.Rows; i++ {
+			n := s.Past + i + 1
+			if width == 2 {
+				vecmath.DotRows2(sc[:n], sc[keys:keys+n], kg, kw, q[i*qw+h0*hd:i*qw+(h0+1)*hd], q[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd])
+			} else {
+				vecmath.DotRows(sc[:n], kg, kw, q[i*qw+h0*hd:i*qw+(h0+1)*hd])
+			}
 			for w := 0; w < width; w++ {
 				h := h0 + w
-				qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-				p := sc[w*keys : w*keys+s.Past+i+1]
-				vecmath.DotRows(p, kg, kw, qi)
+				p := sc[w*keys : w*keys+n]
 				mx := vecmath.Max(p)
 				sums[w] = vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
 				if lse != nil {
@@ -175,6 +179,16 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 		dsb := make([]float32, width*T)
 		var dss, dqs [2][]float32
 		for i := 0; i < T; i++ {
+			// Scores p = K q and dout . v rows, both heads at once.
+			q0, do0 := q[i*qw+h0*hd:i*qw+(h0+1)*hd], dout[i*qw+h0*hd:i*qw+(h0+1)*hd]
+			if width == 2 {
+				q1, do1 := q[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd], dout[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd]
+				vecmath.DotRows2(pb[:i+1], pb[T:T+i+1], kg, kw, q0, q1)
+				vecmath.DotRows2(dsb[:i+1], dsb[T:T+i+1], vg, kw, do0, do1)
+			} else {
+				vecmath.DotRows(pb[:i+1], kg, kw, q0)
+				vecmath.DotRows(dsb[:i+1], vg, kw, do0)
+			}
 			for w := 0; w < width; w++ {
 				h := h0 + w
 				myDK := dkh[h*T*hd : (h+1)*T*hd]
@@ -183,9 +197,7 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 				doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
 				D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
 				p, ds := pb[w*T:w*T+i+1], dsb[w*T:w*T+i+1]
-				vecmath.DotRows(p, kg, kw, qi)
 				vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
-				vecmath.DotRows(ds, vg, kw, doi)
 				for j, pj := range p {
 					ds[j] = pj * (ds[j] - D) * scale
 				}

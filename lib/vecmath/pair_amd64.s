@@ -95,3 +95,90 @@ p8i:
 pdone:
 	VZEROUPPER
 	RET
+
+// The reduction of dotRowsAVX2 (REDUCE4 in vecmath_amd64.s): lane r of X0
+// is the sum of accumulator Yr's 8 lanes, in the same order whatever the
+// other accumulators hold.
+#define PREDUCE4 \
+	VHADDPS      Y1, Y0, Y0; \
+	VHADDPS      Y3, Y2, Y2; \
+	VHADDPS      Y2, Y0, Y0; \
+	VEXTRACTF128 $1, Y0, X1; \
+	VADDPS       X1, X0, X0
+
+// func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32)
+//
+// dotRowsAVX2 for two vectors against the same rows of a, two rows at a
+// time: accumulators Y0, Y1 hold rows r, r+1 against x1 and Y2, Y3 against
+// x2, each summed over k in dotRowsAVX2's order and reduced by its
+// reduction, so every output has dotRowsAVX2's bits while each row is
+// loaded once for both vectors.
+TEXT ·dotRows2AVX2(SB), NOSPLIT, $0-128
+	MOVQ d1_base+0(FP), DI
+	MOVQ d1_len+8(FP), BX
+	MOVQ d2_base+24(FP), R11
+	MOVQ a_base+48(FP), SI
+	MOVQ lda+72(FP), R8
+	SHLQ $2, R8
+	MOVQ x1_base+80(FP), DX
+	MOVQ x1_len+88(FP), CX
+	SHLQ $2, CX
+	MOVQ x2_base+104(FP), R12
+
+q2:
+	CMPQ   BX, $2
+	JLT    q1
+	MOVQ   SI, R9
+	LEAQ   (SI)(R8*1), R10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+q2k:
+	VMOVUPS     (DX)(AX*1), Y4
+	VMOVUPS     (R12)(AX*1), Y5
+	VMOVUPS     (R9)(AX*1), Y6
+	VMOVUPS     (R10)(AX*1), Y7
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y7, Y4, Y1
+	VFMADD231PS Y6, Y5, Y2
+	VFMADD231PS Y7, Y5, Y3
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         q2k
+	PREDUCE4
+	VMOVSD      X0, (DI)
+	VPEXTRQ     $1, X0, (R11)
+	ADDQ        $8, DI
+	ADDQ        $8, R11
+	LEAQ        (R10)(R8*1), SI
+	SUBQ        $2, BX
+	JMP         q2
+
+q1:
+	CMPQ   BX, $0
+	JEQ    qdone
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+q1k:
+	VMOVUPS     (DX)(AX*1), Y4
+	VMOVUPS     (R12)(AX*1), Y5
+	VMOVUPS     (SI)(AX*1), Y6
+	VFMADD231PS Y6, Y4, Y0
+	VFMADD231PS Y6, Y5, Y2
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         q1k
+	PREDUCE4
+	VMOVSS      X0, (DI)
+	VEXTRACTPS  $2, X0, (R11)
+
+qdone:
+	VZEROUPPER
+	RET

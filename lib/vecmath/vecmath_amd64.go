@@ -74,3 +74,9 @@ func adamWAVX2(p, g, m, v []float32, c *adamConsts)
 //
 //go:noescape
 func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32)
+
+// dotRows2AVX2 needs len(x1) == len(x2) a positive multiple of 8 and
+// len(d1) == len(d2).
+//
+//go:noescape
+func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32)

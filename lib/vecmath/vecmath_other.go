@@ -24,3 +24,5 @@ func mulAddAVX2(dst, a, b []float32, s float32)               { panic("unreachab
 func adamWAVX2(p, g, m, v []float32, c *adamConsts)           { panic("unreachable") }
 
 func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32) { panic("unreachable") }
+
+func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32) { panic("unreachable") }
