@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/pats-rl/pats/lib/vecmath"
 )
 
 // Sample draws a token from logits. temperature <= 0 is greedy (the
@@ -37,10 +39,13 @@ func Sample(logits []float32, temperature, topP float32, rng *rand.Rand) (tok in
 	buf := sampleBufs.Get().(*sampleBuf)
 	defer sampleBufs.Put(buf)
 	p := buf.probs(len(logits))
-	var sum float64
 	for i, v := range logits {
-		p[i] = math.Exp(float64(v)*inv - mx)
-		sum += p[i]
+		p[i] = float64(v)*inv - mx
+	}
+	vecmath.ExpF64(p, p) // math.Exp's bits, four at a time
+	var sum float64
+	for _, v := range p {
+		sum += v
 	}
 	logZ := mx + math.Log(sum)
 	lpOf := func(i int) float32 { return float32(float64(logits[i])*inv - logZ) }

@@ -80,3 +80,8 @@ func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32)
 //
 //go:noescape
 func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32)
+
+// expF64AVX2 needs len(dst) a multiple of 4 and len(src) >= len(dst).
+//
+//go:noescape
+func expF64AVX2(dst, src []float64, c *[14]uint64)
