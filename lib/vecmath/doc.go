@@ -3,8 +3,11 @@
 // exponential in the shapes softmax needs (Exp, ExpAffine, ExpSums,
 // LogSumExp), small matrix-vector kernels for attention (DotRows: one
 // query against many keys; AxpyRows: probability-weighted sum of value
-// rows; AddOuter: rank-one gradient updates) and the SwiGLU activation
-// with its gradient (SiLUMul, SiLUMulBackward).
+// rows; DotRows2 and AxpyRows2: the same for two query heads sharing the
+// rows, with the single kernels' bits; AddOuter: rank-one gradient
+// updates), the SwiGLU activation with its gradient (SiLUMul,
+// SiLUMulBackward), and ExpF64, a float64 exponential with math.Exp's
+// bits for sampling.
 //
 // # Implementations
 //
