@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 )
 
 func main() { command.Main(app()) }
@@ -48,7 +48,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return audit.ExecuteCredit(audit.CreditFlags{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
+					return stage.AuditCredit(stage.AuditCreditFlags{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
 						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins"), Stdout: os.Stdout})
 				},
 			},
@@ -81,7 +81,7 @@ func app() *cli.App {
 							ckpts = append(ckpts, s)
 						}
 					}
-					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
+					return stage.AuditScaffold(stage.AuditScaffoldFlags{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
 						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout})
 				},

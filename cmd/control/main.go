@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/stage"
 )
 
 func main() { command.Main(app()) }
@@ -48,12 +49,12 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 			&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
-		}, control.CLIFlags()...),
+		}, command.CLIFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			s, err := control.SettingsFrom(c)
+			s, err := command.SettingsFrom(c)
 			if err != nil {
 				return err
 			}
@@ -61,7 +62,7 @@ func app() *cli.App {
 			if err != nil {
 				return command.Usagef("%v", err)
 			}
-			return refiner.Execute(c.Context, refiner.Flags{
+			return stage.Control(c.Context, stage.ControlFlags{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
 				Output: c.String("output"), StateOut: c.String("state-out"), Settings: s,
 				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),

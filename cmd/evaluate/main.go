@@ -8,8 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/eval"
-	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/stage"
 )
 
 func main() { command.Main(app()) }
@@ -48,11 +47,11 @@ func app() *cli.App {
 			if c.NArg() > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
 			}
-			return eval.Execute(c.Context, eval.Flags{
+			return stage.Evaluate(c.Context, stage.EvaluateFlags{
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
-				Rollout: rollout.Flags{
+				Rollout: stage.RolloutFlags{
 					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),

@@ -11,8 +11,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
-	"github.com/pats-rl/pats/lib/validate"
+	"github.com/pats-rl/pats/lib/stage"
 )
 
 func main() { command.Main(app()) }
@@ -51,12 +50,12 @@ func app() *cli.App {
 			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
 			&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
-		}, control.CLIFlags()...),
+		}, command.CLIFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			s, err := control.SettingsFrom(c)
+			s, err := command.SettingsFrom(c)
 			if err != nil {
 				return err
 			}
@@ -64,7 +63,7 @@ func app() *cli.App {
 			if err != nil {
 				return command.Usagef("%v", err)
 			}
-			return validate.Execute(c.Context, validate.Flags{
+			return stage.Validate(c.Context, stage.ValidateFlags{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
 				Output: c.String("output"), Decisions: c.String("decisions"), Settings: s, Tok: tok,
 				Progress: command.Progress(),
@@ -100,7 +99,7 @@ func app() *cli.App {
 					if err != nil {
 						return command.Usagef("%v", err)
 					}
-					return validate.Init(validate.InitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
+					return stage.ValidateInit(stage.ValidateInitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
 				},
 			},
 			{
@@ -122,7 +121,7 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return validate.Diff(validate.DiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
+					return stage.ValidateDiff(stage.ValidateDiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
 						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, os.Stdout)
 				},
 			},
@@ -148,7 +147,7 @@ func app() *cli.App {
 					if err != nil {
 						return command.Usagef("%v", err)
 					}
-					return validate.Show(validate.ShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
+					return stage.ValidateShow(stage.ValidateShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
 						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)
 				},
 			},

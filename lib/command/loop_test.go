@@ -1,4 +1,4 @@
-package control
+package command
 
 import (
 	"reflect"
@@ -7,14 +7,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
 )
 
 // parse runs a tiny app with the loop flags and returns what SettingsFrom
 // read, and its error.
-func parse(t *testing.T, args ...string) (Settings, error) {
+func parse(t *testing.T, args ...string) (control.Settings, error) {
 	t.Helper()
-	var got Settings
+	var got control.Settings
 	var gotErr error
 	app := &cli.App{Name: "x", Flags: CLIFlags(), Action: func(c *cli.Context) error {
 		got, gotErr = SettingsFrom(c)
@@ -31,8 +31,8 @@ func TestSettingsFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := DefaultSettings()
-	want.Control.Enabled = All
+	want := control.DefaultSettings()
+	want.Control.Enabled = control.All
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", s, want)
 	}
@@ -45,7 +45,7 @@ func TestSettingsFrom(t *testing.T) {
 	o := s.Control
 	if o.RhoR != 0.2 || o.RhoC != 0.9 || o.EMA != 0 || o.MaxItems != 5 || o.MaxTokens != 90 || o.MaxGeneralItems != 2 ||
 		o.MaxGeneralTokens != 30 || o.ExpandQuota != 1 || !o.Frozen || o.General || s.MinSupport != 3 || s.MaxItemTokens != 12 ||
-		!reflect.DeepEqual(o.Enabled, []string{Expand, Compress, ForcedPrune}) {
+		!reflect.DeepEqual(o.Enabled, []string{control.Expand, control.Compress, control.ForcedPrune}) {
 		t.Errorf("flags not read: %+v", s)
 	}
 	bad := map[string][]string{
@@ -59,8 +59,8 @@ func TestSettingsFrom(t *testing.T) {
 	}
 	for name, args := range bad {
 		_, err := parse(t, args...)
-		if command.Code(err) != command.ExitUsage || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: %v (exit %d), want a one-line usage error", name, err, command.Code(err))
+		if Code(err) != ExitUsage || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: %v (exit %d), want a one-line usage error", name, err, Code(err))
 		}
 	}
 }

@@ -1,7 +1,7 @@
 // Package rl trains policy checkpoints: supervised fine-tuning on
 // demonstrations (SFT) and GRPO on a policy's own rollouts, with ordinary
 // broadcast credit or SkillGate's two credit channels. cmd/learn is its
-// command; ExecuteSFT and ExecuteGRPO are the command's whole logic.
+// command; lib/stage (LearnSFT, LearnGRPO) reads and writes its files.
 //
 // # Which tokens learn
 //

@@ -1,70 +1,21 @@
-package audit
+package stage
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
+	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-func num(x float64, digits int) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.*f", digits, x)
-}
-
-// CreditMarkdown renders the credit audit as a Markdown table, then one
-// line per horizon measure with the Spearman correlations.
-func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
-	var b strings.Builder
-	b.WriteString("| horizon | bin | range | episodes | right reads | wrong reads | skill-name share | right reads credited < 0 | mean sign right | mean sign wrong |\n")
-	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
-			num(r.Lo, 0), num(r.Hi, 0), r.Episodes, r.RightReads, r.WrongReads,
-			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3))
-	}
-	b.WriteString("\n")
-	seen := map[string]bool{}
-	for _, r := range rows {
-		if seen[r.Horizon] {
-			continue
-		}
-		seen[r.Horizon] = true
-		fmt.Fprintf(&b, "Spearman with horizon (%s): skill-name share %s, right credited < 0 %s, sign right %s, sign wrong %s\n",
-			r.Horizon, num(r.RhoSkillNameShare, 3), num(r.RhoRightNeg, 3), num(r.RhoRightSign, 3), num(r.RhoWrongSign, 3))
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// ScaffoldMarkdown renders the scaffold audit as a Markdown table.
-func ScaffoldMarkdown(w io.Writer, rows []table.ScaffoldAudit) error {
-	var b strings.Builder
-	b.WriteString("| checkpoint | episodes | tokens | NLL with scaffold | NLL without | gap | gap change |\n")
-	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, r := range rows {
-		change := "-"
-		if r.Index > 0 {
-			change = fmt.Sprintf("%+.1f%%", 100*r.GapRelative)
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", r.Checkpoint, r.Episodes, r.Tokens,
-			num(r.NLLWith, 4), num(r.NLLWithout, 4), num(r.Gap, 4), change)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// CreditFlags are audit credit's options.
-type CreditFlags struct {
+// AuditCreditFlags are audit credit's options.
+type AuditCreditFlags struct {
 	Traj       []string // trajectory files
 	Advantages string   // learn grpo's --advantages output
 	Output     string
@@ -73,9 +24,9 @@ type CreditFlags struct {
 	Stdout     io.Writer
 }
 
-// ExecuteCredit runs audit credit: it writes the audit table (and the
+// AuditCredit runs audit credit: it writes the audit table (and the
 // plot), then prints the Markdown table.
-func ExecuteCredit(f CreditFlags) error {
+func AuditCredit(f AuditCreditFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -93,7 +44,7 @@ func ExecuteCredit(f CreditFlags) error {
 	if err != nil {
 		return err
 	}
-	rows, err := Credit(traj, adv, strings.Join(f.Traj, ","), f.Advantages, f.Bins)
+	rows, err := audit.Credit(traj, adv, strings.Join(f.Traj, ","), f.Advantages, f.Bins)
 	if err != nil {
 		return err
 	}
@@ -101,11 +52,11 @@ func ExecuteCredit(f CreditFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f.Output, f.Plot, rows, inputs, PlotCredit); err != nil {
+	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotCredit); err != nil {
 		return err
 	}
 	if f.Stdout != nil && f.Output != "-" {
-		return CreditMarkdown(f.Stdout, rows)
+		return audit.CreditMarkdown(f.Stdout, rows)
 	}
 	return nil
 }
@@ -130,8 +81,8 @@ func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot
 	return nil
 }
 
-// ScaffoldFlags are audit scaffold's options.
-type ScaffoldFlags struct {
+// AuditScaffoldFlags are audit scaffold's options.
+type AuditScaffoldFlags struct {
 	Checkpoints []string
 	Traj        []string
 	Scaffold    string // snapshot the trajectories were rolled out with (recorded only)
@@ -140,8 +91,8 @@ type ScaffoldFlags struct {
 	Stdout      io.Writer
 }
 
-// ExecuteScaffold runs audit scaffold.
-func ExecuteScaffold(f ScaffoldFlags) error {
+// AuditScaffold runs audit scaffold.
+func AuditScaffold(f AuditScaffoldFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -183,18 +134,18 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 		}
 		return m, nil
 	}
-	rows, err := Scaffold(f.Checkpoints, load, traj)
+	rows, err := audit.Scaffold(f.Checkpoints, load, traj)
 	if err != nil {
-		if errors.Is(err, ErrNoScaffold) {
+		if errors.Is(err, audit.ErrNoScaffold) {
 			return command.Usagef("%s: %v", strings.Join(f.Traj, ","), err)
 		}
 		return err
 	}
-	if err := write(f.Output, f.Plot, rows, inputs, PlotScaffold); err != nil {
+	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotScaffold); err != nil {
 		return err
 	}
 	if f.Stdout != nil && f.Output != "-" {
-		return ScaffoldMarkdown(f.Stdout, rows)
+		return audit.ScaffoldMarkdown(f.Stdout, rows)
 	}
 	return nil
 }

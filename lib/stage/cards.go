@@ -1,4 +1,4 @@
-package card
+package stage
 
 import (
 	"context"
@@ -7,21 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Metadata keys of a cards file (table.Meta.Extra): the granularity and the
-// contrast length it was built with, so that the controller aggregates the
-// type evidence the same way (Aggregate with the same top).
-const (
-	MetaPer       = "per"
-	MetaTop       = "top"
-	MetaIteration = "iteration"
-)
-
-// Flags are the cards command's options.
-type Flags struct {
+// CardsFlags are the cards command's options.
+type CardsFlags struct {
 	Inputs   []string // trajectory files, folders of shards, or "-"
 	Output   string   // cards file ("-": an Arrow stream on stdout)
 	Evidence string   // type evidence file; empty: not written
@@ -29,18 +21,18 @@ type Flags struct {
 	Top      int      // contrast length
 }
 
-// Execute builds the cards (and the type evidence when Flags.Evidence is
+// Cards builds the cards (and the type evidence when Flags.Evidence is
 // set) of the trajectories and writes them atomically. The trajectories
 // must come from one iteration. stdout is unused (outputs are files or an
 // Arrow stream through Output "-").
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Cards(ctx context.Context, f CardsFlags, stdout io.Writer) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}
 	if len(f.Inputs) == 0 {
 		return command.Usagef("give one or more trajectory files (or - for stdin)")
 	}
-	if f.Per != PerGroup && f.Per != PerTrajectory {
+	if f.Per != card.PerGroup && f.Per != card.PerTrajectory {
 		return command.Usagef("--per %q: want group or trajectory", f.Per)
 	}
 	if f.Top < 1 {
@@ -62,7 +54,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: fmt.Sprintf("trajectory %d is of iteration %d, the first of iteration %d: cards are built per iteration", i, t.Iteration, iter)}
 		}
 	}
-	cards, ev, err := Build(trajs, Options{Per: f.Per, TopContrast: f.Top})
+	cards, ev, err := card.Build(trajs, card.Options{Per: f.Per, TopContrast: f.Top})
 	if err != nil {
 		return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: err.Error()}
 	}
@@ -71,7 +63,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	meta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{
-		MetaPer: f.Per, MetaTop: strconv.Itoa(f.Top), MetaIteration: strconv.Itoa(int(iter))}}
+		card.MetaPer: f.Per, card.MetaTop: strconv.Itoa(f.Top), card.MetaIteration: strconv.Itoa(int(iter))}}
 	if f.Evidence != "" {
 		if err := table.WriteFile(f.Evidence, ev, meta); err != nil {
 			return err
@@ -87,13 +79,4 @@ func metaPath(metas []table.Meta, inputs []string) string {
 		return metas[0].Path
 	}
 	return strings.Join(inputs, " ")
-}
-
-// TopOf returns the contrast length a cards file was built with (its
-// metadata), or def when the metadata does not say.
-func TopOf(m table.Meta, def int) int {
-	if n, err := strconv.Atoi(m.Extra[MetaTop]); err == nil && n > 0 {
-		return n
-	}
-	return def
 }

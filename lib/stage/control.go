@@ -1,4 +1,4 @@
-package refiner
+package stage
 
 import (
 	"context"
@@ -11,25 +11,15 @@ import (
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// The control command's logic lives here rather than in lib/control
-// because it runs a refiner after the controller, and this package already
-// imports lib/control.
-
-// Metadata keys of the control command's outputs (table.Meta.Extra), beside
-// the iteration and scaffold keys it shares with validate
-// (control.MetaIteration, control.MetaScaffold, control.MetaScaffoldVersion).
-const (
-	MetaRefiner      = "refiner" // the refiner's name
-	MetaReasonPrefix = "reason." // "reason.<scope>": why a scope got no proposal (scope "general" for the general layer)
-)
-
-// Flags are the control command's options.
-type Flags struct {
+// ControlFlags are the control command's options: the controller step
+// (lib/control) and the refiner (lib/refiner) it runs after it.
+type ControlFlags struct {
 	Cards    string // cards of iteration k
 	Scaffold string // snapshot k
 	State    string // controller state of an earlier iteration; empty at the start
@@ -50,13 +40,13 @@ type Flags struct {
 
 // NewRefiner returns the refiner the flags name; unknown names and a
 // missing endpoint or model for openai are usage errors.
-func (f Flags) NewRefiner() (Refiner, error) {
+func (f ControlFlags) NewRefiner() (refiner.Refiner, error) {
 	switch f.Refiner {
 	case "", "builtin":
 		if f.Endpoint != "" || f.Model != "" {
 			return nil, command.Usagef("--endpoint and --model go with --refiner openai")
 		}
-		return NewBuiltin(), nil
+		return refiner.NewBuiltin(), nil
 	case "openai":
 		if f.Endpoint == "" || f.Model == "" {
 			return nil, command.Usagef("--refiner openai needs --endpoint and --model")
@@ -67,14 +57,14 @@ func (f Flags) NewRefiner() (Refiner, error) {
 		if f.Retries < 0 {
 			return nil, command.Usagef("--retries must not be negative, got %d", f.Retries)
 		}
-		o := NewOpenAI(f.Endpoint, f.Model)
+		o := refiner.NewOpenAI(f.Endpoint, f.Model)
 		o.Timeout, o.Retries, o.Seed = f.Timeout, f.Retries, f.Seed
 		return o, nil
 	}
 	return nil, command.Usagef("unknown --refiner %q: want builtin or openai", f.Refiner)
 }
 
-// Execute runs one controller step and the refiner: it reads the cards of
+// Control runs one controller step and the refiner: it reads the cards of
 // iteration k (the type evidence is aggregated from them with the contrast
 // length the cards were built with), snapshot k and the earlier controller
 // state, picks a primitive per scope (control.Step), asks the refiner for
@@ -83,7 +73,7 @@ func (f Flags) NewRefiner() (Refiner, error) {
 // Reason for a scope without proposals (e.g. an unusable model answer) is
 // recorded in both files' metadata as "reason.<scope>"; it never fails the
 // command. stdout is unused.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Control(ctx context.Context, f ControlFlags, stdout io.Writer) error {
 	switch {
 	case f.Cards == "":
 		return command.Usagef("--cards is required")
@@ -99,7 +89,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
 	}
 	if err := f.Settings.Validate(); err != nil {
-		return err
+		return command.Usagef("%v", err)
 	}
 	ref, err := f.NewRefiner()
 	if err != nil {
@@ -109,14 +99,9 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(cards) == 0 {
-		return &table.InputError{Path: f.Cards, Problem: "no cards"}
-	}
-	k := cards[0].Iteration
-	for _, c := range cards {
-		if c.Iteration != k {
-			return &table.InputError{Path: f.Cards, Problem: fmt.Sprintf("cards of iterations %d and %d: give one iteration's cards", k, c.Iteration)}
-		}
+	k, err := cardsIteration(cards, f.Cards)
+	if err != nil {
+		return err
 	}
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
@@ -160,18 +145,18 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		}
 		e, _ := card.EvidenceFor(ev, st.TaskType, k)
 		mi, mt := co.Caps(st.TaskType)
-		res, err := ref.Propose(ctx, Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
+		res, err := ref.Propose(ctx, refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
 			Evidence: e, Cards: cards, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
 			MaxItemTokens: f.Settings.MaxItemTokens, MinSupport: f.Settings.MinSupport, Count: count})
 		if err != nil {
-			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), ScopeName(st.TaskType), err)
+			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
 		}
 		if res.Reason != "" {
-			reasons[ScopeName(st.TaskType)] = res.Reason
+			reasons[refiner.ScopeName(st.TaskType)] = res.Reason
 		}
 		props = append(props, res.Proposals...)
 		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), res.Reason)
+			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), res.Reason)
 		}
 	}
 	sort.SliceStable(props, func(i, j int) bool { return props[i].ProposalID < props[j].ProposalID })
@@ -189,10 +174,10 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		control.MetaIteration:       strconv.Itoa(int(k)),
 		control.MetaScaffold:        scaffold.Hash(snap.Items),
 		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
-		MetaRefiner:                 ref.Name(),
+		refiner.MetaRefiner:         ref.Name(),
 	}
 	for s, r := range reasons {
-		extra[MetaReasonPrefix+s] = r
+		extra[refiner.MetaReasonPrefix+s] = r
 	}
 	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: hashes, Extra: extra}
 	if err := table.WriteFile(f.Output, props, meta); err != nil {

@@ -1,4 +1,4 @@
-package refiner
+package stage
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -37,13 +38,13 @@ func controlFiles(t *testing.T, dir string) (cardsPath, snapPath string) {
 	return cardsPath, snapPath
 }
 
-func TestExecuteControl(t *testing.T) {
+func TestControl(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
 	stOut := filepath.Join(dir, "state3.parquet")
-	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	f := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
+	if err := Control(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	states, _, err := table.ReadFiles[table.ControllerState](stOut)
@@ -81,20 +82,20 @@ func TestExecuteControl(t *testing.T) {
 		t.Errorf("metadata %+v", m)
 	}
 	// COMPRESS of an empty type has nothing to do: the reason is recorded
-	if !strings.Contains(m.Extra[MetaReasonPrefix+cool], "every item still separates") {
-		t.Errorf("reason for cool %q", m.Extra[MetaReasonPrefix+cool])
+	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cool], "every item still separates") {
+		t.Errorf("reason for cool %q", m.Extra[refiner.MetaReasonPrefix+cool])
 	}
 	// the next iteration reads the state; a state of the same iteration is refused
 	f2 := f
 	f2.State, f2.StateOut, f2.Output = stOut, filepath.Join(dir, "state-again.parquet"), filepath.Join(dir, "p2.parquet")
-	err = Execute(context.Background(), f2, nil)
+	err = Control(context.Background(), f2, nil)
 	if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "state3.parquet: holds the state of iteration 3") {
 		t.Errorf("state of the same iteration: %v", err)
 	}
 	// determinism
 	f3 := f
 	f3.Output, f3.StateOut = filepath.Join(dir, "again", "p.parquet"), filepath.Join(dir, "again", "s.parquet")
-	if err := Execute(context.Background(), f3, nil); err != nil {
+	if err := Control(context.Background(), f3, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range [][2]string{{out, f3.Output}, {stOut, f3.StateOut}} {
@@ -106,9 +107,9 @@ func TestExecuteControl(t *testing.T) {
 	}
 }
 
-// TestExecuteControlOpenAIUnusable: a model answering nonsense gives no
+// TestControlOpenAIUnusable: a model answering nonsense gives no
 // proposals and a recorded reason, and the command succeeds.
-func TestExecuteControlOpenAIUnusable(t *testing.T) {
+func TestControlOpenAIUnusable(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, chat("Heat things, I suppose."))
 	}))
@@ -116,21 +117,21 @@ func TestExecuteControlOpenAIUnusable(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
-	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
+	f := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
 		Settings: control.DefaultSettings(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	if err := Control(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(props) != 0 || !strings.Contains(pm[0].Extra[MetaReasonPrefix+heat], "no JSON") || pm[0].Extra[MetaRefiner] != "openai:m" {
+	if len(props) != 0 || !strings.Contains(pm[0].Extra[refiner.MetaReasonPrefix+heat], "no JSON") || pm[0].Extra[refiner.MetaRefiner] != "openai:m" {
 		t.Errorf("%d proposals, metadata %v", len(props), pm[0].Extra)
 	}
 }
 
-func TestExecuteControlBadInputs(t *testing.T) {
+func TestControlBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	noVersion := filepath.Join(dir, "nov.parquet")
@@ -139,23 +140,23 @@ func TestExecuteControlBadInputs(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out", "p.parquet")
 	st := filepath.Join(dir, "out", "s.parquet")
-	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
-	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
+	ok := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
+	with := func(fn func(*ControlFlags)) ControlFlags { f := ok; fn(&f); return f }
 	cases := map[string]struct {
-		f    Flags
+		f    ControlFlags
 		want string
 	}{
-		"no cards flag":   {with(func(f *Flags) { f.Cards = "" }), "--cards is required"},
-		"no state-out":    {with(func(f *Flags) { f.StateOut = "" }), "--state-out is required"},
-		"cards kind":      {with(func(f *Flags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
-		"no version":      {with(func(f *Flags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
-		"state kind":      {with(func(f *Flags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
-		"refiner":         {with(func(f *Flags) { f.Refiner = "gpt" }), "unknown --refiner"},
-		"openai no model": {with(func(f *Flags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
-		"stray endpoint":  {with(func(f *Flags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
+		"no cards flag":   {with(func(f *ControlFlags) { f.Cards = "" }), "--cards is required"},
+		"no state-out":    {with(func(f *ControlFlags) { f.StateOut = "" }), "--state-out is required"},
+		"cards kind":      {with(func(f *ControlFlags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
+		"no version":      {with(func(f *ControlFlags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
+		"state kind":      {with(func(f *ControlFlags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
+		"refiner":         {with(func(f *ControlFlags) { f.Refiner = "gpt" }), "unknown --refiner"},
+		"openai no model": {with(func(f *ControlFlags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
+		"stray endpoint":  {with(func(f *ControlFlags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
 	}
 	for name, c := range cases {
-		err := Execute(context.Background(), c.f, nil)
+		err := Control(context.Background(), c.f, nil)
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}

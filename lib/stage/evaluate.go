@@ -1,28 +1,29 @@
-package eval
+package stage
 
 import (
 	"context"
 	"io"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Flags are the evaluate command's options. With Inputs it summarises
+// EvaluateFlags are the evaluate command's options. With Inputs it summarises
 // trajectory files; with Rollout.Policy set it runs the episodes first.
-type Flags struct {
+type EvaluateFlags struct {
 	Inputs  []string
-	Rollout rollout.Flags // used when Inputs is empty
-	Output  string        // metrics rows; empty: table only
-	Trajout string        // where to keep the episodes it ran; empty: not kept
+	Rollout RolloutFlags // used when Inputs is empty
+	Output  string       // metrics rows; empty: table only
+	Trajout string       // where to keep the episodes it ran; empty: not kept
 }
 
-// Execute summarises and prints the Markdown table to stdout.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+// Evaluate summarises and prints the Markdown table to stdout.
+func Evaluate(ctx context.Context, f EvaluateFlags, stdout io.Writer) error {
 	var trajs []table.Trajectory
 	var meta table.Meta
-	labels := Labels{}
+	labels := eval.Labels{}
 	if len(f.Inputs) > 0 {
 		rows, _, err := table.ReadFiles[table.Trajectory](f.Inputs...)
 		if err != nil {
@@ -63,7 +64,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			}
 		}
 	}
-	rows := Summarize(trajs, labels)
+	rows := eval.Summarize(trajs, labels)
 	if f.Output != "" {
 		if err := table.WriteFile(f.Output, rows, meta); err != nil {
 			return err
@@ -72,5 +73,5 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if f.Output == "-" {
 		return nil
 	}
-	return WriteMarkdown(stdout, rows)
+	return eval.WriteMarkdown(stdout, rows)
 }

@@ -1,4 +1,4 @@
-package rl
+package stage
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -116,7 +117,7 @@ func readTrajectories(paths []string, in *Init) ([]table.Trajectory, []string, m
 		if len(r) == 0 {
 			return nil, nil, nil, &table.InputError{Path: p, Problem: "no trajectories"}
 		}
-		if err := CheckTokens(p, r, in.Tok.Hash(), in.Model.Cfg.VocabSize, in.Model.Cfg.MaxPositionEmbeddings); err != nil {
+		if err := rl.CheckTokens(p, r, in.Tok.Hash(), in.Model.Cfg.VocabSize, in.Model.Cfg.MaxPositionEmbeddings); err != nil {
 			return nil, nil, nil, err
 		}
 		if h, err := table.HashFile(p); err == nil {
@@ -137,13 +138,13 @@ type SFTFlags struct {
 	Output      string   // checkpoint folder
 	Metrics     string   // optional metrics file
 	Seed        int64
-	Config      SFTConfig
+	Config      rl.SFTConfig
 	WeightDecay float64
 }
 
-// ExecuteSFT runs learn sft: it writes the metrics (when asked) and then
+// LearnSFT runs learn sft: it writes the metrics (when asked) and then
 // the checkpoint folder, each atomically; on any error neither is written.
-func ExecuteSFT(ctx context.Context, f SFTFlags) error {
+func LearnSFT(ctx context.Context, f SFTFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
@@ -167,7 +168,7 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	opt := model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
 	cfg := f.Config
 	cfg.Seed = f.Seed
-	metrics, err := TrainSFT(ctx, in.Model, opt, rows, cfg)
+	metrics, err := rl.TrainSFT(ctx, in.Model, opt, rows, cfg)
 	if err != nil {
 		return err
 	}
@@ -186,12 +187,12 @@ type GRPOFlags struct {
 	Metrics     string
 	Advantages  string // optional per-token advantages file
 	Seed        int64
-	Config      GRPOConfig
+	Config      rl.GRPOConfig
 	WeightDecay float64
 }
 
-// ExecuteGRPO runs learn grpo.
-func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
+// LearnGRPO runs learn grpo.
+func LearnGRPO(ctx context.Context, f GRPOFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
@@ -219,13 +220,13 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := CheckGRPO(rows, from); err != nil {
+	if err := rl.CheckGRPO(rows, from); err != nil {
 		return err
 	}
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
 	}
-	prep, advRows := Credits(rows, c)
+	prep, advRows := rl.Credits(rows, c)
 	if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
@@ -243,7 +244,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		if ref.Hash != "" {
 			hashes[f.Ref] = ref.Hash
 		}
-		if err := RefLogProbs(ref.Model, prep); err != nil {
+		if err := rl.RefLogProbs(ref.Model, prep); err != nil {
 			return err
 		}
 	}
@@ -252,7 +253,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		opt = model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
 	}
 	c.Seed = f.Seed
-	metrics, err := TrainGRPO(ctx, in.Model, opt, prep, c)
+	metrics, err := rl.TrainGRPO(ctx, in.Model, opt, prep, c)
 	if err != nil {
 		return err
 	}
@@ -269,7 +270,7 @@ func notFinite(xs ...float64) bool {
 	return false
 }
 
-func checkOptim(o OptimConfig) error {
+func checkOptim(o rl.OptimConfig) error {
 	if !(o.LR > 0) || notFinite(o.LR) {
 		return command.Usagef("--lr must be positive, got %v", o.LR)
 	}

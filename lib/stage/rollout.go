@@ -1,4 +1,4 @@
-package rollout
+package stage
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Flags are the rollout command's options as the user gives them.
-type Flags struct {
+// RolloutFlags are the rollout command's options as the user gives them.
+type RolloutFlags struct {
 	Env, Split     string
 	Tasks, Group   int
 	Seed           int64
@@ -44,8 +45,8 @@ type Flags struct {
 // Options resolves the flags: opens the environment, the policy, the
 // tokenizer, the skill library and the scaffold. Problems with the user's
 // values are usage errors.
-func (f Flags) Options() (Options, error) {
-	var o Options
+func (f RolloutFlags) Options() (rollout.Options, error) {
+	var o rollout.Options
 	e, err := env.Open(f.Env)
 	if err != nil {
 		return o, command.Usagef("%v", err)
@@ -57,7 +58,7 @@ func (f Flags) Options() (Options, error) {
 	if !known {
 		return o, command.Usagef("unknown split %q for %s (known: %v)", f.Split, f.Env, e.Splits())
 	}
-	sh, err := ParseShard(f.Shard)
+	sh, err := rollout.ParseShard(f.Shard)
 	if err != nil {
 		return o, command.Usagef("%v", err)
 	}
@@ -67,16 +68,16 @@ func (f Flags) Options() (Options, error) {
 	if f.Tasks < 0 {
 		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	}
-	o = Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
+	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
 		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {
 			return o, command.Usagef("environment %s has no oracle", f.Env)
 		}
-		o.Policy = TextPolicy{PolicyName: "oracle", New: e.Oracle}
+		o.Policy = rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}
 	case "random":
-		o.Policy = TextPolicy{PolicyName: "random", New: env.RandomAgent}
+		o.Policy = rollout.TextPolicy{PolicyName: "random", New: env.RandomAgent}
 	default:
 		if !policy.IsCheckpoint(f.Policy) {
 			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder (with config.json)", f.Policy)
@@ -85,7 +86,7 @@ func (f Flags) Options() (Options, error) {
 		if err != nil {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
-		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
+		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
 	}
 	if o.Tok == nil {
 		tok, err := builtin.Tokenizer()
@@ -124,7 +125,7 @@ func (f Flags) Options() (Options, error) {
 // each task type within --scaffold-budget tokens of the run's tokenizer
 // (scaffold.Render); the snapshot's version is recorded in every row. A
 // bad snapshot is a usage error naming the file.
-func attachScaffold(o *Options, f Flags) error {
+func attachScaffold(o *rollout.Options, f RolloutFlags) error {
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
 		return err
@@ -150,8 +151,8 @@ func attachScaffold(o *Options, f Flags) error {
 	return nil
 }
 
-// Execute runs the rollout command: resolve, run, write.
-func Execute(ctx context.Context, f Flags) error {
+// Rollout runs the rollout command: resolve, run, write.
+func Rollout(ctx context.Context, f RolloutFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}
@@ -159,7 +160,7 @@ func Execute(ctx context.Context, f Flags) error {
 	if err != nil {
 		return err
 	}
-	rows, err := Run(ctx, o)
+	rows, err := rollout.Run(ctx, o)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package validate
+package stage
 
 import (
 	"context"
@@ -14,18 +14,11 @@ import (
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/validate"
 )
 
-// Metadata keys of the decision files (table.Meta.Extra), beside the
-// iteration and scaffold keys validate shares with control
-// (control.MetaIteration, control.MetaScaffold, control.MetaScaffoldVersion).
-const (
-	MetaAccepted = "accepted" // decisions: accepted proposals
-	MetaRejected = "rejected" // decisions: rejected proposals
-)
-
-// Flags are the validate command's options.
-type Flags struct {
+// ValidateFlags are the validate command's options.
+type ValidateFlags struct {
 	Scaffold  string // snapshot k
 	Proposals string // proposals of iteration k
 	Cards     string // cards of iteration k
@@ -44,27 +37,12 @@ func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
 	return func(s string) int { return len(tok.Encode(s)) }, tok.Hash()
 }
 
-// Iteration returns the one iteration of cards; cards of several
-// iterations, or none, are an input error naming path.
-func Iteration(cards []table.Card, path string) (int32, error) {
-	if len(cards) == 0 {
-		return 0, &table.InputError{Path: path, Problem: "no cards"}
-	}
-	k := cards[0].Iteration
-	for _, c := range cards {
-		if c.Iteration != k {
-			return 0, &table.InputError{Path: path, Problem: fmt.Sprintf("cards of iterations %d and %d: give one iteration's cards", k, c.Iteration)}
-		}
-	}
-	return k, nil
-}
-
-// Execute runs the validator: it reads snapshot k, the proposals and the
+// Validate runs the validator: it reads snapshot k, the proposals and the
 // cards of iteration k, applies Apply, and writes the decisions and then
 // snapshot k+1 (version k+1, parent = hash of k), each atomically. The
 // snapshot is written last: it is the commit. With no accepted proposal
 // snapshot k+1 has k's items and the next version. stdout is unused.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Validate(ctx context.Context, f ValidateFlags, stdout io.Writer) error {
 	switch {
 	case f.Scaffold == "":
 		return command.Usagef("--scaffold is required (snapshot k)")
@@ -84,7 +62,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return command.Usagef("--decisions and -o name the same file %s", f.Output)
 	}
 	if err := f.Settings.Validate(); err != nil {
-		return err
+		return command.Usagef("%v", err)
 	}
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
@@ -98,7 +76,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, err := Iteration(cards, f.Cards)
+	k, err := cardsIteration(cards, f.Cards)
 	if err != nil {
 		return err
 	}
@@ -116,9 +94,9 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
 	s := f.Settings
-	opts := FromControl(s.Control, k)
+	opts := validate.FromControl(s.Control, k)
 	opts.MinSupport, opts.MaxItemTokens, opts.Count = s.MinSupport, s.MaxItemTokens, count
-	next, decisions := Apply(items, props, cards, opts)
+	next, decisions := validate.Apply(items, props, cards, opts)
 	acc := 0
 	for _, d := range decisions {
 		if d.Accepted {
@@ -133,8 +111,8 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		control.MetaIteration:       strconv.Itoa(int(k)),
 		control.MetaScaffold:        scaffold.Hash(snap.Items),
 		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
-		MetaAccepted:                strconv.Itoa(acc),
-		MetaRejected:                strconv.Itoa(len(decisions) - acc),
+		validate.MetaAccepted:       strconv.Itoa(acc),
+		validate.MetaRejected:       strconv.Itoa(len(decisions) - acc),
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -155,16 +133,16 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	return nil
 }
 
-// InitFlags are the options of `validate init`.
-type InitFlags struct {
+// ValidateInitFlags are the options of `validate init`.
+type ValidateInitFlags struct {
 	From   string // items.yaml; empty: an empty snapshot
 	Output string
 	Tok    tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 }
 
-// Init writes snapshot version 0: empty, or seeded from an items file
+// ValidateInit writes snapshot version 0: empty, or seeded from an items file
 // (scaffold.ParseItems).
-func Init(f InitFlags) error {
+func ValidateInit(f ValidateInitFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (snapshot 0)")
 	}
@@ -192,18 +170,18 @@ func Init(f InitFlags) error {
 	return scaffold.WriteSnapshot(f.Output, scaffold.Snapshot{Items: items, Version: 0, Tokenizer: tokHash}, meta)
 }
 
-// DiffFlags are the options of `validate diff`.
-type DiffFlags struct {
+// ValidateDiffFlags are the options of `validate diff`.
+type ValidateDiffFlags struct {
 	Old, New  string // snapshots k and k+1 (any two snapshots)
 	Proposals string // optional, with Decisions: merges are read from them
 	Decisions string
 }
 
-// Diff prints what changed from one snapshot to another: added (+),
+// ValidateDiff prints what changed from one snapshot to another: added (+),
 // changed (~), merged (>) and removed (-) items (scaffold.DiffItems). With
 // the proposals and decisions of the step, merges are the accepted merge
 // proposals; otherwise they are inferred.
-func Diff(f DiffFlags, stdout io.Writer) error {
+func ValidateDiff(f ValidateDiffFlags, stdout io.Writer) error {
 	if (f.Proposals == "") != (f.Decisions == "") {
 		return command.Usagef("--proposals and --decisions go together")
 	}
@@ -238,17 +216,17 @@ func Diff(f DiffFlags, stdout io.Writer) error {
 	return nil
 }
 
-// ShowFlags are the options of `validate show`.
-type ShowFlags struct {
+// ValidateShowFlags are the options of `validate show`.
+type ValidateShowFlags struct {
 	Snapshot string
 	Budget   int      // tokens; 0: no limit
 	Types    []string // task types; empty: every type the snapshot mentions
 	Tok      tokenizer.Tokenizer
 }
 
-// Show prints the rendered scaffold z of each task type (scaffold.Show),
+// ValidateShow prints the rendered scaffold z of each task type (scaffold.Show),
 // as rollout puts it into the context with the same budget and tokenizer.
-func Show(f ShowFlags, stdout io.Writer) error {
+func ValidateShow(f ValidateShowFlags, stdout io.Writer) error {
 	if f.Budget < 0 {
 		return command.Usagef("--budget must not be negative, got %d", f.Budget)
 	}
@@ -290,4 +268,19 @@ func trimPrefix(s, prefix string) string {
 		return "line " + rest
 	}
 	return strings.TrimSpace(rest)
+}
+
+// cardsIteration returns the one iteration of cards; cards of several
+// iterations, or none, are an input error naming path.
+func cardsIteration(cards []table.Card, path string) (int32, error) {
+	if len(cards) == 0 {
+		return 0, &table.InputError{Path: path, Problem: "no cards"}
+	}
+	k := cards[0].Iteration
+	for _, c := range cards {
+		if c.Iteration != k {
+			return 0, &table.InputError{Path: path, Problem: fmt.Sprintf("cards of iterations %d and %d: give one iteration's cards", k, c.Iteration)}
+		}
+	}
+	return k, nil
 }
