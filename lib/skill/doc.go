@@ -42,6 +42,6 @@
 // skill, plus unrelated skills, at least 20 per environment so a slate of 16
 // can be filled. Bodies are short (at most 60 words) and use plain lowercase
 // words, because the built-in word-level tokenizer maps unknown words to
-// <unk>; Library.Vocabulary lists the words (split as Words does) that a
+// <unk>; Library.Vocabulary lists the words (split as words.Split does) that a
 // tokenizer built for a library must hold.
 package skill

@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Limits of the Agent Skills format.
@@ -422,7 +423,7 @@ func (l *Library) Vocabulary() []string {
 	set := map[string]bool{}
 	for _, s := range l.skills {
 		for _, text := range []string{s.Name, s.Description, s.Body} {
-			for _, w := range Words(text) {
+			for _, w := range words.Split(text) {
 				set[w] = true
 			}
 		}
@@ -432,35 +433,6 @@ func (l *Library) Vocabulary() []string {
 		out = append(out, w)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// Words splits text the way the built-in word-level tokenizer sees it:
-// lower case; runs of letters, digits and '_' are words; every other
-// non-space character is a token of its own; spaces separate.
-func Words(text string) []string {
-	var out []string
-	start := -1
-	text = strings.ToLower(text)
-	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
-		if word {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, text[start:i])
-			start = -1
-		}
-		if !unicode.IsSpace(r) {
-			out = append(out, string(r))
-		}
-	}
-	if start >= 0 {
-		out = append(out, text[start:])
-	}
 	return out
 }
 

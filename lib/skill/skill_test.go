@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Task types of the built-in environments.
@@ -104,7 +106,7 @@ func TestVocabulary(t *testing.T) {
 	}
 	// Every word of every shown text is in the vocabulary.
 	for _, s := range l.Skills() {
-		for _, w := range Words(s.Name + " " + s.Description + " " + s.Body) {
+		for _, w := range words.Split(s.Name + " " + s.Description + " " + s.Body) {
 			if _, ok := slices.BinarySearch(voc, w); !ok {
 				t.Fatalf("word %q of %s missing", w, s.Name)
 			}
@@ -124,8 +126,8 @@ func TestWords(t *testing.T) {
 		{"next >\n< prev", []string{"next", ">", "<", "prev"}},
 		{"a,b", []string{"a", ",", "b"}},
 	} {
-		if got := Words(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		if got := words.Split(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("words.Split(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }

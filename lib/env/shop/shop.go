@@ -10,7 +10,7 @@ import (
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/env/internal/splitmix"
 	"github.com/pats-rl/pats/lib/env/internal/textindex"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Name is the registry name.
@@ -270,7 +270,7 @@ func DefiningCombination(taskID string) string {
 func (e *Env) buildVocab() []string {
 	set := map[string]bool{}
 	add := func(s string) {
-		for _, w := range tokenizer.Words(s) {
+		for _, w := range words.Split(s) {
 			set[w] = true
 		}
 	}
