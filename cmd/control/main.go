@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
@@ -58,9 +57,9 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+			tok, err := stage.Tokenizer(c.String("tokenizer"))
 			if err != nil {
-				return command.Usagef("%v", err)
+				return err
 			}
 			return stage.Control(c.Context, stage.ControlFlags{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),

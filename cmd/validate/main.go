@@ -9,7 +9,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/stage"
 )
@@ -59,9 +58,9 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+			tok, err := stage.Tokenizer(c.String("tokenizer"))
 			if err != nil {
-				return command.Usagef("%v", err)
+				return err
 			}
 			return stage.Validate(c.Context, stage.ValidateFlags{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
@@ -95,9 +94,9 @@ func app() *cli.App {
 					if err := command.Args(c, 0, 0); err != nil {
 						return err
 					}
-					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					tok, err := stage.Tokenizer(c.String("tokenizer"))
 					if err != nil {
-						return command.Usagef("%v", err)
+						return err
 					}
 					return stage.ValidateInit(stage.ValidateInitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
 				},
@@ -143,9 +142,9 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					tok, err := stage.Tokenizer(c.String("tokenizer"))
 					if err != nil {
-						return command.Usagef("%v", err)
+						return err
 					}
 					return stage.ValidateShow(stage.ValidateShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
 						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
@@ -52,7 +51,7 @@ func mustRun(t *testing.T, args ...string) {
 
 func tok(t *testing.T) tokenizer.Tokenizer {
 	t.Helper()
-	tk, err := builtin.Tokenizer()
+	tk, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +125,7 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 		if s.Version != k+1 || s.Parent != scaffold.Hash(prev.Items) {
 			t.Fatalf("snapshot %d: version %d, parent %s, want parent %s", k+1, s.Version, s.Parent, scaffold.Hash(prev.Items))
 		}
-		if err := scaffold.Check(s.Items, builtin.Counter(tok(t))); err != nil {
+		if err := scaffold.Check(s.Items, tokenizer.Counter(tok(t))); err != nil {
 			t.Fatalf("snapshot %d: %v", k+1, err)
 		}
 		props, _, err := table.ReadFiles[table.Proposal](cf.Output)
@@ -315,7 +314,7 @@ func TestRolloutScaffold(t *testing.T) {
 		{ID: "g-0001", Layer: scaffold.LayerGeneral, Text: "Open closed receptacles to look inside them."},
 		{ID: "m-x-0001", Layer: scaffold.LayerMistake, TaskType: "pick_heat_then_place_in_recep", Text: "Do not waste steps; go to the most likely places first."},
 	}
-	scaffold.Retokenize(items, builtin.Counter(tk))
+	scaffold.Retokenize(items, tokenizer.Counter(tk))
 	for i := range items {
 		items[i].Support = []string{}
 	}
@@ -346,7 +345,7 @@ func TestRolloutScaffold(t *testing.T) {
 			}
 		}
 		text := tk.Decode(ids)
-		z, _, _ := scaffold.Render(items, tr.TaskType, 400, builtin.Counter(tk))
+		z, _, _ := scaffold.Render(items, tr.TaskType, 400, tokenizer.Counter(tk))
 		if tr.ScaffoldVersion != 2 || int(tr.NScaffoldTokens) != len(ids) || len(ids) == 0 {
 			t.Fatalf("%s: scaffold version %d, %d scaffold tokens (%d counted)", tr.TaskID, tr.ScaffoldVersion, len(ids), tr.NScaffoldTokens)
 		}

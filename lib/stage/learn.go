@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl"
@@ -35,7 +34,7 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	case "":
 		return nil, command.Usagef("--%s is required: tiny, small or a checkpoint folder", flag)
 	case "tiny", "small":
-		tok, err := builtin.Tokenizer()
+		tok, err := tokenizer.Builtin()
 		if err != nil {
 			return nil, err
 		}

@@ -8,14 +8,15 @@ import (
 	"os"
 	"sync"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // RolloutFlags are the rollout command's options as the user gives them.
@@ -89,7 +90,7 @@ func (f RolloutFlags) Options() (rollout.Options, error) {
 		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
 	}
 	if o.Tok == nil {
-		tok, err := builtin.Tokenizer()
+		tok, err := tokenizer.Builtin()
 		if err != nil {
 			return o, err
 		}

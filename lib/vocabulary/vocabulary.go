@@ -1,35 +1,26 @@
-// Package builtin gathers what pats ships: it registers the built-in
-// environments (household, shop, searchqa) and builds the built-in WordLevel
-// tokenizer over everything they, the shipped skill libraries, the agent's
-// prompt and the built-in refiner can write.
-//
-// The tokenizer is a pure function of those texts: the same build gives the
-// same ids and the same hash on every machine.
-package builtin
+// Package vocabulary computes the built-in tokenizer's vocabulary from its
+// sources: every word the built-in environments, the shipped skill
+// libraries, the agent's prompt, the scaffold's headings and the built-in
+// refiner can write. The tokenizer itself reads the result from
+// lib/tokenizer/vocabulary.txt (tokenizer.Builtin); this package's test
+// keeps that file in step with the sources. It imports the environments,
+// the skill libraries, the agent and the refiner, so nothing but tests
+// imports it.
+package vocabulary
 
 import (
-	_ "embed"
-	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/household" // registers household
-	_ "github.com/pats-rl/pats/lib/env/searchqa"  // registers searchqa
-	_ "github.com/pats-rl/pats/lib/env/shop"      // registers shop
+	"github.com/pats-rl/pats/lib/env/builtin"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
-
-// Envs lists the built-in environments.
-var Envs = []string{"household", "shop", "searchqa"}
 
 // extraText holds words that no environment emits but the context does:
 // the agent's prompt, the scaffold's headings and bullets, and every text the
@@ -66,12 +57,6 @@ func templateTexts() []string {
 	return out
 }
 
-var (
-	once   sync.Once
-	tok    *tokenizer.WordLevel
-	tokErr error
-)
-
 // Vocabulary is every word of the built-in tokenizer, sorted and unique.
 func Vocabulary() ([]string, error) {
 	seen := map[string]bool{}
@@ -80,7 +65,7 @@ func Vocabulary() ([]string, error) {
 			seen[w] = true
 		}
 	}
-	for _, name := range Envs {
+	for _, name := range builtin.Names {
 		e, err := env.Open(name)
 		if err != nil {
 			return nil, err
@@ -104,49 +89,4 @@ func Vocabulary() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// vocabularyFile is Vocabulary() as of this build, one word a line,
-// written by `go test ./lib/builtin -run TestVocabularyFile -update`. A test
-// fails when it falls out of step with the sources, so the tokenizer a
-// command builds in microseconds is the one the sources define (building
-// it from the environments takes seconds: they generate their catalogues).
-//
-//go:embed vocabulary.txt
-var vocabularyFile string
-
-// Tokenizer returns the built-in WordLevel tokenizer.
-func Tokenizer() (*tokenizer.WordLevel, error) {
-	once.Do(func() {
-		words := strings.Split(strings.TrimSuffix(vocabularyFile, "\n"), "\n")
-		if len(words) < 100 {
-			tokErr = fmt.Errorf("built-in vocabulary file has %d words", len(words))
-			return
-		}
-		tok = tokenizer.NewWordLevel(words)
-	})
-	return tok, tokErr
-}
-
-// TokenizerFrom returns the tokenizer a command counts tokens with: the
-// built-in one when path is empty, else the tokenizer.json at path (a
-// checkpoint folder's tokenizer.json may be named by its folder).
-func TokenizerFrom(path string) (tokenizer.Tokenizer, error) {
-	if path == "" {
-		return Tokenizer()
-	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		path = filepath.Join(path, "tokenizer.json")
-	}
-	t, err := tokenizer.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("--tokenizer: %w", err)
-	}
-	return t, nil
-}
-
-// Counter returns the token count function of tok: the length of its
-// encoding.
-func Counter(tok tokenizer.Tokenizer) func(string) int {
-	return func(s string) int { return len(tok.Encode(s)) }
 }

@@ -1,4 +1,4 @@
-package builtin
+package vocabulary
 
 import (
 	"flag"
@@ -7,11 +7,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
+
+// vocabularyPath is the built-in tokenizer's vocabulary file.
+const vocabularyPath = "../tokenizer/vocabulary.txt"
 
 var update = flag.Bool("update", false, "rewrite vocabulary.txt from the sources")
 
-// TestVocabularyFile: the embedded vocabulary is what the environments,
+// TestVocabularyFile: the built-in tokenizer's vocabulary file is what the environments,
 // skill libraries, prompt and refiner templates define now.
 func TestVocabularyFile(t *testing.T) {
 	words, err := Vocabulary()
@@ -20,15 +25,19 @@ func TestVocabularyFile(t *testing.T) {
 	}
 	text := strings.Join(words, "\n") + "\n"
 	if *update {
-		if err := os.WriteFile("vocabulary.txt", []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(vocabularyPath, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if diff := cmp.Diff(text, vocabularyFile); diff != "" {
-		t.Errorf("vocabulary.txt is out of step with the sources; run go test ./lib/builtin -run TestVocabularyFile -update (-sources +file):\n%s", diff)
+	file, err := os.ReadFile(vocabularyPath)
+	if err != nil {
+		t.Fatal(err)
 	}
-	tok, err := Tokenizer()
+	if diff := cmp.Diff(text, string(file)); diff != "" {
+		t.Errorf("vocabulary.txt is out of step with the sources; run go test ./lib/vocabulary -run TestVocabularyFile -update (-sources +file):\n%s", diff)
+	}
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

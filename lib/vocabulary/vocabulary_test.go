@@ -1,12 +1,12 @@
-package builtin_test
+package vocabulary_test
 
 import (
 	"context"
 	"strings"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/env/builtin"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
@@ -18,7 +18,7 @@ import (
 // episodes show (oracle and random), and the scaffold's headings, encode
 // without the unknown token.
 func TestRefinerTextsInVocabulary(t *testing.T) {
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func TestRefinerTextsInVocabulary(t *testing.T) {
 		check("heading", "- "+h)
 	}
 	ref := refiner.NewBuiltin()
-	for _, name := range builtin.Envs {
+	for _, name := range builtin.Names {
 		e, err := env.Open(name)
 		if err != nil {
 			t.Fatal(err)

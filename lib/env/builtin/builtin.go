@@ -1,0 +1,14 @@
+// Package builtin registers the built-in environments (household, shop,
+// searchqa) with lib/env: import it (for its side effect, or for Names)
+// where env.Open must know them. It sits beside the environments and
+// imports nothing else; nothing below the stage layer needs it.
+package builtin
+
+import (
+	_ "github.com/pats-rl/pats/lib/env/household" // registers household
+	_ "github.com/pats-rl/pats/lib/env/searchqa"  // registers searchqa
+	_ "github.com/pats-rl/pats/lib/env/shop"      // registers shop
+)
+
+// Names lists the built-in environments.
+var Names = []string{"household", "shop", "searchqa"}
