@@ -10,7 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/audit"
 )
 
 func main() { command.Main(app()) }
@@ -48,7 +48,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return stage.AuditCredit(stage.AuditCreditFlags{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
+					return audit.ExecuteCredit(audit.CreditFlags{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
 						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins"), Stdout: os.Stdout})
 				},
 			},
@@ -81,7 +81,7 @@ func app() *cli.App {
 							ckpts = append(ckpts, s)
 						}
 					}
-					return stage.AuditScaffold(stage.AuditScaffoldFlags{Checkpoints: ckpts,
+					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
 						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout})
 				},

@@ -9,9 +9,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/control"
 )
 
 func main() { command.Main(app()) }
@@ -28,7 +28,7 @@ func app() *cli.App {
 			"the key comes from OPENAI_API_KEY). An unusable model answer yields no proposal for that type\n" +
 			"and its reason in the files' metadata (pats.extra.reason.<type>), never a failed pipeline.\n" +
 			"Writes the proposals and the controller state after k. Only validate changes the scaffold.\n\n" +
-			control.DefaultsHelp + "\n\n" +
+			command.LoopHelp + "\n\n" +
 			"Examples:\n" +
 			"  control --cards cards/0.parquet --scaffold snap/0.parquet -o proposals/0.parquet --state-out state/0.parquet\n" +
 			"  control --cards cards/3.parquet --scaffold snap/3.parquet --state state/2.parquet -o proposals/3.parquet --state-out state/3.parquet\n" +
@@ -61,7 +61,7 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			return stage.Control(c.Context, stage.ControlFlags{
+			return control.Execute(c.Context, control.Flags{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
 				Output: c.String("output"), StateOut: c.String("state-out"), Settings: s,
 				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/report"
 )
 
 func main() { command.Main(app()) }
@@ -36,7 +36,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return stage.ReportMix(c.Args().Slice(), c.String("output"))
+					return report.Mix(c.Args().Slice(), c.String("output"))
 				},
 			},
 			{
@@ -48,7 +48,7 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return stage.ReportIteration(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), os.Stdout)
+					return report.IterationLine(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), os.Stdout)
 				},
 			},
 			{
@@ -59,7 +59,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return stage.ReportRun(c.Args().First(), os.Stdout)
+					return report.Run(c.Args().First(), os.Stdout)
 				},
 			},
 			{
@@ -71,7 +71,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return stage.ReportCompare(c.Args().Slice(), c.String("splits"), os.Stdout)
+					return report.Compare(c.Args().Slice(), c.String("splits"), os.Stdout)
 				},
 			},
 			{
@@ -97,7 +97,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return stage.ReportPlots(c.Args().First(), c.String("output"), os.Stdout)
+					return report.Plots(c.Args().First(), c.String("output"), os.Stdout)
 				},
 			},
 		},
@@ -105,6 +105,6 @@ func app() *cli.App {
 }
 
 func sweep(c *cli.Context) error {
-	return stage.ReportSweep(stage.ReportSweepFlags{Root: c.String("root"), Variants: c.String("variants"),
+	return report.Sweep(report.SweepFlags{Root: c.String("root"), Variants: c.String("variants"),
 		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial")}, os.Stdout)
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
 func main() { command.Main(app()) }
@@ -50,7 +50,7 @@ func app() *cli.App {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			return stage.Rollout(c.Context, stage.RolloutFlags{
+			return rollout.Execute(c.Context, rollout.Flags{
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/validate"
 )
 
 func main() { command.Main(app()) }
@@ -62,7 +63,7 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			return stage.Validate(c.Context, stage.ValidateFlags{
+			return validate.Execute(c.Context, validate.Flags{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
 				Output: c.String("output"), Decisions: c.String("decisions"), Settings: s, Tok: tok,
 				Progress: command.Progress(),
@@ -98,7 +99,7 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					return stage.ValidateInit(stage.ValidateInitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
+					return validate.Init(validate.InitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
 				},
 			},
 			{
@@ -120,7 +121,7 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return stage.ValidateDiff(stage.ValidateDiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
+					return validate.Diff(validate.DiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
 						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, os.Stdout)
 				},
 			},
@@ -146,7 +147,7 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					return stage.ValidateShow(stage.ValidateShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
+					return validate.Show(validate.ShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
 						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)
 				},
 			},

@@ -16,7 +16,9 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
-	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/cards"
+	controlstage "github.com/pats-rl/pats/lib/stage/control"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/stage/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -92,16 +94,16 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 		if err := table.WriteFile(p("traj/%d.parquet", k), trajs, table.Meta{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := stage.Cards(context.Background(), stage.CardsFlags{Inputs: []string{p("traj/%d.parquet", k)},
+		if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj/%d.parquet", k)},
 			Output: p("cards/%d.parquet", k), Per: card.PerGroup, Top: 8}, nil); err != nil {
 			t.Fatal(err)
 		}
-		cf := stage.ControlFlags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
+		cf := controlstage.Flags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
 			StateOut: p("state/%d.parquet", k), Settings: control.DefaultSettings(), Tok: tok(t)}
 		if k > 0 {
 			cf.State = p("state/%d.parquet", k-1)
 		}
-		if err := stage.Control(context.Background(), cf, nil); err != nil {
+		if err := controlstage.Execute(context.Background(), cf, nil); err != nil {
 			t.Fatal(err)
 		}
 		states, _, err := table.ReadFiles[table.ControllerState](cf.StateOut)
@@ -240,10 +242,10 @@ func TestKilledCommit(t *testing.T) {
 	if err := table.WriteFile(p("traj.parquet"), trajs, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := stage.Cards(context.Background(), stage.CardsFlags{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, nil); err != nil {
+	if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := stage.Control(context.Background(), stage.ControlFlags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
+	if err := controlstage.Execute(context.Background(), controlstage.Flags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
 		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Settings: control.DefaultSettings(), Tok: tok(t)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -321,13 +323,13 @@ func TestRolloutScaffold(t *testing.T) {
 	if err := scaffold.WriteSnapshot(p("snap/2.parquet"), scaffold.Snapshot{Items: items, Version: 2, Parent: "sha256:p"}, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	f := stage.RolloutFlags{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
+	f := rollout.Flags{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
 		Scaffold: p("snap/2.parquet"), ScaffoldBudget: 400, MaxContext: 4096, Output: p("with.parquet")}
-	if err := stage.Rollout(context.Background(), f); err != nil {
+	if err := rollout.Execute(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
 	f.Scaffold, f.Output = "", p("without.parquet")
-	if err := stage.Rollout(context.Background(), f); err != nil {
+	if err := rollout.Execute(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
 	with, wm, err := table.ReadFiles[table.Trajectory](p("with.parquet"))
@@ -379,7 +381,7 @@ func TestRolloutScaffold(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Scaffold, f.Output = p("bare.parquet"), p("bad.parquet")
-	if err := stage.Rollout(context.Background(), f); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bare.parquet") {
+	if err := rollout.Execute(context.Background(), f); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bare.parquet") {
 		t.Errorf("rollout with a bare snapshot: %v", err)
 	}
 }

@@ -6,6 +6,21 @@ import (
 	"github.com/pats-rl/pats/lib/control"
 )
 
+// LoopHelp explains the defaults of the loop flags (CLIFlags), for a
+// command's --help.
+const LoopHelp = "Defaults and why (nothing published fixes them; they follow from GRPO, whose group advantage is\n" +
+	"richest near success 0.5 and vanishes at 0 and 1):\n" +
+	"  --rho-r 0.4     below it groups are nearly all-failure: add concrete help (EXPAND)\n" +
+	"  --rho-c 0.75    at or above it groups drift to all-success: shrink the scaffold (COMPRESS) so the\n" +
+	"                  policy carries the skill itself; in between REVISE keeps the size\n" +
+	"  --ema 0.5       one iteration's rate over a few groups is noisy; a half-life of one iteration damps\n" +
+	"                  flip-flopping yet follows a real change within 2-3 iterations\n" +
+	"  --max-items 12, --max-tokens 400 per task type; --max-general-items 8, --max-general-tokens 200:\n" +
+	"                  a type's block stays a short read, about the size of hand-written libraries\n" +
+	"  --expand-quota 3  additions per type per iteration: enough to react, few enough that each\n" +
+	"                  addition's effect shows in the next iteration's cards\n" +
+	"  --min-support 2 an addition needs two supporting cards: one group is an anecdote"
+
 // CLIFlags returns the scaffold loop's flags that the control and validate
 // commands share (control.Settings), with their defaults.
 func CLIFlags() []cli.Flag {

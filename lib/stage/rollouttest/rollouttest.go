@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/rollout"
-	"github.com/pats-rl/pats/lib/stage"
+	rolloutstage "github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -28,7 +28,7 @@ const Tasks = 12
 // seed is 100+k. Any error fails the test.
 func Household(t testing.TB, k, nOracle, group int, snap string) []table.Trajectory {
 	t.Helper()
-	f := stage.RolloutFlags{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
+	f := rolloutstage.Flags{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
 		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: 400, MaxContext: 4096}
 	o, err := f.Options()
 	if err != nil {

@@ -1,4 +1,4 @@
-package stage
+package learn
 
 import (
 	"context"
@@ -141,9 +141,9 @@ type SFTFlags struct {
 	WeightDecay float64
 }
 
-// LearnSFT runs learn sft: it writes the metrics (when asked) and then
+// ExecuteSFT runs learn sft: it writes the metrics (when asked) and then
 // the checkpoint folder, each atomically; on any error neither is written.
-func LearnSFT(ctx context.Context, f SFTFlags) error {
+func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
@@ -190,8 +190,8 @@ type GRPOFlags struct {
 	WeightDecay float64
 }
 
-// LearnGRPO runs learn grpo.
-func LearnGRPO(ctx context.Context, f GRPOFlags) error {
+// ExecuteGRPO runs learn grpo.
+func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}

@@ -1,4 +1,4 @@
-package stage
+package cards
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// CardsFlags are the cards command's options.
-type CardsFlags struct {
+// Flags are the cards command's options.
+type Flags struct {
 	Inputs   []string // trajectory files, folders of shards, or "-"
 	Output   string   // cards file ("-": an Arrow stream on stdout)
 	Evidence string   // type evidence file; empty: not written
@@ -21,11 +21,11 @@ type CardsFlags struct {
 	Top      int      // contrast length
 }
 
-// Cards builds the cards (and the type evidence when Flags.Evidence is
+// Execute builds the cards (and the type evidence when Flags.Evidence is
 // set) of the trajectories and writes them atomically. The trajectories
 // must come from one iteration. stdout is unused (outputs are files or an
 // Arrow stream through Output "-").
-func Cards(ctx context.Context, f CardsFlags, stdout io.Writer) error {
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}

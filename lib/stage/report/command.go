@@ -1,4 +1,4 @@
-package stage
+package report
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// ReportMix concatenates trajectory files so that episodes of one task form
+// Mix concatenates trajectory files so that episodes of one task form
 // one group (report.MixGroups) and writes them to output.
-func ReportMix(inputs []string, output string) error {
+func Mix(inputs []string, output string) error {
 	var tabs [][]table.Trajectory
 	var seed int64
 	for _, p := range inputs {
@@ -35,8 +35,8 @@ func ReportMix(inputs []string, output string) error {
 	return table.WriteFile(output, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
 }
 
-// ReportIteration prints one line on iteration k (given as text) of a run.
-func ReportIteration(run, k, scaffold string, stdout io.Writer) error {
+// IterationLine prints one line on iteration k (given as text) of a run.
+func IterationLine(run, k, scaffold string, stdout io.Writer) error {
 	n, err := strconv.Atoi(k)
 	if err != nil || n < 0 {
 		return command.Usagef("iteration %q is not a count", k)
@@ -49,8 +49,8 @@ func ReportIteration(run, k, scaffold string, stdout io.Writer) error {
 	return err
 }
 
-// ReportRun prints a run's evaluations by iteration as a Markdown table.
-func ReportRun(run string, stdout io.Writer) error {
+// Run prints a run's evaluations by iteration as a Markdown table.
+func Run(run string, stdout io.Writer) error {
 	r, err := report.Load(run)
 	if err != nil {
 		return err
@@ -59,9 +59,9 @@ func ReportRun(run string, stdout io.Writer) error {
 	return nil
 }
 
-// ReportCompare prints the comparison of the entries (LABEL=RUN[@K][+scaffold])
+// Compare prints the comparison of the entries (LABEL=RUN[@K][+scaffold])
 // on the splits (space separated).
-func ReportCompare(entries []string, splits string, stdout io.Writer) error {
+func Compare(entries []string, splits string, stdout io.Writer) error {
 	var es []report.Entry
 	for _, a := range entries {
 		e, err := report.ParseEntry(a)
@@ -78,8 +78,8 @@ func ReportCompare(entries []string, splits string, stdout io.Writer) error {
 	return err
 }
 
-// ReportSweepFlags are report sweep's options.
-type ReportSweepFlags struct {
+// SweepFlags are report sweep's options.
+type SweepFlags struct {
 	Root     string // folder holding VARIANT-sSEED run folders
 	Variants string // space separated
 	Seeds    string // space separated
@@ -88,9 +88,9 @@ type ReportSweepFlags struct {
 	Partial  bool   // leave out unfinished runs instead of failing
 }
 
-// ReportSweep aggregates a sweep's runs, writes the rows asked for and
+// Sweep aggregates a sweep's runs, writes the rows asked for and
 // prints the Markdown table.
-func ReportSweep(f ReportSweepFlags, stdout io.Writer) error {
+func Sweep(f SweepFlags, stdout io.Writer) error {
 	variants := strings.Fields(f.Variants)
 	var seeds []int64
 	for _, s := range strings.Fields(f.Seeds) {
@@ -133,9 +133,9 @@ func ReportSweep(f ReportSweepFlags, stdout io.Writer) error {
 	return err
 }
 
-// ReportPlots writes a run's PNG plots into dir (default RUN/plots) and
+// Plots writes a run's PNG plots into dir (default RUN/plots) and
 // prints their paths.
-func ReportPlots(run, dir string, stdout io.Writer) error {
+func Plots(run, dir string, stdout io.Writer) error {
 	r, err := report.Load(run)
 	if err != nil {
 		return err

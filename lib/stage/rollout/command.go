@@ -1,4 +1,4 @@
-package stage
+package rollout
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// RolloutFlags are the rollout command's options as the user gives them.
-type RolloutFlags struct {
+// Flags are the rollout command's options as the user gives them.
+type Flags struct {
 	Env, Split     string
 	Tasks, Group   int
 	Seed           int64
@@ -46,7 +46,7 @@ type RolloutFlags struct {
 // Options resolves the flags: opens the environment, the policy, the
 // tokenizer, the skill library and the scaffold. Problems with the user's
 // values are usage errors.
-func (f RolloutFlags) Options() (rollout.Options, error) {
+func (f Flags) Options() (rollout.Options, error) {
 	var o rollout.Options
 	e, err := env.Open(f.Env)
 	if err != nil {
@@ -126,7 +126,7 @@ func (f RolloutFlags) Options() (rollout.Options, error) {
 // each task type within --scaffold-budget tokens of the run's tokenizer
 // (scaffold.Render); the snapshot's version is recorded in every row. A
 // bad snapshot is a usage error naming the file.
-func attachScaffold(o *rollout.Options, f RolloutFlags) error {
+func attachScaffold(o *rollout.Options, f Flags) error {
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
 		return err
@@ -152,8 +152,17 @@ func attachScaffold(o *rollout.Options, f RolloutFlags) error {
 	return nil
 }
 
-// Rollout runs the rollout command: resolve, run, write.
-func Rollout(ctx context.Context, f RolloutFlags) error {
+// Rows resolves the flags and plays the episodes (rollout.Run).
+func Rows(ctx context.Context, f Flags) ([]table.Trajectory, error) {
+	o, err := f.Options()
+	if err != nil {
+		return nil, err
+	}
+	return rollout.Run(ctx, o)
+}
+
+// Execute runs the rollout command: resolve, run, write.
+func Execute(ctx context.Context, f Flags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}

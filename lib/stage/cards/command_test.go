@@ -1,4 +1,4 @@
-package stage
+package cards
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func handMade() []table.Trajectory {
 	}
 }
 
-func TestCardsWritesCardsAndEvidence(t *testing.T) {
+func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "traj.parquet")
 	if err := table.WriteFile(in, handMade(), table.Meta{}); err != nil {
@@ -45,8 +45,8 @@ func TestCardsWritesCardsAndEvidence(t *testing.T) {
 	}
 	out := filepath.Join(dir, "cards", "2.parquet")
 	evp := filepath.Join(dir, "evidence", "2.parquet")
-	f := CardsFlags{Inputs: []string{in}, Output: out, Evidence: evp, Per: card.PerGroup, Top: 3}
-	if err := Cards(context.Background(), f, nil); err != nil {
+	f := Flags{Inputs: []string{in}, Output: out, Evidence: evp, Per: card.PerGroup, Top: 3}
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	cards, metas, err := table.ReadFiles[table.Card](out)
@@ -80,7 +80,7 @@ func TestCardsWritesCardsAndEvidence(t *testing.T) {
 	}
 	// same inputs, same bytes
 	first, _ := os.ReadFile(out)
-	if err := Cards(context.Background(), f, nil); err != nil {
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(out)
@@ -89,7 +89,7 @@ func TestCardsWritesCardsAndEvidence(t *testing.T) {
 	}
 }
 
-func TestCardsBadInput(t *testing.T) {
+func TestExecuteBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "traj.parquet")
 	if err := table.WriteFile(good, handMade(), table.Meta{}); err != nil {
@@ -117,21 +117,21 @@ func TestCardsBadInput(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.parquet")
 	cases := map[string]struct {
-		f    CardsFlags
+		f    Flags
 		want string
 	}{
-		"no output":      {CardsFlags{Inputs: []string{good}, Per: card.PerGroup, Top: 8}, "-o is required"},
-		"bad per":        {CardsFlags{Inputs: []string{good}, Output: out, Per: "task", Top: 8}, "--per"},
-		"bad top":        {CardsFlags{Inputs: []string{good}, Output: out, Per: card.PerGroup, Top: 0}, "--top"},
-		"missing":        {CardsFlags{Inputs: []string{filepath.Join(dir, "none.parquet")}, Output: out, Per: card.PerGroup, Top: 8}, "none.parquet"},
-		"two iterations": {CardsFlags{Inputs: []string{mixed}, Output: out, Per: card.PerGroup, Top: 8}, "mixed.parquet: trajectory 1 is of iteration 2, the first of iteration 3"},
-		"no group":       {CardsFlags{Inputs: []string{noGroup}, Output: out, Per: card.PerGroup, Top: 8}, "nogroup.parquet: trajectory 2"},
-		"empty":          {CardsFlags{Inputs: []string{empty}, Output: out, Per: card.PerGroup, Top: 8}, "no trajectories"},
-		"wrong kind":     {CardsFlags{Inputs: []string{wrongKind}, Output: out, Per: card.PerGroup, Top: 8}, "holds card rows"},
-		"same outputs":   {CardsFlags{Inputs: []string{good}, Output: out, Evidence: out, Per: card.PerGroup, Top: 8}, "same file"},
+		"no output":      {Flags{Inputs: []string{good}, Per: card.PerGroup, Top: 8}, "-o is required"},
+		"bad per":        {Flags{Inputs: []string{good}, Output: out, Per: "task", Top: 8}, "--per"},
+		"bad top":        {Flags{Inputs: []string{good}, Output: out, Per: card.PerGroup, Top: 0}, "--top"},
+		"missing":        {Flags{Inputs: []string{filepath.Join(dir, "none.parquet")}, Output: out, Per: card.PerGroup, Top: 8}, "none.parquet"},
+		"two iterations": {Flags{Inputs: []string{mixed}, Output: out, Per: card.PerGroup, Top: 8}, "mixed.parquet: trajectory 1 is of iteration 2, the first of iteration 3"},
+		"no group":       {Flags{Inputs: []string{noGroup}, Output: out, Per: card.PerGroup, Top: 8}, "nogroup.parquet: trajectory 2"},
+		"empty":          {Flags{Inputs: []string{empty}, Output: out, Per: card.PerGroup, Top: 8}, "no trajectories"},
+		"wrong kind":     {Flags{Inputs: []string{wrongKind}, Output: out, Per: card.PerGroup, Top: 8}, "holds card rows"},
+		"same outputs":   {Flags{Inputs: []string{good}, Output: out, Evidence: out, Per: card.PerGroup, Top: 8}, "same file"},
 	}
 	for name, c := range cases {
-		err := Cards(context.Background(), c.f, nil)
+		err := Execute(context.Background(), c.f, nil)
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}

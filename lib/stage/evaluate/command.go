@@ -1,4 +1,4 @@
-package stage
+package evaluate
 
 import (
 	"context"
@@ -6,21 +6,21 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/eval"
-	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// EvaluateFlags are the evaluate command's options. With Inputs it summarises
+// Flags are the evaluate command's options. With Inputs it summarises
 // trajectory files; with Rollout.Policy set it runs the episodes first.
-type EvaluateFlags struct {
+type Flags struct {
 	Inputs  []string
-	Rollout RolloutFlags // used when Inputs is empty
-	Output  string       // metrics rows; empty: table only
-	Trajout string       // where to keep the episodes it ran; empty: not kept
+	Rollout rollout.Flags // used when Inputs is empty
+	Output  string        // metrics rows; empty: table only
+	Trajout string        // where to keep the episodes it ran; empty: not kept
 }
 
-// Evaluate summarises and prints the Markdown table to stdout.
-func Evaluate(ctx context.Context, f EvaluateFlags, stdout io.Writer) error {
+// Execute summarises and prints the Markdown table to stdout.
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	var trajs []table.Trajectory
 	var meta table.Meta
 	labels := eval.Labels{}
@@ -46,11 +46,8 @@ func Evaluate(ctx context.Context, f EvaluateFlags, stdout io.Writer) error {
 		if f.Rollout.Policy == "" {
 			return command.Usagef("give trajectory files, or --policy with --env and --split")
 		}
-		o, err := f.Rollout.Options()
-		if err != nil {
-			return err
-		}
-		trajs, err = rollout.Run(ctx, o)
+		var err error
+		trajs, err = rollout.Rows(ctx, f.Rollout)
 		if err != nil {
 			return err
 		}

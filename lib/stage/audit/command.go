@@ -1,4 +1,4 @@
-package stage
+package audit
 
 import (
 	"bytes"
@@ -14,8 +14,8 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// AuditCreditFlags are audit credit's options.
-type AuditCreditFlags struct {
+// CreditFlags are audit credit's options.
+type CreditFlags struct {
 	Traj       []string // trajectory files
 	Advantages string   // learn grpo's --advantages output
 	Output     string
@@ -24,9 +24,9 @@ type AuditCreditFlags struct {
 	Stdout     io.Writer
 }
 
-// AuditCredit runs audit credit: it writes the audit table (and the
+// ExecuteCredit runs audit credit: it writes the audit table (and the
 // plot), then prints the Markdown table.
-func AuditCredit(f AuditCreditFlags) error {
+func ExecuteCredit(f CreditFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -81,8 +81,8 @@ func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot
 	return nil
 }
 
-// AuditScaffoldFlags are audit scaffold's options.
-type AuditScaffoldFlags struct {
+// ScaffoldFlags are audit scaffold's options.
+type ScaffoldFlags struct {
 	Checkpoints []string
 	Traj        []string
 	Scaffold    string // snapshot the trajectories were rolled out with (recorded only)
@@ -91,8 +91,8 @@ type AuditScaffoldFlags struct {
 	Stdout      io.Writer
 }
 
-// AuditScaffold runs audit scaffold.
-func AuditScaffold(f AuditScaffoldFlags) error {
+// ExecuteScaffold runs audit scaffold.
+func ExecuteScaffold(f ScaffoldFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}

@@ -1,4 +1,4 @@
-package stage
+package control
 
 import (
 	"context"
@@ -13,13 +13,14 @@ import (
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// ControlFlags are the control command's options: the controller step
+// Flags are the control command's options: the controller step
 // (lib/control) and the refiner (lib/refiner) it runs after it.
-type ControlFlags struct {
+type Flags struct {
 	Cards    string // cards of iteration k
 	Scaffold string // snapshot k
 	State    string // controller state of an earlier iteration; empty at the start
@@ -40,7 +41,7 @@ type ControlFlags struct {
 
 // NewRefiner returns the refiner the flags name; unknown names and a
 // missing endpoint or model for openai are usage errors.
-func (f ControlFlags) NewRefiner() (refiner.Refiner, error) {
+func (f Flags) NewRefiner() (refiner.Refiner, error) {
 	switch f.Refiner {
 	case "", "builtin":
 		if f.Endpoint != "" || f.Model != "" {
@@ -64,7 +65,7 @@ func (f ControlFlags) NewRefiner() (refiner.Refiner, error) {
 	return nil, command.Usagef("unknown --refiner %q: want builtin or openai", f.Refiner)
 }
 
-// Control runs one controller step and the refiner: it reads the cards of
+// Execute runs one controller step and the refiner: it reads the cards of
 // iteration k (the type evidence is aggregated from them with the contrast
 // length the cards were built with), snapshot k and the earlier controller
 // state, picks a primitive per scope (control.Step), asks the refiner for
@@ -73,7 +74,7 @@ func (f ControlFlags) NewRefiner() (refiner.Refiner, error) {
 // Reason for a scope without proposals (e.g. an unusable model answer) is
 // recorded in both files' metadata as "reason.<scope>"; it never fails the
 // command. stdout is unused.
-func Control(ctx context.Context, f ControlFlags, stdout io.Writer) error {
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	switch {
 	case f.Cards == "":
 		return command.Usagef("--cards is required")
@@ -99,7 +100,7 @@ func Control(ctx context.Context, f ControlFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, err := cardsIteration(cards, f.Cards)
+	k, err := stage.CardsIteration(cards, f.Cards)
 	if err != nil {
 		return err
 	}

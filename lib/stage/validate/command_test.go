@@ -1,4 +1,4 @@
-package stage
+package validate
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func stepFiles(t *testing.T, dir string, props []table.Proposal, pmeta table.Met
 		t.Fatal(err)
 	}
 	snap = filepath.Join(dir, "snap", "0.parquet")
-	if err := ValidateInit(ValidateInitFlags{From: yaml, Output: snap}); err != nil {
+	if err := Init(InitFlags{From: yaml, Output: snap}); err != nil {
 		t.Fatal(err)
 	}
 	card = filepath.Join(dir, "cards.parquet")
@@ -60,7 +60,7 @@ func threeProposals() []table.Proposal {
 	return []table.Proposal{weak, add, gen}
 }
 
-func TestValidateInitAndValidate(t *testing.T) {
+func TestInitAndExecute(t *testing.T) {
 	dir := t.TempDir()
 	snap0, props, cardsPath := stepFiles(t, dir, threeProposals(), table.Meta{})
 	s0, err := scaffold.ReadSnapshot(snap0)
@@ -76,9 +76,9 @@ func TestValidateInitAndValidate(t *testing.T) {
 	snap1 := filepath.Join(dir, "snap", "1.parquet")
 	dec := filepath.Join(dir, "decisions.parquet")
 	var progress bytes.Buffer
-	f := ValidateFlags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
+	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
 		Settings: control.DefaultSettings(), Progress: &progress}
-	if err := Validate(context.Background(), f, nil); err != nil {
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	s1, err := scaffold.ReadSnapshot(snap1)
@@ -120,7 +120,7 @@ func TestValidateInitAndValidate(t *testing.T) {
 	again := filepath.Join(dir, "again")
 	f2 := f
 	f2.Output, f2.Decisions, f2.Progress = filepath.Join(again, "1.parquet"), filepath.Join(again, "d.parquet"), nil
-	if err := Validate(context.Background(), f2, nil); err != nil {
+	if err := Execute(context.Background(), f2, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range [][2]string{{snap1, f2.Output}, {dec, f2.Decisions}} {
@@ -132,7 +132,7 @@ func TestValidateInitAndValidate(t *testing.T) {
 	}
 	// diff: the two additions
 	var out bytes.Buffer
-	if err := ValidateDiff(ValidateDiffFlags{Old: snap0, New: snap1, Proposals: props, Decisions: dec}, &out); err != nil {
+	if err := Diff(DiffFlags{Old: snap0, New: snap1, Proposals: props, Decisions: dec}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "snapshot 0 (3 items) -> 1 (5 items, its parent)") || !strings.Contains(out.String(), "2 added, 0 changed, 0 merged, 0 removed") {
@@ -140,7 +140,7 @@ func TestValidateInitAndValidate(t *testing.T) {
 	}
 	// show: the rendered scaffold of type a has the new rule
 	out.Reset()
-	if err := ValidateShow(ValidateShowFlags{Snapshot: snap1, Types: []string{"a"}}, &out); err != nil {
+	if err := Show(ShowFlags{Snapshot: snap1, Types: []string{"a"}}, &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "- Take the object before going to the destination.") || !strings.Contains(out.String(), "Mistakes to avoid:") {
@@ -148,12 +148,12 @@ func TestValidateInitAndValidate(t *testing.T) {
 	}
 }
 
-func TestValidateNoProposalAdvancesVersion(t *testing.T) {
+func TestExecuteNoProposalAdvancesVersion(t *testing.T) {
 	dir := t.TempDir()
 	snap0, props, cardsPath := stepFiles(t, dir, []table.Proposal{}, table.Meta{})
 	snap1 := filepath.Join(dir, "1.parquet")
-	f := ValidateFlags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Settings: control.DefaultSettings()}
-	if err := Validate(context.Background(), f, nil); err != nil {
+	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Settings: control.DefaultSettings()}
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	s0, _ := scaffold.ReadSnapshot(snap0)
@@ -165,12 +165,12 @@ func TestValidateNoProposalAdvancesVersion(t *testing.T) {
 		t.Errorf("version %d, same items %v", s1.Version, scaffold.Hash(s1.Items) == scaffold.Hash(s0.Items))
 	}
 	var out bytes.Buffer
-	if err := ValidateDiff(ValidateDiffFlags{Old: snap0, New: snap1}, &out); err != nil || !strings.Contains(out.String(), "no change") {
+	if err := Diff(DiffFlags{Old: snap0, New: snap1}, &out); err != nil || !strings.Contains(out.String(), "no change") {
 		t.Errorf("diff %q, %v", out.String(), err)
 	}
 }
 
-func TestValidateBadInputs(t *testing.T) {
+func TestExecuteBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	snap0, props, cardsPath := stepFiles(t, dir, threeProposals(), table.Meta{})
 	write := func(name string, fn func(string) error) string {
@@ -199,29 +199,29 @@ func TestValidateBadInputs(t *testing.T) {
 	})
 	out := filepath.Join(dir, "out", "1.parquet")
 	dec := filepath.Join(dir, "out", "d.parquet")
-	ok := ValidateFlags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Settings: control.DefaultSettings()}
-	with := func(fn func(*ValidateFlags)) ValidateFlags { f := ok; fn(&f); return f }
+	ok := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Settings: control.DefaultSettings()}
+	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
 	badCaps := control.DefaultSettings()
 	badCaps.Control.MaxItems = 0
 	cases := map[string]struct {
-		f    ValidateFlags
+		f    Flags
 		want string
 	}{
-		"no version":       {with(func(f *ValidateFlags) { f.Scaffold = noVersion }), "noversion.parquet: snapshot metadata has no version"},
-		"missing snapshot": {with(func(f *ValidateFlags) { f.Scaffold = filepath.Join(dir, "none.parquet") }), "none.parquet: cannot read"},
-		"proposal kind":    {with(func(f *ValidateFlags) { f.Proposals = cardsPath }), "holds card rows, want proposal rows"},
-		"cards kind":       {with(func(f *ValidateFlags) { f.Cards = props }), "holds proposal rows, want card rows"},
-		"other iteration":  {with(func(f *ValidateFlags) { f.Proposals = otherIter }), "iter.parquet: proposal p-0-a-02 is of iteration 4"},
-		"other snapshot":   {with(func(f *ValidateFlags) { f.Proposals = otherSnap }), "othersnap.parquet: the proposals were made for snapshot sha256:0"},
-		"no cards":         {with(func(f *ValidateFlags) { f.Cards = noCards }), "nocards.parquet: no cards"},
-		"two iterations":   {with(func(f *ValidateFlags) { f.Cards = twoIters }), "twoiters.parquet: cards of iterations 0 and 1"},
-		"overwrite input":  {with(func(f *ValidateFlags) { f.Output = snap0 }), "would overwrite the input snapshot"},
-		"no decisions":     {with(func(f *ValidateFlags) { f.Decisions = "" }), "--decisions is required"},
-		"stdout":           {with(func(f *ValidateFlags) { f.Output = "-" }), "not stdout"},
-		"caps":             {with(func(f *ValidateFlags) { f.Settings = badCaps }), "caps must be positive"},
+		"no version":       {with(func(f *Flags) { f.Scaffold = noVersion }), "noversion.parquet: snapshot metadata has no version"},
+		"missing snapshot": {with(func(f *Flags) { f.Scaffold = filepath.Join(dir, "none.parquet") }), "none.parquet: cannot read"},
+		"proposal kind":    {with(func(f *Flags) { f.Proposals = cardsPath }), "holds card rows, want proposal rows"},
+		"cards kind":       {with(func(f *Flags) { f.Cards = props }), "holds proposal rows, want card rows"},
+		"other iteration":  {with(func(f *Flags) { f.Proposals = otherIter }), "iter.parquet: proposal p-0-a-02 is of iteration 4"},
+		"other snapshot":   {with(func(f *Flags) { f.Proposals = otherSnap }), "othersnap.parquet: the proposals were made for snapshot sha256:0"},
+		"no cards":         {with(func(f *Flags) { f.Cards = noCards }), "nocards.parquet: no cards"},
+		"two iterations":   {with(func(f *Flags) { f.Cards = twoIters }), "twoiters.parquet: cards of iterations 0 and 1"},
+		"overwrite input":  {with(func(f *Flags) { f.Output = snap0 }), "would overwrite the input snapshot"},
+		"no decisions":     {with(func(f *Flags) { f.Decisions = "" }), "--decisions is required"},
+		"stdout":           {with(func(f *Flags) { f.Output = "-" }), "not stdout"},
+		"caps":             {with(func(f *Flags) { f.Settings = badCaps }), "caps must be positive"},
 	}
 	for name, c := range cases {
-		err := Validate(context.Background(), c.f, nil)
+		err := Execute(context.Background(), c.f, nil)
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}
@@ -233,19 +233,19 @@ func TestValidateBadInputs(t *testing.T) {
 	}
 	// init and show errors
 	badYAML := write("bad.yaml", func(p string) error { return os.WriteFile(p, []byte("items:\n  - layer: rules\n    text: x\n"), 0o644) })
-	if err := ValidateInit(ValidateInitFlags{From: badYAML, Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bad.yaml: line 2: unknown layer") {
+	if err := Init(InitFlags{From: badYAML, Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bad.yaml: line 2: unknown layer") {
 		t.Errorf("bad items file: %v", err)
 	}
-	if err := ValidateInit(ValidateInitFlags{From: filepath.Join(dir, "none.yaml"), Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "none.yaml: cannot read") {
+	if err := Init(InitFlags{From: filepath.Join(dir, "none.yaml"), Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "none.yaml: cannot read") {
 		t.Errorf("missing items file: %v", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("init wrote a snapshot from a bad items file")
 	}
-	if err := ValidateShow(ValidateShowFlags{Snapshot: noVersion}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+	if err := Show(ShowFlags{Snapshot: noVersion}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
 		t.Errorf("show of a snapshot without version: %v", err)
 	}
-	if err := ValidateDiff(ValidateDiffFlags{Old: snap0, New: snap0, Proposals: props}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+	if err := Diff(DiffFlags{Old: snap0, New: snap0, Proposals: props}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
 		t.Errorf("diff with proposals but no decisions: %v", err)
 	}
 }

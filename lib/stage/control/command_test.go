@@ -1,4 +1,4 @@
-package stage
+package control
 
 import (
 	"bytes"
@@ -38,13 +38,13 @@ func controlFiles(t *testing.T, dir string) (cardsPath, snapPath string) {
 	return cardsPath, snapPath
 }
 
-func TestControl(t *testing.T) {
+func TestExecuteControl(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
 	stOut := filepath.Join(dir, "state3.parquet")
-	f := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
-	if err := Control(context.Background(), f, nil); err != nil {
+	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	states, _, err := table.ReadFiles[table.ControllerState](stOut)
@@ -88,14 +88,14 @@ func TestControl(t *testing.T) {
 	// the next iteration reads the state; a state of the same iteration is refused
 	f2 := f
 	f2.State, f2.StateOut, f2.Output = stOut, filepath.Join(dir, "state-again.parquet"), filepath.Join(dir, "p2.parquet")
-	err = Control(context.Background(), f2, nil)
+	err = Execute(context.Background(), f2, nil)
 	if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "state3.parquet: holds the state of iteration 3") {
 		t.Errorf("state of the same iteration: %v", err)
 	}
 	// determinism
 	f3 := f
 	f3.Output, f3.StateOut = filepath.Join(dir, "again", "p.parquet"), filepath.Join(dir, "again", "s.parquet")
-	if err := Control(context.Background(), f3, nil); err != nil {
+	if err := Execute(context.Background(), f3, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range [][2]string{{out, f3.Output}, {stOut, f3.StateOut}} {
@@ -107,9 +107,9 @@ func TestControl(t *testing.T) {
 	}
 }
 
-// TestControlOpenAIUnusable: a model answering nonsense gives no
+// TestExecuteControlOpenAIUnusable: a model answering nonsense gives no
 // proposals and a recorded reason, and the command succeeds.
-func TestControlOpenAIUnusable(t *testing.T) {
+func TestExecuteControlOpenAIUnusable(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, chat("Heat things, I suppose."))
 	}))
@@ -117,9 +117,9 @@ func TestControlOpenAIUnusable(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
-	f := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
+	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
 		Settings: control.DefaultSettings(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
-	if err := Control(context.Background(), f, nil); err != nil {
+	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](out)
@@ -131,7 +131,7 @@ func TestControlOpenAIUnusable(t *testing.T) {
 	}
 }
 
-func TestControlBadInputs(t *testing.T) {
+func TestExecuteControlBadInputs(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	noVersion := filepath.Join(dir, "nov.parquet")
@@ -140,23 +140,23 @@ func TestControlBadInputs(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out", "p.parquet")
 	st := filepath.Join(dir, "out", "s.parquet")
-	ok := ControlFlags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
-	with := func(fn func(*ControlFlags)) ControlFlags { f := ok; fn(&f); return f }
+	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
+	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
 	cases := map[string]struct {
-		f    ControlFlags
+		f    Flags
 		want string
 	}{
-		"no cards flag":   {with(func(f *ControlFlags) { f.Cards = "" }), "--cards is required"},
-		"no state-out":    {with(func(f *ControlFlags) { f.StateOut = "" }), "--state-out is required"},
-		"cards kind":      {with(func(f *ControlFlags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
-		"no version":      {with(func(f *ControlFlags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
-		"state kind":      {with(func(f *ControlFlags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
-		"refiner":         {with(func(f *ControlFlags) { f.Refiner = "gpt" }), "unknown --refiner"},
-		"openai no model": {with(func(f *ControlFlags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
-		"stray endpoint":  {with(func(f *ControlFlags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
+		"no cards flag":   {with(func(f *Flags) { f.Cards = "" }), "--cards is required"},
+		"no state-out":    {with(func(f *Flags) { f.StateOut = "" }), "--state-out is required"},
+		"cards kind":      {with(func(f *Flags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
+		"no version":      {with(func(f *Flags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
+		"state kind":      {with(func(f *Flags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
+		"refiner":         {with(func(f *Flags) { f.Refiner = "gpt" }), "unknown --refiner"},
+		"openai no model": {with(func(f *Flags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
+		"stray endpoint":  {with(func(f *Flags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
 	}
 	for name, c := range cases {
-		err := Control(context.Background(), c.f, nil)
+		err := Execute(context.Background(), c.f, nil)
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}

@@ -1,4 +1,4 @@
-package stage
+package control
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Fixtures of the control and validate stage tests (the same as the
-// refiner's and the validator's own tests use).
+// Fixtures of the control stage tests (the same as the refiner's own
+// tests use).
 
 const heat = "pick_heat_then_place_in_recep"
 const cool = "pick_cool_then_place_in_recep"
@@ -56,15 +56,4 @@ func build(t *testing.T, trajs []table.Trajectory) ([]table.Card, []table.TypeEv
 func chat(content string) string {
 	b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"message": map[string]string{"role": "assistant", "content": content}}}})
 	return string(b)
-}
-
-func cards() []table.Card {
-	return []table.Card{
-		{CardID: "c1", TaskType: "a"}, {CardID: "c2", TaskType: "a"}, {CardID: "c3", TaskType: "a"},
-		{CardID: "c4", TaskType: "b"}, {CardID: "c5", TaskType: "b"},
-	}
-}
-
-func prop(prim, op, typ, layer, text string, targets []string, sup ...string) table.Proposal {
-	return table.Proposal{ProposalID: "p1", TaskType: typ, Primitive: prim, Op: op, Layer: layer, Text: text, Targets: targets, Support: sup}
 }

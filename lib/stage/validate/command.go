@@ -1,4 +1,4 @@
-package stage
+package validate
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 	"github.com/pats-rl/pats/lib/validate"
 )
 
-// ValidateFlags are the validate command's options.
-type ValidateFlags struct {
+// Flags are the validate command's options.
+type Flags struct {
 	Scaffold  string // snapshot k
 	Proposals string // proposals of iteration k
 	Cards     string // cards of iteration k
@@ -37,12 +38,12 @@ func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
 	return func(s string) int { return len(tok.Encode(s)) }, tok.Hash()
 }
 
-// Validate runs the validator: it reads snapshot k, the proposals and the
+// Execute runs the validator: it reads snapshot k, the proposals and the
 // cards of iteration k, applies Apply, and writes the decisions and then
 // snapshot k+1 (version k+1, parent = hash of k), each atomically. The
 // snapshot is written last: it is the commit. With no accepted proposal
 // snapshot k+1 has k's items and the next version. stdout is unused.
-func Validate(ctx context.Context, f ValidateFlags, stdout io.Writer) error {
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	switch {
 	case f.Scaffold == "":
 		return command.Usagef("--scaffold is required (snapshot k)")
@@ -76,7 +77,7 @@ func Validate(ctx context.Context, f ValidateFlags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k, err := cardsIteration(cards, f.Cards)
+	k, err := stage.CardsIteration(cards, f.Cards)
 	if err != nil {
 		return err
 	}
@@ -133,16 +134,16 @@ func Validate(ctx context.Context, f ValidateFlags, stdout io.Writer) error {
 	return nil
 }
 
-// ValidateInitFlags are the options of `validate init`.
-type ValidateInitFlags struct {
+// InitFlags are the options of `validate init`.
+type InitFlags struct {
 	From   string // items.yaml; empty: an empty snapshot
 	Output string
 	Tok    tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 }
 
-// ValidateInit writes snapshot version 0: empty, or seeded from an items file
+// Init writes snapshot version 0: empty, or seeded from an items file
 // (scaffold.ParseItems).
-func ValidateInit(f ValidateInitFlags) error {
+func Init(f InitFlags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (snapshot 0)")
 	}
@@ -170,18 +171,18 @@ func ValidateInit(f ValidateInitFlags) error {
 	return scaffold.WriteSnapshot(f.Output, scaffold.Snapshot{Items: items, Version: 0, Tokenizer: tokHash}, meta)
 }
 
-// ValidateDiffFlags are the options of `validate diff`.
-type ValidateDiffFlags struct {
+// DiffFlags are the options of `validate diff`.
+type DiffFlags struct {
 	Old, New  string // snapshots k and k+1 (any two snapshots)
 	Proposals string // optional, with Decisions: merges are read from them
 	Decisions string
 }
 
-// ValidateDiff prints what changed from one snapshot to another: added (+),
+// Diff prints what changed from one snapshot to another: added (+),
 // changed (~), merged (>) and removed (-) items (scaffold.DiffItems). With
 // the proposals and decisions of the step, merges are the accepted merge
 // proposals; otherwise they are inferred.
-func ValidateDiff(f ValidateDiffFlags, stdout io.Writer) error {
+func Diff(f DiffFlags, stdout io.Writer) error {
 	if (f.Proposals == "") != (f.Decisions == "") {
 		return command.Usagef("--proposals and --decisions go together")
 	}
@@ -216,17 +217,17 @@ func ValidateDiff(f ValidateDiffFlags, stdout io.Writer) error {
 	return nil
 }
 
-// ValidateShowFlags are the options of `validate show`.
-type ValidateShowFlags struct {
+// ShowFlags are the options of `validate show`.
+type ShowFlags struct {
 	Snapshot string
 	Budget   int      // tokens; 0: no limit
 	Types    []string // task types; empty: every type the snapshot mentions
 	Tok      tokenizer.Tokenizer
 }
 
-// ValidateShow prints the rendered scaffold z of each task type (scaffold.Show),
+// Show prints the rendered scaffold z of each task type (scaffold.Show),
 // as rollout puts it into the context with the same budget and tokenizer.
-func ValidateShow(f ValidateShowFlags, stdout io.Writer) error {
+func Show(f ShowFlags, stdout io.Writer) error {
 	if f.Budget < 0 {
 		return command.Usagef("--budget must not be negative, got %d", f.Budget)
 	}
@@ -268,19 +269,4 @@ func trimPrefix(s, prefix string) string {
 		return "line " + rest
 	}
 	return strings.TrimSpace(rest)
-}
-
-// cardsIteration returns the one iteration of cards; cards of several
-// iterations, or none, are an input error naming path.
-func cardsIteration(cards []table.Card, path string) (int32, error) {
-	if len(cards) == 0 {
-		return 0, &table.InputError{Path: path, Problem: "no cards"}
-	}
-	k := cards[0].Iteration
-	for _, c := range cards {
-		if c.Iteration != k {
-			return 0, &table.InputError{Path: path, Problem: fmt.Sprintf("cards of iterations %d and %d: give one iteration's cards", k, c.Iteration)}
-		}
-	}
-	return k, nil
 }
