@@ -1,6 +1,11 @@
 package control
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/validate"
+)
 
 // Settings are the options of the scaffold loop that the control and
 // validate commands share, so that a pipeline passes one set of flags to
@@ -13,13 +18,11 @@ type Settings struct {
 }
 
 // Metadata keys that the control and validate commands both write into
-// their outputs (table.Meta.Extra: proposals, controller state, decisions,
-// snapshots). validate compares MetaScaffold of the proposals with the
-// snapshot it is given, so the two commands must share these names.
+// their outputs (scaffold.MetaIteration and the others).
 const (
-	MetaIteration       = "iteration"        // the cards' iteration k
-	MetaScaffold        = "scaffold"         // scaffold.Hash of the snapshot the proposals were made for
-	MetaScaffoldVersion = "scaffold_version" // its version
+	MetaIteration       = scaffold.MetaIteration
+	MetaScaffold        = scaffold.MetaScaffold
+	MetaScaffoldVersion = scaffold.MetaScaffoldVersion
 )
 
 // DefaultSettings returns DefaultOptions, MinSupport 2 and MaxItemTokens 40.
@@ -39,4 +42,15 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("--max-item-tokens must be at least 1, got %d", s.MaxItemTokens)
 	}
 	return nil
+}
+
+// Validation returns the validator's options (validate.DefaultOptions)
+// with the caps and quota of o, for proposals of iteration.
+func (c Options) Validation(iteration int32) validate.Options {
+	o := validate.DefaultOptions()
+	o.Iteration = iteration
+	o.ExpandQuota = c.ExpandQuota
+	o.MaxItems, o.MaxTokens = c.MaxItems, c.MaxTokens
+	o.MaxGeneralItems, o.MaxGeneralTokens = c.MaxGeneralItems, c.MaxGeneralTokens
+	return o
 }

@@ -95,7 +95,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
 	s := f.Settings
-	opts := validate.FromControl(s.Control, k)
+	opts := s.Control.Validation(k)
 	opts.MinSupport, opts.MaxItemTokens, opts.Count = s.MinSupport, s.MaxItemTokens, count
 	next, decisions := validate.Apply(items, props, cards, opts)
 	acc := 0
