@@ -75,7 +75,7 @@ func app() *cli.App {
 				Usage:     "write snapshot 0: empty, or seeded from a hand-written items file",
 				UsageText: "validate init [--from items.yaml] -o snap/0.parquet",
 				Description: "items.yaml lists items with layer (general, task, mistake), task_type (task and mistake\n" +
-					"items only), text (one line) and an optional id (a small YAML subset; lib/scaffold ParseItems):\n\n" +
+					"items only), text (one line) and an optional id (YAML; lib/scaffold ParseItems):\n\n" +
 					"  items:\n" +
 					"    - layer: general\n" +
 					"      text: Read the task and plan before acting.\n" +
