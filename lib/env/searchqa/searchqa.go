@@ -232,9 +232,6 @@ func (e *Env) Question(id string) (*Question, bool) {
 // NumPassages is the corpus size.
 func (e *Env) NumPassages() int { return len(e.w.passages) }
 
-// Passage returns the text of corpus passage i.
-func (e *Env) Passage(i int) string { return e.w.passages[i].text }
-
 // Search returns the texts of the top-3 passages for query, as search[query]
 // would show them.
 func (e *Env) Search(query string) []string {
