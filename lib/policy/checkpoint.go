@@ -70,20 +70,14 @@ func IsCheckpoint(dir string) bool {
 	return err == nil
 }
 
-// Load opens a checkpoint folder and its tokenizer.json.
+// Load opens a checkpoint folder and its tokenizer.json
+// (model.OpenFolder; errors do not repeat dir).
 func Load(dir string, o Options) (*Checkpoint, error) {
-	m, err := model.Load(dir)
+	f, err := model.OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenizer.Load(filepath.Join(dir, model.TokenizerFile))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	if tok.VocabSize() > m.Cfg.VocabSize {
-		return nil, fmt.Errorf("%s: tokenizer has %d ids, model vocabulary %d", dir, tok.VocabSize(), m.Cfg.VocabSize)
-	}
-	return New(dir, m, tok, o), nil
+	return New(dir, f.Model, f.Tok, o), nil
 }
 
 // New wraps a model already in memory.

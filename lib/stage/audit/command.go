@@ -11,7 +11,6 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
-	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // CreditFlags are audit credit's options.
@@ -115,14 +114,11 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 		return err
 	}
 	load := func(dir string) (*model.Model, error) {
-		m, err := model.Load(dir)
+		ck, err := model.OpenFolder(dir)
 		if err != nil {
 			return nil, command.Usagef("checkpoint %s: %v", dir, strings.ReplaceAll(err.Error(), "\n", " "))
 		}
-		tok, err := tokenizer.Load(dir + "/" + model.TokenizerFile)
-		if err != nil {
-			return nil, command.Usagef("checkpoint %s: no usable %s", dir, model.TokenizerFile)
-		}
+		m, tok := ck.Model, ck.Tok
 		for i := range traj {
 			r := &traj[i]
 			if r.Tokenizer != tok.Hash() {

@@ -55,27 +55,15 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if st, err := os.Stat(init); err != nil || !st.IsDir() {
 		return nil, command.Usagef("--%s %s: not tiny, small or a checkpoint folder", flag, init)
 	}
-	m, err := model.Load(init)
+	f, err := model.OpenFolder(init)
 	if err != nil {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
-	tp := filepath.Join(init, model.TokenizerFile)
-	js, err := os.ReadFile(tp)
-	if err != nil {
-		return nil, command.Usagef("--%s %s: checkpoint has no %s", flag, init, model.TokenizerFile)
-	}
-	tok, err := tokenizer.FromJSON(js)
-	if err != nil {
-		return nil, command.Usagef("--%s %s: %v", flag, tp, oneLine(err))
-	}
-	if tok.VocabSize() > m.Cfg.VocabSize {
-		return nil, command.Usagef("--%s %s: tokenizer has %d ids, the model's vocabulary %d", flag, init, tok.VocabSize(), m.Cfg.VocabSize)
-	}
-	opt, err := model.LoadAdamW(init, m)
+	opt, err := model.LoadAdamW(init, f.Model)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
 	}
-	in := &Init{Model: m, Tok: tok, TokJSON: js, Opt: opt}
+	in := &Init{Model: f.Model, Tok: f.Tok, TokJSON: f.TokJSON, Opt: opt}
 	in.Hash, _ = weightsHash(init)
 	return in, nil
 }
