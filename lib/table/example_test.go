@@ -32,12 +32,12 @@ func Example() {
 		return
 	}
 	m := metas[0]
-	fmt.Println(m.Kind, m.SchemaVersion, m.Command, m.Seed)
+	fmt.Println(m.Kind, m.Command, m.Seed)
 	for _, r := range back {
 		fmt.Printf("%s %d %v %d %q\n", r.GroupID, r.Sample, r.Success, r.Steps, r.FailureMode)
 	}
 	// Output:
-	// trajectory 1 rollout --seed 1 1
+	// trajectory rollout --seed 1 1
 	// g1 0 true 6 ""
 	// g1 1 false 50 "max_steps"
 }
