@@ -1,7 +1,3 @@
-// Package builtin registers the built-in environments (household, shop,
-// searchqa) with lib/env: import it (for its side effect, or for Names)
-// where env.Open must know them. It sits beside the environments and
-// imports nothing else; nothing below the stage layer needs it.
 package builtin
 
 import (
