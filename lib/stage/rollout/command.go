@@ -5,12 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
 	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
@@ -39,8 +44,17 @@ type Flags struct {
 	MaxContext     int
 	Batch          int    // episodes decoding together (checkpoint policies)
 	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
 	Output         string
 	Progress       io.Writer
+
+	// TemperatureSet and TopPSet say the user gave them; otherwise a
+	// checkpoint's generation_config.json supplies them.
+	TemperatureSet, TopPSet bool
+	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty          float64 // reward less per answer without a well-formed action
+	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 }
 
 // Options resolves the flags: opens the environment, the policy, the
@@ -87,7 +101,18 @@ func (f Flags) Options() (rollout.Options, error) {
 		if err != nil {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
+		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
 		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
+	}
+	if f.Tokenizer != "" {
+		if _, isCk := o.Policy.(rollout.CheckpointPolicy); isCk {
+			return o, command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+		}
+		tok, err := tokenizer.Load(filepath.Join(f.Tokenizer, model.TokenizerFile))
+		if err != nil {
+			return o, command.Usagef("--tokenizer %s: %v", f.Tokenizer, err)
+		}
+		o.Tok = tok
 	}
 	if o.Tok == nil {
 		tok, err := tokenizer.Builtin()
@@ -95,6 +120,9 @@ func (f Flags) Options() (rollout.Options, error) {
 			return o, err
 		}
 		o.Tok = tok
+	}
+	if err := chooseFormat(&o, f); err != nil {
+		return o, err
 	}
 	if f.Skills || f.SkillsDir != "" {
 		var lib *skill.Library
@@ -119,7 +147,50 @@ func (f Flags) Options() (rollout.Options, error) {
 			return o, err
 		}
 	}
+	if o.Hint, o.HintBody, err = rollout.HintFuncs(e, f.Hints, f.Seed); err != nil {
+		return o, command.Usagef("%v", err)
+	}
 	return o, nil
+}
+
+// chooseFormat sets the prompt format, the answer cap and the invalid
+// penalty; a format the policy's tokenizer cannot write is a usage error.
+func chooseFormat(o *rollout.Options, f Flags) error {
+	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	}
+	if !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0 {
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	}
+	dir, where := "", "the built-in tokenizer"
+	var eos []int32
+	ck, isCk := o.Policy.(rollout.CheckpointPolicy)
+	if f.Tokenizer != "" {
+		dir, where = f.Tokenizer, filepath.Join(f.Tokenizer, model.TokenizerFile)
+	}
+	if isCk {
+		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
+	}
+	name, from := f.PromptFormat, ""
+	if name == "" {
+		var err error
+		if name, err = policy.DefaultFormat(dir); err != nil {
+			return command.Usagef("%v", err)
+		}
+		from = " (the checkpoint's chat template)"
+	}
+	fm, err := policy.ChooseFormat(name, o.Tok, eos)
+	if err != nil {
+		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
+	}
+	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
+	if isCk {
+		ck.Opt.MaxActionTokens = f.MaxActionTokens
+		if f.MaxActionTokens == 0 && fm.Name() == "chatml" {
+			ck.Opt.MaxActionTokens = 512
+		}
+	}
+	return nil
 }
 
 // attachScaffold loads the snapshot --scaffold names and renders it for
