@@ -6,4 +6,9 @@
 // (unknown flag or value, a missing, empty, truncated or foreign input
 // file). Errors of kind 2 are made with Usagef or come from lib/table's
 // input errors.
+//
+// It is the CLI side of the stage layer (docs/architecture.md): besides the
+// exit point it holds the flag tables that more than one command shares
+// (CLIFlags, SettingsFrom and LoopHelp: the scaffold loop's settings of
+// control and validate). No domain package imports it.
 package command
