@@ -14,6 +14,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/report"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -39,6 +40,9 @@ func app() *cli.App {
 				Flags:     []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"}},
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, -1); err != nil {
+						return err
+					}
+					if err := output.Check(c.Args().Slice(), output.File("-o", c.String("output"))); err != nil {
 						return err
 					}
 					var tabs [][]table.Trajectory
@@ -194,15 +198,20 @@ func sweep(c *cli.Context) error {
 	}
 	res := report.Aggregate(runs, variants)
 	meta := table.Meta{Command: table.CommandLine()}
+	var u output.Unit
+	defer u.Abort()
 	if p := c.String("runs"); p != "" {
-		if err := table.WriteFile(p, runs, meta); err != nil {
+		if err := table.Stage(&u, p, runs, meta); err != nil {
 			return err
 		}
 	}
 	if p := c.String("output"); p != "" {
-		if err := table.WriteFile(p, res, meta); err != nil {
+		if err := table.Stage(&u, p, res, meta); err != nil {
 			return err
 		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
 	}
 	var b bytes.Buffer
 	report.WriteSweepMarkdown(&b, res, missing)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -38,7 +39,7 @@ func Code(err error) int {
 		return ExitOK
 	}
 	var u *UsageError
-	if errors.As(err, &u) || table.IsInputError(err) {
+	if errors.As(err, &u) || table.IsInputError(err) || output.IsRefusal(err) {
 		return ExitUsage
 	}
 	return ExitFailure

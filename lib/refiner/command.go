@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -93,10 +94,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return command.Usagef("-o is required (the proposals)")
 	case f.StateOut == "":
 		return command.Usagef("--state-out is required (the controller state after this iteration)")
-	case f.StateOut == f.Output:
-		return command.Usagef("--state-out and -o name the same file %s", f.Output)
 	case f.State != "" && f.State == f.StateOut:
 		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
+	}
+	if err := output.Check([]string{f.Cards, f.Scaffold, f.State}, output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
+		return err
 	}
 	if err := f.Settings.Validate(); err != nil {
 		return err
@@ -195,8 +197,13 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		extra[MetaReasonPrefix+s] = r
 	}
 	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: hashes, Extra: extra}
-	if err := table.WriteFile(f.Output, props, meta); err != nil {
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, f.Output, props, meta); err != nil {
 		return err
 	}
-	return table.WriteFile(f.StateOut, states, meta)
+	if err := table.Stage(&u, f.StateOut, states, meta); err != nil {
+		return err
+	}
+	return u.Commit()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -150,6 +151,9 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if len(f.Demos) == 0 {
 		return command.Usagef("--demos is required (trajectories to imitate)")
 	}
+	if err := output.Check(append([]string{f.Init}, f.Demos...), output.Checkpoint("-o", f.Output), output.File("--metrics", f.Metrics)); err != nil {
+		return err
+	}
 	if err := checkOptim(f.Config.Optim); err != nil {
 		return err
 	}
@@ -197,6 +201,10 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	}
 	if len(f.Traj) == 0 {
 		return command.Usagef("want at least one trajectory file (see --help)")
+	}
+	if err := output.Check(append([]string{f.Init, f.Ref}, f.Traj...), output.Checkpoint("-o", f.Output),
+		output.File("--metrics", f.Metrics), output.File("--advantages", f.Advantages)); err != nil {
+		return err
 	}
 	c := f.Config
 	if err := checkOptim(c.Optim); err != nil {
@@ -288,25 +296,28 @@ func adamCfg(wd float64) model.AdamWConfig {
 	return c
 }
 
-// finish writes the metrics and advantages files, then the checkpoint:
-// a checkpoint on disk means everything else of the run is there too.
+// finish writes the checkpoint, the metrics and the advantages as one
+// unit (lib/output): all complete in temporaries first, then renamed into
+// place, the checkpoint first; on any error none of them is written.
 func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
 	in *Init, opt *model.AdamW, inputs map[string]string, seed int64) error {
 	meta := func() table.Meta {
 		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs}
 	}
+	var u output.Unit
+	defer u.Abort()
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt}); err != nil {
+		return err
+	}
 	if metricsPath != "" {
-		if err := table.WriteFile(metricsPath, metrics, meta()); err != nil {
+		if err := table.Stage(&u, metricsPath, metrics, meta()); err != nil {
 			return fmt.Errorf("write %s: %w", metricsPath, err)
 		}
 	}
 	if advPath != "" {
-		if err := table.WriteFile(advPath, adv, meta()); err != nil {
+		if err := table.Stage(&u, advPath, adv, meta()); err != nil {
 			return fmt.Errorf("write %s: %w", advPath, err)
 		}
 	}
-	if err := in.Model.SaveWith(out, in.TokJSON, model.SaveOptions{Optimizer: opt}); err != nil {
-		return err
-	}
-	return nil
+	return u.Commit()
 }

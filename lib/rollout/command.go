@@ -14,6 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -154,6 +155,9 @@ func attachScaffold(o *Options, f Flags) error {
 func Execute(ctx context.Context, f Flags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	}
+	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
 	}
 	o, err := f.Options()
 	if err != nil {
