@@ -70,3 +70,23 @@ func TestSubcommandUsageError(t *testing.T) {
 		t.Errorf("good subcommand: exit %d", c)
 	}
 }
+
+func TestMissingOrUnknownSubcommand(t *testing.T) {
+	app := func() *cli.App {
+		return &cli.App{Name: "x", Commands: []*cli.Command{{Name: "sub", Action: func(*cli.Context) error { return nil }}}}
+	}
+	var sink discard
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"x"}, ExitUsage},
+		{[]string{"x", "foo"}, ExitUsage},
+		{[]string{"x", "sub"}, ExitOK},
+		{[]string{"x", "--help"}, ExitOK},
+	} {
+		if got := Run(app(), c.args, &sink); got != c.want {
+			t.Errorf("%v: exit %d, want %d", c.args, got, c.want)
+		}
+	}
+}

@@ -68,12 +68,40 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := app.RunContext(ctx, reorder(app, args))
+	err := subcommand(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorder(app, args))
+	}
 	if err != nil {
 		msg := strings.ReplaceAll(err.Error(), "\n", " ")
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
 	}
 	return Code(err)
+}
+
+// subcommand refuses a missing or unknown subcommand of an app that has
+// subcommands and no action of its own (usage: exit 2).
+func subcommand(app *cli.App, args []string) error {
+	if app.Action != nil || len(app.Commands) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range app.Commands {
+		names = append(names, c.Name)
+	}
+	if len(args) < 2 {
+		return Usagef("want a subcommand: %s (see --help)", strings.Join(names, ", "))
+	}
+	a := args[1]
+	if a == "help" || strings.HasPrefix(a, "-") {
+		return nil
+	}
+	for _, c := range app.Commands {
+		if c.HasName(a) {
+			return nil
+		}
+	}
+	return Usagef("unknown subcommand %q: want %s (see --help)", a, strings.Join(names, ", "))
 }
 
 // Main runs app on the process arguments and exits.

@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
-	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -49,6 +51,23 @@ type Flags struct {
 	Progress io.Writer           // one line per scope when non-nil
 }
 
+// CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
+// with a host. Its message never repeats credentials written in the URL.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	shown := table.Scrub(endpoint)
+	if err != nil {
+		return fmt.Errorf("--endpoint %q is not a URL", shown)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("--endpoint %q: want an http:// or https:// URL", shown)
+	}
+	if u.Host == "" || strings.ContainsAny(endpoint, " \t\n") {
+		return fmt.Errorf("--endpoint %q: want a URL with a host and no spaces", shown)
+	}
+	return nil
+}
+
 // NewRefiner returns the refiner the flags name; unknown names and a
 // missing endpoint or model for openai are usage errors.
 func (f Flags) NewRefiner() (Refiner, error) {
@@ -61,6 +80,9 @@ func (f Flags) NewRefiner() (Refiner, error) {
 	case "openai":
 		if f.Endpoint == "" || f.Model == "" {
 			return nil, command.Usagef("--refiner openai needs --endpoint and --model")
+		}
+		if err := CheckEndpoint(f.Endpoint); err != nil {
+			return nil, command.Usagef("%v", err)
 		}
 		if f.Timeout <= 0 {
 			return nil, command.Usagef("--timeout must be positive, got %s", f.Timeout)
