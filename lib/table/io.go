@@ -153,9 +153,13 @@ func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
 	}
 	var rows []T
 	metas := make([]Meta, 0, len(files))
+	seen := map[string]string{}
 	for _, f := range files {
 		r, m, err := readOne[T](f, k, cols)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkRows(f, r, seen); err != nil {
 			return nil, nil, err
 		}
 		if rows == nil {
