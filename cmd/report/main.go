@@ -13,8 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/report"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/report"
 	"github.com/pats-rl/pats/lib/table"
 )
 

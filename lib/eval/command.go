@@ -5,8 +5,8 @@ import (
 	"io"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
-	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
