@@ -41,6 +41,7 @@ func app() *cli.App {
 			&cli.Float64Flag{Name: "temperature", Value: 1.0, Usage: "sampling temperature"},
 			&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass"},
 			&cli.BoolFlag{Name: "greedy", Usage: "greedy decoding"},
+			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
 			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
 		},
@@ -57,7 +58,7 @@ func app() *cli.App {
 					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
-					MaxContext: c.Int("max-context"), Progress: command.Progress(),
+					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), Progress: command.Progress(),
 				},
 			}, os.Stdout)
 		},

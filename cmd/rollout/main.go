@@ -43,6 +43,7 @@ func app() *cli.App {
 			&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass (checkpoint policies)"},
 			&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 			&cli.IntFlag{Name: "batch", Value: 32, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
+			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
 		},
@@ -56,7 +57,7 @@ func app() *cli.App {
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
 				Slate: c.Int("slate"), TextRead: c.String("text-read"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
-				MaxContext: c.Int("max-context"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
+				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
 			})
 		},
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pats-rl/pats/lib/cleanup"
 )
 
 // Refusal is an output path refused before any work: bad usage.
@@ -190,6 +192,7 @@ type staged struct {
 	tmp  string // temporary sibling holding the new content
 	dir  bool
 	buf  *bytes.Buffer // stdout: the bytes to write at Commit
+	undo func()        // removes the temporary's entry from lib/cleanup
 }
 
 // Unit collects the outputs of one run and puts them in place together.
@@ -241,11 +244,13 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
+	undo := cleanup.Add(func() { os.Remove(tmp.Name()) })
 	ok := false
 	defer func() {
 		if !ok {
 			tmp.Close()
 			os.Remove(tmp.Name())
+			undo()
 		}
 	}()
 	bw := newBuffered(tmp)
@@ -265,7 +270,7 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	ok = true
-	u.staged = append(u.staged, staged{path: real, tmp: tmp.Name()})
+	u.staged = append(u.staged, staged{path: real, tmp: tmp.Name(), undo: undo})
 	return nil
 }
 
@@ -292,10 +297,12 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
+	undo := cleanup.Add(func() { os.RemoveAll(tmp) })
 	ok := false
 	defer func() {
 		if !ok {
 			os.RemoveAll(tmp)
+			undo()
 		}
 	}()
 	if err := fill(tmp); err != nil {
@@ -309,7 +316,7 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 		return err
 	}
 	ok = true
-	u.staged = append(u.staged, staged{path: dir, tmp: tmp, dir: true})
+	u.staged = append(u.staged, staged{path: dir, tmp: tmp, dir: true, undo: undo})
 	return nil
 }
 
@@ -337,6 +344,7 @@ func (u *Unit) Commit() error {
 			return fmt.Errorf("%s: %w", s.path, err)
 		}
 		s.tmp = ""
+		s.undo()
 		syncDir(filepath.Dir(s.path))
 	}
 	u.done = true
@@ -356,6 +364,7 @@ func (u *Unit) Abort() {
 		if t := u.staged[i].tmp; t != "" {
 			os.RemoveAll(t)
 			u.staged[i].tmp = ""
+			u.staged[i].undo()
 		}
 	}
 }

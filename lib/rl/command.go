@@ -157,8 +157,11 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if err := checkOptim(f.Config.Optim); err != nil {
 		return err
 	}
-	if f.Config.Epochs < 1 || f.Config.BatchTokens < 1 {
-		return command.Usagef("--epochs and --batch-tokens must be at least 1")
+	if err := checkTraining(f.Config.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if f.Config.BatchTokens < 1 {
+		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
 	in, err := LoadInit("init", f.Init, f.Seed)
 	if err != nil {
@@ -210,8 +213,11 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if err := checkOptim(c.Optim); err != nil {
 		return err
 	}
-	if c.Epochs < 1 || c.Minibatch < 0 {
-		return command.Usagef("--epochs must be at least 1 and --minibatch not negative")
+	if err := checkTraining(c.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if c.Minibatch < 0 {
+		return command.Usagef("--minibatch must not be negative, got %d", c.Minibatch)
 	}
 	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
 		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
@@ -284,8 +290,25 @@ func checkOptim(o OptimConfig) error {
 	if o.Warmup < 0 || o.Warmup > 1 {
 		return command.Usagef("--warmup must be a share of the steps in [0, 1], got %v", o.Warmup)
 	}
-	if o.MaxGradNorm < 0 {
-		return command.Usagef("--max-grad-norm must not be negative")
+	if !(o.MaxGradNorm >= 0) || notFinite(o.MaxGradNorm) {
+		return command.Usagef("--max-grad-norm must be a finite number, 0 or more (0: no clipping), got %v", o.MaxGradNorm)
+	}
+	if !(o.MinLRRatio >= 0 && o.MinLRRatio <= 1) {
+		return command.Usagef("--min-lr-ratio must be a share of --lr in [0, 1], got %v", o.MinLRRatio)
+	}
+	return nil
+}
+
+// MaxEpochs bounds --epochs, so that a mistyped count is refused before
+// the schedule for it is built.
+const MaxEpochs = 100000
+
+func checkTraining(epochs int, weightDecay float64) error {
+	if epochs < 1 || epochs > MaxEpochs {
+		return command.Usagef("--epochs must be from 1 to %d, got %d", MaxEpochs, epochs)
+	}
+	if !(weightDecay >= 0) || notFinite(weightDecay) {
+		return command.Usagef("--weight-decay must be a finite number, 0 or more, got %v", weightDecay)
 	}
 	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
@@ -36,10 +38,43 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
-	Batch          int    // episodes decoding together (checkpoint policies)
-	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
+	Batch          int           // episodes decoding together (checkpoint policies)
+	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
+	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
 	Output         string
 	Progress       io.Writer
+}
+
+// MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
+// that a mistyped count is refused before memory for it is allocated.
+const MaxEpisodes = 1 << 20
+
+// Check checks the values of the flags that need no file or environment:
+// counts, and the sampling settings (finite, in range).
+func (f Flags) Check() error {
+	switch {
+	case f.Group < 1:
+		return command.Usagef("--group must be at least 1, got %d", f.Group)
+	case f.Group > MaxEpisodes:
+		return command.Usagef("--group %d is more than one run's limit of %d episodes", f.Group, MaxEpisodes)
+	case f.Tasks < 0:
+		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
+		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
+	case !(f.TopP > 0 && f.TopP <= 1):
+		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
+	case f.MaxContext < 1:
+		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
+	case f.Batch < 0:
+		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
+	case (f.Skills || f.SkillsDir != "") && f.Slate < 1:
+		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
+	case f.StepTimeout < 0:
+		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
+	case f.ScaffoldBudget < 0:
+		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	return nil
 }
 
 // Options resolves the flags: opens the environment, the policy, the
@@ -47,7 +82,10 @@ type Flags struct {
 // values are usage errors.
 func (f Flags) Options() (Options, error) {
 	var o Options
-	e, err := env.Open(f.Env)
+	if err := f.Check(); err != nil {
+		return o, err
+	}
+	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
 	if err != nil {
 		return o, command.Usagef("%v", err)
 	}
@@ -65,8 +103,19 @@ func (f Flags) Options() (Options, error) {
 	if f.Group < 1 {
 		return o, command.Usagef("--group must be at least 1, got %d", f.Group)
 	}
-	if f.Tasks < 0 {
-		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	all, err := e.Tasks(f.Split)
+	if err != nil {
+		return o, command.Usagef("split %s of %s: %v", f.Split, f.Env, err)
+	}
+	if f.Tasks > len(all) {
+		return o, command.Usagef("--tasks %d: split %s of %s has only %d tasks", f.Tasks, f.Split, f.Env, len(all))
+	}
+	n := f.Tasks
+	if n == 0 {
+		n = len(all)
+	}
+	if int64(n)*int64(f.Group) > MaxEpisodes {
+		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
 	}
 	o = Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
 		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
@@ -155,6 +204,9 @@ func attachScaffold(o *Options, f Flags) error {
 func Execute(ctx context.Context, f Flags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	}
+	if f.Batch < 1 {
+		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
 	}
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -291,6 +292,12 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 		observe(drv, st.Observation)
 		agent.Observe(c, st.Observation)
+	}
+	if math.IsNaN(reward) || math.IsInf(reward, 0) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: the episode's reward %v is not finite (step rewards must add up to a finite number)", taskID, sample, reward)}
+	}
+	if !(score >= 0 && score <= 1) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: score %v is not in [0, 1]", taskID, sample, score)}
 	}
 	tr.Success, tr.Score, tr.Reward, tr.Steps = success, score, reward, int32(steps)
 	tr.Features = append([]string{}, ep.Features()...)
