@@ -50,9 +50,12 @@ func TestCases(t *testing.T) {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	dirs, err := filepath.Glob(filepath.Join("testdata", "cases", "*", "*"))
+	dirs, err := filepath.Glob(filepath.Join("testdata", "cases", "*", "*", "cmd"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no cases: %v", err)
+	}
+	for i := range dirs {
+		dirs[i] = filepath.Dir(dirs[i])
 	}
 	sort.Strings(dirs)
 	fixBefore := snapshot(t, fixDir)
@@ -138,6 +141,7 @@ func runCase(t *testing.T, dir string) {
 	if stderr.Len() == 0 {
 		lines = nil
 	}
+	t.Logf("exit %d, stderr: %s", code, strings.TrimSpace(stderr.String()))
 	if code != want.exit {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, want.exit, stderr.String())
 	}
@@ -206,6 +210,10 @@ func buildAll() (bin, fix string, err error) {
 	c := exec.Command(goTool, "build", "-o", bin+string(os.PathSeparator), "./cmd/...")
 	if out, err := c.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	c = exec.Command(goTool, "build", "-o", filepath.Join(bin, "mkbad"), "./testdata/cases/mkbad")
+	if out, err := c.CombinedOutput(); err != nil {
+		return "", "", fmt.Errorf("go build mkbad: %v\n%s", err, out)
 	}
 	if err := os.Mkdir(fix, 0o755); err != nil {
 		return "", "", err
