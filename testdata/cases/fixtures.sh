@@ -12,3 +12,4 @@ for m in cards-nan-success cards-success-range cards-negative-count cards-contra
 done
 mkbad traj-nan-reward traj.parquet bad/traj-nan-reward.parquet
 mkbad traj-roles-short traj.parquet bad/traj-roles-short.parquet
+mkbad traj-null-reward traj.parquet bad/traj-null-reward.parquet

@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -74,6 +77,53 @@ func run(mutation, in, out string) error {
 			rows[0].Roles = rows[0].Roles[:len(rows[0].Roles)-1]
 		}
 		return write(out, rows)
+	case "traj-null-reward":
+		rows, _, err := table.ReadFiles[table.Trajectory](in)
+		if err != nil {
+			return err
+		}
+		return writeNullReward(out, rows)
 	}
 	return fmt.Errorf("unknown mutation %q", mutation)
+}
+
+// writeNullReward writes rows as another tool might: with a nullable
+// reward column, NULL in the first row.
+func writeNullReward(out string, rows []table.Trajectory) error {
+	base := reflect.TypeOf(table.Trajectory{})
+	fields := make([]reflect.StructField, base.NumField())
+	for i := range fields {
+		fields[i] = base.Field(i)
+		if fields[i].Name == "Reward" {
+			fields[i].Type = reflect.TypeOf((*float64)(nil))
+			fields[i].Tag = `parquet:"reward,optional"`
+		}
+	}
+	typ := reflect.StructOf(fields)
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	w := parquet.NewWriter(f, parquet.SchemaOf(reflect.New(typ).Elem().Interface()))
+	for i, r := range rows {
+		v := reflect.New(typ).Elem()
+		src := reflect.ValueOf(r)
+		for j := range fields {
+			if fields[j].Name == "Reward" {
+				if i > 0 {
+					x := r.Reward
+					v.Field(j).Set(reflect.ValueOf(&x))
+				}
+				continue
+			}
+			v.Field(j).Set(src.Field(j))
+		}
+		if err := w.Write(v.Interface()); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return f.Close()
 }
