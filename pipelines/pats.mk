@@ -66,7 +66,8 @@ MAX_CONTEXT  ?= 4096
 BUDGET       ?= 400
 # 1: a skill slate in every rollout and evaluation
 SKILLS       ?= 0
-# broadcast or skillgate
+# broadcast, skillgate, or gigpo (GiGPO's step-level credit on top of the
+# variant's credit: broadcast, or skillgate for the skillgate variant)
 CREDIT       ?= broadcast
 # with skills on: the first read of the demonstrations, one shard of
 # DEMO_TASKS / (number of modes) tasks per mode (rollout --text-read)
@@ -129,6 +130,11 @@ V_B0       := expert
 else ifeq ($(VARIANT),decay)
 V_ADAPT    := 0
 V_DECAY    := 1
+else ifeq ($(VARIANT),gigpo)
+V_SCAFFOLD := 0
+V_ADAPT    := 0
+V_B0       := none
+V_CREDIT   := gigpo
 else ifeq ($(VARIANT),skillgate)
 V_SCAFFOLD := 0
 V_ADAPT    := 0
@@ -142,8 +148,11 @@ V_B0       := none
 V_SKILLS   := 1
 V_CREDIT   := broadcast
 else
-$(error VARIANT=$(VARIANT): want pats, grpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, keep, decay, skillgate or broadcast)
+$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, keep, decay, skillgate or broadcast)
 endif
+# CREDIT=gigpo adds the step-level credit to any variant's own credit.
+V_STEP     := $(if $(filter gigpo,$(CREDIT) $(V_CREDIT)),gigpo,none)
+V_CREDIT   := $(patsubst gigpo,broadcast,$(V_CREDIT))
 SKILL_FLAG := $(if $(filter 1,$(V_SKILLS)),--skills)
 # This run's base. A run without a scaffold starts GRPO from the base itself
 # (nothing to teach the format of): its warm-up is a copy of the base's.
@@ -279,7 +288,7 @@ $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call 
 
 $(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
 	@mkdir -p $(R)/adv
-	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
 
 ifeq ($(V_ADAPT),1)
 $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet

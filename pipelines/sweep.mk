@@ -4,7 +4,7 @@
 # runs/sweep/results.md, results.parquet (mean and spread over seeds) and
 # runs.parquet (one row per run). Sizes pass through to every run:
 #   make -j2 sweep VARIANTS="pats grpo" SEEDS="1 2 3" ITERS=3 TASKS=6
-ALL_VARIANTS := pats grpo static frozen expand-only no-revise traj-cards warm-start keep decay skillgate broadcast
+ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start keep decay skillgate broadcast
 VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep
@@ -20,9 +20,9 @@ sweep: $(SWEEP)/results.md
 # Warm-ups are shared: variants whose B_0, demonstrations and ckpt/0 are
 # the same bytes (same B_0 recipe, same skill setting, same seed) copy them
 # from one warm-up run, runs/sweep/warmup-KIND-sSEED (pats.mk WARMUP=).
-# KIND: evidence (B_0 from evidence), none (grpo), expert (warm-start),
+# KIND: evidence (B_0 from evidence), none (grpo, gigpo), expert (warm-start),
 # skills (no scaffold, skill slates on: skillgate and broadcast).
-warmup_kind   = $(if $(filter grpo,$(1)),none,$(if $(filter warm-start,$(1)),expert,$(if $(filter skillgate broadcast,$(1)),skills,evidence)))
+warmup_kind   = $(if $(filter grpo gigpo,$(1)),none,$(if $(filter warm-start,$(1)),expert,$(if $(filter skillgate broadcast,$(1)),skills,evidence)))
 warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter expert,$(1)),warm-start,$(if $(filter skills,$(1)),skillgate,pats)))
 SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # Empty: one warm-up per kind and seed. A seed (WARMUP_SEED=1): every seed's

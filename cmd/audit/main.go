@@ -33,6 +33,8 @@ func app() *cli.App {
 					"(1) the share of the absolute credit that lands on skill-name tokens (mean over episodes);\n" +
 					"(2) the share of right reads whose credit is negative; (3) the mean sign of the credit of\n" +
 					"right and of wrong reads. A read's credit is the mean advantage on its skill-name tokens.\n" +
+					"(4) GiGPO's anchor coverage: the share of the bin's turns whose step key (step_keys) another\n" +
+					"turn of the same group shares, that is, turns in a step group of two or more.\n" +
 					"Each measure's Spearman rank correlation with the horizon is taken over all episodes or\n" +
 					"reads. Prints a Markdown table.\n\n" +
 					"Examples:\n" +

@@ -91,28 +91,42 @@ func app() *cli.App {
 					"credit), a PPO clipped surrogate on the policy-written tokens with the ratio taken against\n" +
 					"the trajectories' behaviour log-probabilities, plus --kl times the k3 KL estimate to --ref.\n" +
 					"--credit skillgate sends the outcome advantage to execution tokens only and a selection\n" +
-					"advantage (+select-coef for a single right read, -select-coef for a wrong, misleading or\n" +
-					"repeated read) to skill-name tokens only; with --select-norm channel (the default) the\n" +
-					"selection tokens form a loss term of their own, averaged apart from the execution tokens,\n" +
-					"so that a skill name is not diluted by the length of the episode around it.\n" +
+					"advantage to skill-name tokens only: with --select-baseline group (the default) each read\n" +
+					"action's utility (1 when the episode's single read is the right skill, else 0) minus the\n" +
+					"mean utility of the group's read actions, its loss term scaled by --select-coef; with\n" +
+					"--select-baseline none +select-coef for a single right read, -select-coef otherwise. With\n" +
+					"--select-norm channel (the default) the selection tokens form a loss term of their own,\n" +
+					"averaged apart from the execution tokens. --drop-flat-groups leaves groups whose rewards\n" +
+					"are all equal out of the update.\n" +
+					"--credit gigpo (or --step-credit gigpo beside --credit skillgate) adds GiGPO's step-level\n" +
+					"advantage: each turn's discounted return (--gamma) relative to the group's turns that\n" +
+					"acted from the same state (step_keys), normalised as --adv-norm says, times --step-weight,\n" +
+					"on the execution tokens of that turn (never on skill-name tokens under skillgate).\n" +
 					"The optimizer state of --init carries over.\n" +
 					"Log-probabilities are taken at temperature 1: roll out at temperature 1 for on-policy ratios.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --advantages adv/3.parquet\n" +
+					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit gigpo --gamma 0.95 --advantages adv/3.parquet\n" +
+					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --step-credit gigpo\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16",
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "init", Usage: "checkpoint folder of the policy that made the trajectories"},
 					&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
 					&cli.StringFlag{Name: "advantages", Usage: "write the per-token advantages and channels used to this file"},
-					&cli.StringFlag{Name: "credit", Value: "broadcast", Usage: "broadcast or skillgate"},
+					&cli.StringFlag{Name: "credit", Value: "broadcast", Usage: "broadcast, skillgate, or gigpo (broadcast plus GiGPO's step credit)"},
+					&cli.StringFlag{Name: "step-credit", Value: "none", Usage: "none or gigpo: the step-level credit added to the episode advantage"},
+					&cli.Float64Flag{Name: "gamma", Value: grpo.Gamma, Usage: "gigpo: discount of the per-turn returns"},
+					&cli.Float64Flag{Name: "step-weight", Value: grpo.StepWeight, Usage: "gigpo: weight of the step advantage added to the episode advantage"},
+					&cli.StringFlag{Name: "select-baseline", Value: "group", Usage: "skillgate: group (utility minus the group's mean over read actions) or none (+/-select-coef)"},
+					&cli.BoolFlag{Name: "drop-flat-groups", Usage: "leave groups whose rewards are all equal out of the update"},
 					&cli.StringFlag{Name: "adv-norm", Value: "std", Usage: "std: (r-mean)/std within a group; mean: r-mean"},
 					&cli.Float64Flag{Name: "clip", Value: grpo.Clip, Usage: "PPO ratio clip range"},
 					&cli.Float64Flag{Name: "kl", Value: grpo.KL, Usage: "coefficient of the k3 KL penalty to --ref"},
 					&cli.StringFlag{Name: "loss-agg", Value: "seq-mean", Usage: "seq-mean (per sequence, then over sequences) or token-mean"},
 					&cli.IntFlag{Name: "epochs", Value: grpo.Epochs, Usage: "passes over the trajectories"},
 					&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
-					&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "magnitude of the skillgate selection advantage"},
+					&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "skillgate: scale of the selection loss term (baseline group) or magnitude of the selection advantage (baseline none)"},
 					&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
 				}, optimFlags(grpo.Optim, "constant")...),
 				Action: func(c *cli.Context) error {
@@ -125,9 +139,13 @@ func app() *cli.App {
 					}
 					cfg := grpo
 					cfg.Optim, cfg.Progress = o, command.Progress()
-					if cfg.Credit, err = rl.ParseCredit(c.String("credit")); err != nil {
+					if cfg.Credit, cfg.Step, err = rl.ParseCredits(c.String("credit"), c.String("step-credit")); err != nil {
 						return command.Usagef("%v", err)
 					}
+					if cfg.SelectBaseline, err = rl.ParseSelectBaseline(c.String("select-baseline")); err != nil {
+						return command.Usagef("%v", err)
+					}
+					cfg.Gamma, cfg.StepWeight, cfg.DropFlat = c.Float64("gamma"), c.Float64("step-weight"), c.Bool("drop-flat-groups")
 					if cfg.Norm, err = rl.ParseAdvNorm(c.String("adv-norm")); err != nil {
 						return command.Usagef("%v", err)
 					}
@@ -142,7 +160,7 @@ func app() *cli.App {
 					return rl.ExecuteGRPO(c.Context, rl.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
 						Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
 						Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
-						WeightDecay: c.Float64("weight-decay")})
+						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter})
 				},
 			},
 		},

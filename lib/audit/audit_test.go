@@ -2,9 +2,12 @@ package audit
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
@@ -265,5 +268,52 @@ func TestScaffoldNLL(t *testing.T) {
 	}
 	if err := PlotScaffold(&png, rows); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
 		t.Errorf("plot: %v", err)
+	}
+}
+
+// TestAnchorCoverage works the anchor coverage out by hand: group g (2
+// steps each) keys a b / a c: a is shared, 2 of 4 turns; group h (4 steps
+// each) keys a x x y / z1 z2 z3 z4: x repeats within one episode and a
+// meets no a of group g, 2 of 8 turns. Episodes without step keys give
+// NaN.
+func TestAnchorCoverage(t *testing.T) {
+	var traj []table.Trajectory
+	var adv []table.TokenAdvantages
+	for i, c := range []struct {
+		group string
+		steps int
+		keys  []string
+	}{
+		{"g", 2, []string{"a", "b"}}, {"g", 2, []string{"a", "c"}},
+		{"h", 4, []string{"a", "x", "x", "y"}}, {"h", 4, []string{"z1", "z2", "z3", "z4"}},
+	} {
+		tr, a := broadcastEpisode(c.group, c.steps, "SAOA", 1)
+		tr.Sample, a.Sample = int32(i), int32(i)
+		tr.StepKeys = c.keys
+		traj, adv = append(traj, tr), append(adv, a)
+	}
+	rows, err := Credit(traj, adv, "traj", "adv", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][2]float64{}
+	for _, r := range rows {
+		got[fmt.Sprintf("%s %d", r.Horizon, r.Bin)] = [2]float64{float64(r.Turns), r.AnchorCoverage}
+	}
+	want := map[string][2]float64{"steps 0": {4, 0.5}, "steps 1": {8, 0.25}, "tokens 0": {12, 4.0 / 12}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("turns and coverage by bin (-want +got):\n%s", diff)
+	}
+	for i := range traj {
+		traj[i].StepKeys = nil
+	}
+	rows, err = Credit(traj, adv, "traj", "adv", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Turns != 0 || !math.IsNaN(r.AnchorCoverage) {
+			t.Errorf("without step keys: %d turns, coverage %v", r.Turns, r.AnchorCoverage)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -20,6 +21,8 @@ type episodeCredit struct {
 	steps, tokens float64
 	share         float64 // |credit| on skill-name tokens / |credit| on all tokens; NaN when uncredited
 	reads         []readCredit
+	turns         int // turns with a step key
+	anchored      int // of them, turns in a step group of two or more
 }
 
 func key(groupID string, sample int32) string { return fmt.Sprintf("%s\x00%d", groupID, sample) }
@@ -36,6 +39,12 @@ func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, 
 		}
 		byKey[k] = &adv[i]
 	}
+	keys := make([][]string, len(traj))
+	groups := make([]string, len(traj))
+	for i := range traj {
+		keys[i], groups[i] = traj[i].StepKeys, traj[i].GroupID
+	}
+	sizes := rl.StepGroupSizes(keys, groups)
 	out := make([]episodeCredit, 0, len(traj))
 	for i := range traj {
 		r := &traj[i]
@@ -49,7 +58,14 @@ func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, 
 		if len(r.ReadsRight) != len(r.Reads) {
 			return nil, &table.InputError{Path: trajPath, Problem: fmt.Sprintf("episode %s sample %d: %d reads but %d reads_right", r.GroupID, r.Sample, len(r.Reads), len(r.ReadsRight))}
 		}
-		out = append(out, reduce(r, a.Advantages))
+		e := reduce(r, a.Advantages)
+		e.turns = len(sizes[i])
+		for _, n := range sizes[i] {
+			if n >= 2 {
+				e.anchored++
+			}
+		}
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -230,7 +246,10 @@ func mean(xs []float64) float64 {
 // learn grpo gave them (joined on group_id and sample; paths name the
 // files in errors): for each horizon measure (steps, tokens) one row per
 // horizon bin (see Bins), with the Spearman correlations over all episodes
-// (share) or reads (the read measures) repeated on each row.
+// (share) or reads (the read measures) repeated on each row, and GiGPO's
+// anchor coverage of the bin's turns: the share whose step key another
+// turn of the same group (any episode, this one included) shares
+// (rl.StepGroupSizes), NaN when the bin's episodes record no step keys.
 func Credit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, advPath string, bins int) ([]table.CreditAudit, error) {
 	if bins < 1 {
 		return nil, fmt.Errorf("bins must be at least 1")
@@ -264,6 +283,8 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 		rightNeg := make([][]float64, nb)
 		rightSign := make([][]float64, nb)
 		wrongSign := make([][]float64, nb)
+		turns := make([]int, nb)
+		anchored := make([]int, nb)
 		for b := range rows {
 			rows[b] = table.CreditAudit{Horizon: hz, Bin: int32(b), Lo: math.Inf(1), Hi: math.Inf(-1)}
 		}
@@ -272,6 +293,8 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 			rw := &rows[b]
 			rw.Episodes++
 			rw.Lo, rw.Hi = math.Min(rw.Lo, h[i]), math.Max(rw.Hi, h[i])
+			turns[b] += e.turns
+			anchored[b] += e.anchored
 			if !math.IsNaN(e.share) {
 				shares[b] = append(shares[b], e.share)
 				shH, shV = append(shH, h[i]), append(shV, e.share)
@@ -302,6 +325,11 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 			rw.RightNegFrac = mean(rightNeg[b])
 			rw.RightSign = mean(rightSign[b])
 			rw.WrongSign = mean(wrongSign[b])
+			rw.Turns = int32(turns[b])
+			rw.AnchorCoverage = math.NaN()
+			if turns[b] > 0 {
+				rw.AnchorCoverage = float64(anchored[b]) / float64(turns[b])
+			}
 			rw.RhoSkillNameShare, rw.RhoRightNeg, rw.RhoRightSign, rw.RhoWrongSign = rhoShare, rhoNeg, rhoRight, rhoWrong
 		}
 		out = append(out, rows...)

@@ -11,9 +11,11 @@ import (
 // TestBroadcastVersusSkillGate audits the credit of real household
 // episodes (oracle with a skill slate: every episode reads the right skill
 // once) where half of each group is marked failed. Broadcast credit
-// punishes the right read of every failed episode; SkillGate credits every
-// single right read positively and puts far more of the loss weight on the
-// skill-name tokens.
+// punishes the right read of every failed episode; SkillGate without a
+// baseline credits every single right read positively and puts far more
+// of the loss weight on the skill-name tokens; with the group baseline no
+// right read is credited below 0, and only the group that also has a wrong
+// read credits its right reads at all.
 func TestBroadcastVersusSkillGate(t *testing.T) {
 	rows, err := rltest.Household(nil, 3, 4, 11, true, 0)
 	if err != nil {
@@ -32,9 +34,9 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 	twice.Reads = append(twice.Reads, "unrelated")
 	twice.ReadsRight = append(twice.ReadsRight, false)
 	twice.ReadsMisleading = append(twice.ReadsMisleading, false)
-	pooled := func(c rl.Credit) (share, neg, sign float64) {
+	pooled := func(c rl.Credit, b rl.SelectBaseline) (share, neg, sign float64) {
 		cfg := rl.DefaultGRPO()
-		cfg.Credit = c
+		cfg.Credit, cfg.SelectBaseline, cfg.SelectCoef = c, b, 1
 		_, adv := rl.Credits(rows, cfg)
 		out, err := Credit(rows, adv, "traj", "adv", 1)
 		if err != nil {
@@ -46,8 +48,17 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 		}
 		return r.SkillNameShare, r.RightNegFrac, r.RightSign
 	}
-	bs, bn, bsign := pooled(rl.Broadcast)
-	gs, gn, gsign := pooled(rl.SkillGate)
+	bs, bn, bsign := pooled(rl.Broadcast, rl.SelectNone)
+	gs, gn, gsign := pooled(rl.SkillGate, rl.SelectNone)
+	_, cn, csign := pooled(rl.SkillGate, rl.SelectGroup)
+	t.Logf("skillgate, group baseline: right reads credited < 0 %.2f, mean sign %.2f", cn, csign)
+	// Group baseline: the first group's read actions have utilities 1, 0,
+	// 0, 1, 1 (rows[1] read twice: two actions of utility 0), mean 3/5, so
+	// its three single right reads get +2/5; the other groups read only
+	// right (one utility): 0.
+	if n := float64(len(rows)); cn != 0 || csign != 3/(n-1) {
+		t.Errorf("skillgate, group baseline: right reads credited < 0 %v, mean sign %v; want 0 and %v", cn, csign, 3/(n-1))
+	}
 	t.Logf("broadcast: skill-name share %.4f, right reads credited < 0 %.2f, mean sign %.2f", bs, bn, bsign)
 	t.Logf("skillgate: skill-name share %.4f, right reads credited < 0 %.2f, mean sign %.2f", gs, gn, gsign)
 	// rows[1] (sample 1) succeeded: of the other single right reads, half

@@ -1,6 +1,8 @@
 package env
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"sort"
 	"sync"
@@ -66,6 +68,42 @@ type Step struct {
 	Success     bool
 	Score       float64 // in [0,1]; 1 on success
 	Valid       bool    // false when the environment did not understand or could not do the action
+	// Key is the anchor-state key of the state after the step, when the
+	// environment names its own; "" keys the state by StateKey(Observation).
+	Key string
+}
+
+// KeyedEpisode is an Episode whose environment names the anchor-state key
+// of its first state (see Step.Key); "" means StateKey(Observation()).
+type KeyedEpisode interface {
+	InitialKey() string
+}
+
+// StateKey is the anchor-state key of a state the agent is shown as the
+// observation text obs: the first 8 bytes of its SHA-256, in hex. Steps of
+// a group's episodes that act from states with one key form a GiGPO step
+// group (lib/rl).
+func StateKey(obs string) string {
+	h := sha256.Sum256([]byte(obs))
+	return hex.EncodeToString(h[:8])
+}
+
+// InitialKey is the anchor-state key of an episode's first state.
+func InitialKey(ep Episode) string {
+	if k, ok := ep.(KeyedEpisode); ok {
+		if key := k.InitialKey(); key != "" {
+			return key
+		}
+	}
+	return StateKey(ep.Observation())
+}
+
+// NextKey is the anchor-state key of the state after step st.
+func NextKey(st Step) string {
+	if st.Key != "" {
+		return st.Key
+	}
+	return StateKey(st.Observation)
 }
 
 // Agent picks actions. Policies (oracle, random, checkpoints) implement it.

@@ -98,6 +98,7 @@ type ResetResponse struct {
 	Admissible  []string `json:"admissible"`
 	MaxSteps    int      `json:"max_steps"`
 	Features    []string `json:"features"`
+	Key         string   `json:"key,omitempty"` // anchor-state key of the first state; "" = StateKey(observation)
 }
 
 // StepResponse answers step: the Step plus the episode's admissible actions
@@ -111,6 +112,7 @@ type StepResponse struct {
 	Valid       bool     `json:"valid"`
 	Admissible  []string `json:"admissible"`
 	Features    []string `json:"features"`
+	Key         string   `json:"key,omitempty"` // anchor-state key of the state after the step; "" = StateKey(observation)
 }
 
 // errorResponse answers any request that failed.
@@ -194,10 +196,14 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 			return errorResponse{Error: err.Error()}
 		}
 		s.episodes[req.Episode] = ep
-		return ResetResponse{
+		r := ResetResponse{
 			TaskID: ep.TaskID(), TaskType: ep.TaskType(), Goal: ep.Goal(), Observation: ep.Observation(),
 			Admissible: list(ep.Admissible()), MaxSteps: ep.MaxSteps(), Features: list(ep.Features()),
 		}
+		if k, ok := ep.(KeyedEpisode); ok {
+			r.Key = k.InitialKey()
+		}
+		return r
 	case OpStep:
 		ep, ok := s.episodes[req.Episode]
 		if !ok {
@@ -210,6 +216,7 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 		return StepResponse{
 			Observation: st.Observation, Reward: st.Reward, Done: st.Done, Success: st.Success,
 			Score: st.Score, Valid: st.Valid, Admissible: list(ep.Admissible()), Features: list(ep.Features()),
+			Key: st.Key,
 		}
 	case OpClose:
 		delete(s.episodes, req.Episode)
@@ -658,6 +665,9 @@ func (p *execEpisode) Goal() string        { return p.reset.Goal }
 func (p *execEpisode) Observation() string { return p.reset.Observation }
 func (p *execEpisode) MaxSteps() int       { return p.reset.MaxSteps }
 
+// InitialKey is the key the child sent with reset ("" when it sent none).
+func (p *execEpisode) InitialKey() string { return p.reset.Key }
+
 func (p *execEpisode) Admissible() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -698,7 +708,7 @@ func (p *execEpisode) Step(action string) Step {
 	}
 	p.done = r.Done
 	p.admissible, p.features = orNil(r.Admissible), orNil(r.Features)
-	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid}
+	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid, Key: r.Key}
 }
 
 // Close tells the child to drop the episode when it is not done yet.

@@ -415,3 +415,33 @@ func TestProtocolDocExample(t *testing.T) {
 		t.Errorf("doc example out of date:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestExecStateKeys: a child may send its own anchor-state keys with reset
+// and step, and the client passes them on (env.InitialKey, env.NextKey);
+// without them the keys are the hashes of the observations.
+func TestExecStateKeys(t *testing.T) {
+	for _, keyed := range []bool{false, true} {
+		var e env.Env
+		if keyed {
+			e = openExec(t, "-keys")
+		} else {
+			e = openExec(t)
+		}
+		ep, err := e.Reset("up-3", 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := ep.Step("inc")
+		first, next := env.InitialKey(ep), env.NextKey(st)
+		want0, want1 := env.StateKey(ep.Observation()), env.StateKey(st.Observation)
+		if keyed {
+			want0, want1 = "key:"+ep.Observation(), "key:"+st.Observation
+		}
+		if first != want0 || next != want1 {
+			t.Errorf("keyed %v: keys %q %q, want %q %q", keyed, first, next, want0, want1)
+		}
+	}
+	if env.StateKey("The number is 0.") == env.StateKey("The number is 1.") || len(env.StateKey("x")) != 16 {
+		t.Error("StateKey: equal keys for different observations, or not 16 hex digits")
+	}
+}

@@ -115,3 +115,29 @@ func short(h string) string {
 	}
 	return h
 }
+
+// CheckSteps checks what step-level credit needs: one anchor-state key and
+// one finite step reward per turn, the turns counted as the runs of
+// policy-written tokens (TurnOf). Trajectories written before these
+// columns existed have none and are refused.
+func CheckSteps(rows []table.Trajectory, paths []string) error {
+	for i := range rows {
+		r := &rows[i]
+		bad := func(format string, a ...any) error {
+			return &table.InputError{Path: paths[i], Problem: episodeName(r) + ": " + fmt.Sprintf(format, a...)}
+		}
+		_, turns := TurnOf(r.Roles)
+		if len(r.StepKeys) == 0 && turns > 0 {
+			return bad("no step_keys (step credit needs trajectories from a rollout that records them)")
+		}
+		if len(r.StepKeys) != turns || len(r.StepRewards) != turns {
+			return bad("%d step_keys and %d step_rewards for %d turns (runs of policy-written tokens)", len(r.StepKeys), len(r.StepRewards), turns)
+		}
+		for t, x := range r.StepRewards {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return bad("step reward %v of turn %d is not finite", x, t)
+			}
+		}
+	}
+	return nil
+}

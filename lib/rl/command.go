@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -193,6 +194,7 @@ type GRPOFlags struct {
 	Metrics     string
 	Advantages  string // optional per-token advantages file
 	Seed        int64
+	Stderr      io.Writer // notes (nil: none)
 	Config      GRPOConfig
 	WeightDecay float64
 }
@@ -222,6 +224,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
 		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
 	}
+	if c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight) {
+		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
+	}
 	if f.Init == "tiny" || f.Init == "small" {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
 	}
@@ -235,6 +240,11 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	}
 	if err := CheckGRPO(rows, from); err != nil {
 		return err
+	}
+	if c.Step != StepNone {
+		if err := CheckSteps(rows, from); err != nil {
+			return err
+		}
 	}
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
@@ -257,8 +267,10 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		if ref.Hash != "" {
 			hashes[f.Ref] = ref.Hash
 		}
-		if err := RefLogProbs(ref.Model, prep); err != nil {
-			return err
+		if len(prep) > 0 {
+			if err := RefLogProbs(ref.Model, prep); err != nil {
+				return err
+			}
 		}
 	}
 	opt := in.Opt
@@ -266,9 +278,13 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		opt = model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
 	}
 	c.Seed = f.Seed
-	metrics, err := TrainGRPO(ctx, in.Model, opt, prep, c)
-	if err != nil {
-		return err
+	metrics := []table.TrainMetrics{}
+	if len(prep) > 0 {
+		if metrics, err = TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
+			return err
+		}
+	} else if f.Stderr != nil {
+		fmt.Fprintln(f.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
 	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed)
 }

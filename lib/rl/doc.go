@@ -1,7 +1,8 @@
 // Package rl trains policy checkpoints: supervised fine-tuning on
 // demonstrations (SFT) and GRPO on a policy's own rollouts, with ordinary
-// broadcast credit or SkillGate's two credit channels. cmd/learn is its
-// command; ExecuteSFT and ExecuteGRPO are the command's whole logic.
+// broadcast credit, SkillGate's two credit channels, or GiGPO's step-level
+// credit added to either. cmd/learn is its command; ExecuteSFT and
+// ExecuteGRPO are the command's whole logic.
 //
 // # Which tokens learn
 //
@@ -49,15 +50,60 @@
 // Channels: 0 none, 1 outcome, 2 selection. Broadcast gives every
 // policy-written token channel 1 and A_i. SkillGate gives execution tokens
 // (role action) channel 1 and A_i, and skill-name tokens channel 2 and the
-// selection advantage (SelectionAdvantage): +select_coef when the episode
-// made exactly one read and it was right (and not misleading), -select_coef
-// when it made several reads or any read was wrong or misleading; an
-// episode without reads has no selection credit (its skill-name tokens, if
-// any, get channel 0). No token is in both channels, so the outcome
-// advantage never moves a skill-name token and the selection advantage
-// never moves an execution token. The selection advantage is action-local,
-// not group-relative: it applies in zero-variance groups too. The KL term
-// applies to every policy-written token whatever its channel.
+// selection advantage. With --select-baseline group (the default; the
+// SkillGate reference's rule, GroupSelectionAdvantages) every read action
+// has utility u = 1 when its episode made exactly one read and it was the
+// right skill (and not a misleading one), else 0; its advantage is
+//
+//	S = u - mean of u over all read actions of the group
+//
+// (an episode with three reads counts three times in the mean, and all its
+// reads share its value), so a group whose read actions all share one
+// utility gives no selection credit (S = 0 exactly); and the selection
+// term's surrogate is scaled by select_coef (default 0.2):
+//
+//	loss = outcome term + select_coef * selection term + beta * KL
+//
+// (Prepared.SelectScale; the KL term of a selection token is not scaled).
+// With --select-baseline none the earlier action-local rule holds
+// (SelectionAdvantage): S = +select_coef for a single right read,
+// -select_coef when the episode read several skills or any wrong or
+// misleading one, the term unscaled. Either way an episode without reads
+// has no selection credit (its skill-name tokens, if any, get channel 0),
+// no token is in both channels, so the outcome advantage never moves a
+// skill-name token and the selection advantage never moves an execution
+// token, and selection credit applies in groups of equal rewards too. The
+// KL term applies to every policy-written token whatever its channel.
+// --drop-flat-groups leaves the episodes of groups whose rewards are all
+// equal out of the update altogether (the reference's dynamic filter);
+// their rows of the advantages file are all 0, channel 0.
+//
+// # Step credit (GiGPO)
+//
+// --credit gigpo (broadcast plus step credit) and --step-credit gigpo
+// (beside --credit skillgate) add GiGPO's step-level advantage. The turns
+// of an episode are the runs of policy-written tokens (TurnOf), one per
+// entry of its actions, skill reads included; the trajectory records per
+// turn the anchor-state key of the state it acted from (step_keys: a hash
+// of the observation text unless the environment names its own key; a
+// read leaves the state unchanged) and its reward (step_rewards). Per turn
+// t the discounted return is
+//
+//	R_t = r_t + gamma * R_{t+1}        (--gamma, default 0.95)
+//
+// Within a group, the turns with equal keys (of any of its episodes, the
+// same episode included) form a step group, and a turn's step advantage is
+// its return normalised within its step group exactly as episode rewards
+// are within their group (StepAdvantages): (R - mean)/(std + 1e-6) under
+// --adv-norm std, R - mean under mean, 0 for a step group of one or of
+// equal returns. A token of turn t in the outcome channel gets
+//
+//	A_i + step_weight * S_t            (--step-weight, default 1)
+//
+// so under skillgate the step credit reaches execution tokens only, never
+// skill-name tokens. The advantages file's step_advantages holds S_t per
+// turn (before the weight); audit credit reports the share of turns in
+// step groups of two or more (anchor coverage).
 //
 // Under skillgate the selection channel is also its own loss term
 // (SelectChannel, the default; ChannelWeights): the loss is the outcome

@@ -106,10 +106,12 @@ func TestLossGradientFiniteDifference(t *testing.T) {
 		credit Credit
 		agg    Agg
 		norm   SelectNorm
-	}{{Broadcast, SeqMean, SelectChannel}, {SkillGate, TokenMean, SelectChannel}, {SkillGate, SeqMean, SelectChannel}, {SkillGate, SeqMean, SelectSequence}} {
+		coef   float64
+	}{{Broadcast, SeqMean, SelectChannel, 1}, {SkillGate, TokenMean, SelectChannel, 1}, {SkillGate, SeqMean, SelectChannel, 0.2},
+		{SkillGate, SeqMean, SelectSequence, 1}} {
 		m := microModel(t, 11)
 		rows := microEpisodes(5)
-		cfg := GRPOConfig{Credit: c.credit, Agg: c.agg, Clip: 0.2, KL: 0.3, SelectCoef: 1, SelectNorm: c.norm}
+		cfg := GRPOConfig{Credit: c.credit, Agg: c.agg, Clip: 0.2, KL: 0.3, SelectCoef: c.coef, SelectNorm: c.norm}
 		prep, _ := Credits(rows, cfg)
 		setBehaviour(t, m, rows, prep)
 

@@ -21,8 +21,19 @@ type GRPOConfig struct {
 	Agg        Agg
 	Epochs     int     // passes over the trajectories (>= 1)
 	Minibatch  int     // sequences per optimizer step; 0 = all in one step
-	SelectCoef float64 // magnitude of SkillGate's selection advantage
+	SelectCoef float64 // SkillGate: scale of the selection term (SelectGroup) or magnitude of its advantage (SelectNone)
 	SelectNorm SelectNorm
+	// SelectBaseline is how the selection advantage is formed (SkillGate).
+	SelectBaseline SelectBaseline
+	// DropFlat leaves the groups whose rewards are all equal out of the
+	// update (their advantages file rows are all 0, channel 0).
+	DropFlat bool
+	// Step adds a step-level credit (GiGPO) to the episode advantage of
+	// the outcome-channel tokens; Gamma discounts its returns and
+	// StepWeight scales it.
+	Step       StepCredit
+	Gamma      float64
+	StepWeight float64
 	Optim      OptimConfig
 	Seed       int64 // minibatch shuffling
 	Progress   io.Writer
@@ -30,7 +41,7 @@ type GRPOConfig struct {
 
 // DefaultGRPO is the command's defaults.
 func DefaultGRPO() GRPOConfig {
-	return GRPOConfig{Clip: 0.2, KL: 0.01, Epochs: 1, SelectCoef: 1,
+	return GRPOConfig{Clip: 0.2, KL: 0.01, Epochs: 1, SelectCoef: 0.2, Gamma: 0.95, StepWeight: 1,
 		Optim: OptimConfig{LR: 1e-5, MaxGradNorm: 1, MinLRRatio: 0.1}}
 }
 
@@ -52,41 +63,89 @@ func (o OptimConfig) schedule(total int) model.Schedule {
 // (policy-written tokens), behaviour and reference log-probabilities, and
 // the credit of every token.
 type Prepared struct {
-	Row        *table.Trajectory
-	Mask       []bool
-	Ref        []float32 // reference log-probabilities (nil without a KL term)
-	Adv        []float32
-	Channels   []int8
-	Outcome    float64
-	Selection  float64
-	NLoss      int  // policy-written tokens
-	NSelect    int  // of them, tokens in the selection channel
-	ZeroVarGrp bool // its group's rewards are all equal
+	Row       *table.Trajectory
+	Mask      []bool
+	Ref       []float32 // reference log-probabilities (nil without a KL term)
+	Adv       []float32
+	Channels  []int8
+	Outcome   float64
+	Selection float64
+	// SelectScale multiplies the surrogate of the selection-channel tokens
+	// (select_coef under SelectGroup, 1 under SelectNone); the KL term is
+	// not scaled.
+	SelectScale float64
+	NLoss       int  // policy-written tokens
+	NSelect     int  // of them, tokens in the selection channel
+	ZeroVarGrp  bool // its group's rewards are all equal
 }
 
 // Credits computes the advantage and channel of every token of every
-// trajectory (see GroupAdvantages, SelectionAdvantage, TokenCredit). The
-// rows must have passed CheckTrajectories.
+// trajectory (see GroupAdvantages, SelectionAdvantage,
+// GroupSelectionAdvantages, StepAdvantages, TokenCreditSteps) and returns
+// the episodes that enter the update, in order, with one advantages row
+// per trajectory. The rows must have passed CheckTrajectories, and
+// CheckSteps when cfg.Step is on. Under cfg.DropFlat the episodes of
+// groups whose rewards are all equal are left out of the update, and
+// their advantages rows are all 0 (channel 0).
 func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.TokenAdvantages) {
 	rewards := make([]float64, len(rows))
 	groups := make([]string, len(rows))
+	reads := make([]int, len(rows))
+	utility := make([]float64, len(rows))
 	for i := range rows {
 		rewards[i], groups[i] = rows[i].Reward, rows[i].GroupID
+		reads[i], utility[i] = len(rows[i].Reads), ReadUtility(rows[i].ReadsRight, rows[i].ReadsMisleading)
 	}
 	outcome, zeroVar := GroupAdvantages(rewards, groups, cfg.Norm)
 	zv := map[string]bool{}
 	for _, g := range zeroVar {
 		zv[g] = true
 	}
-	prep := make([]Prepared, len(rows))
+	var groupSel []float64
+	if cfg.Credit == SkillGate && cfg.SelectBaseline == SelectGroup {
+		groupSel = GroupSelectionAdvantages(reads, utility, groups)
+	}
+	var stepAdv [][]float64
+	if cfg.Step == StepGiGPO {
+		keys := make([][]string, len(rows))
+		srew := make([][]float64, len(rows))
+		for i := range rows {
+			keys[i], srew[i] = rows[i].StepKeys, rows[i].StepRewards
+		}
+		stepAdv, _ = StepAdvantages(keys, srew, groups, cfg.Gamma, cfg.Norm)
+	}
+	name := CreditName(cfg.Credit, cfg.Step)
+	var prep []Prepared
 	advRows := make([]table.TokenAdvantages, len(rows))
 	for i := range rows {
 		r := &rows[i]
-		sel := 0.0
-		if cfg.Credit == SkillGate {
-			sel = SelectionAdvantage(r.ReadsRight, r.ReadsMisleading, cfg.SelectCoef)
+		row := table.TokenAdvantages{TaskID: r.TaskID, GroupID: r.GroupID, Sample: r.Sample,
+			Credit: name, Reward: r.Reward}
+		if cfg.DropFlat && zv[r.GroupID] {
+			row.Advantages, row.Channels = make([]float32, len(r.Roles)), make([]int8, len(r.Roles))
+			if stepAdv != nil {
+				row.StepAdvantages = make([]float64, len(stepAdv[i]))
+			}
+			advRows[i] = row
+			continue
 		}
-		adv, ch := TokenCredit(r.Roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0)
+		sel, scale := 0.0, 1.0
+		if cfg.Credit == SkillGate {
+			if groupSel != nil {
+				sel, scale = groupSel[i], cfg.SelectCoef
+			} else {
+				sel = SelectionAdvantage(r.ReadsRight, r.ReadsMisleading, cfg.SelectCoef)
+			}
+		}
+		var step []float64
+		if stepAdv != nil {
+			step = make([]float64, len(stepAdv[i]))
+			for t, a := range stepAdv[i] {
+				step[t] = cfg.StepWeight * a
+			}
+			row.StepAdvantages = stepAdv[i]
+		}
+		adv, ch := TokenCreditSteps(r.Roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0, step)
 		mask := make([]bool, len(r.Tokens))
 		n, nsel := 0, 0
 		for t, role := range r.Roles {
@@ -98,11 +157,10 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 				}
 			}
 		}
-		prep[i] = Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
-			NLoss: n, NSelect: nsel, ZeroVarGrp: zv[r.GroupID]}
-		advRows[i] = table.TokenAdvantages{TaskID: r.TaskID, GroupID: r.GroupID, Sample: r.Sample,
-			Credit: cfg.Credit.String(), Reward: r.Reward, Outcome: outcome[i], Selection: sel,
-			Advantages: adv, Channels: ch}
+		prep = append(prep, Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
+			SelectScale: scale, NLoss: n, NSelect: nsel, ZeroVarGrp: zv[r.GroupID]})
+		row.Outcome, row.Selection, row.Advantages, row.Channels = outcome[i], sel, adv, ch
+		advRows[i] = row
 	}
 	return prep, advRows
 }
@@ -137,6 +195,9 @@ func grpoWeights(p *Prepared, lp, ent []float32, cw Weights, cfg GRPOConfig, st 
 		}
 		a := float64(p.Adv[t])
 		l, d, clipped := Surrogate(float64(lp[t]), float64(r.Logprobs[t]), a, cfg.Clip)
+		if p.Channels[t] == ChannelSelection {
+			l, d = p.SelectScale*l, p.SelectScale*d
+		}
 		var kl, dk float64
 		if cfg.KL != 0 {
 			kl, dk = K3(float64(lp[t]), float64(p.Ref[t]))

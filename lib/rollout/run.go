@@ -211,6 +211,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
 		Actions: []string{}, Observations: []string{ep.Observation()},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
+		StepKeys: []string{}, StepRewards: []float64{},
 	}
 	p := agent.Prompt{Goal: ep.Goal(), Observation: ep.Observation()}
 	if o.Scaffold != nil {
@@ -244,6 +245,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	steps, turns := 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
 	limited := false
+	// key is the anchor-state key of the environment state the next turn
+	// acts from: a skill read leaves the state (and the key) as it was.
+	key := env.InitialKey(ep)
 	for steps < ep.MaxSteps() && turns < maxTurns {
 		if o.MaxContext > 0 && c.Len() >= o.MaxContext {
 			limited = true
@@ -259,6 +263,8 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 		turns++
 		tr.Actions = append(tr.Actions, action)
+		tr.StepKeys = append(tr.StepKeys, key)
+		tr.StepRewards = append(tr.StepRewards, 0)
 		if name, isRead := agent.ParseRead(action); isRead && o.Skills != nil {
 			obs := InvalidRead
 			onSlate := false
@@ -286,6 +292,8 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		steps++
 		tr.Observations = append(tr.Observations, st.Observation)
 		reward += st.Reward
+		tr.StepRewards[len(tr.StepRewards)-1] = st.Reward
+		key = env.NextKey(st)
 		if st.Done {
 			success, score = st.Success, st.Score
 			break

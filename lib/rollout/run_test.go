@@ -328,3 +328,77 @@ func TestSkillReads(t *testing.T) {
 		}
 	}
 }
+
+// keyedEp is a counter episode whose environment names its own state keys.
+type keyedEp struct{ counterEp }
+
+func (e *keyedEp) InitialKey() string { return "s0" }
+func (e *keyedEp) Step(a string) env.Step {
+	st := e.counterEp.Step(a)
+	st.Key = "s" + strconv.Itoa(e.at)
+	return st
+}
+
+type keyedCounter struct{ counter }
+
+func (keyedCounter) Reset(id string, seed int64) (env.Episode, error) {
+	ep, err := counter{}.Reset(id, seed)
+	if err != nil {
+		return nil, err
+	}
+	return &keyedEp{*ep.(*counterEp)}, nil
+}
+
+// TestStepKeysAndRewards: one key and one reward per turn; the key is that
+// of the state the turn acts from (a read leaves it unchanged), the hash of
+// the observation unless the environment sends its own.
+func TestStepKeysAndRewards(t *testing.T) {
+	lib, err := skill.New([]skill.Skill{
+		{Name: "go-up", Description: "d", Body: "inc until there", RightFor: []string{"up"}},
+		{Name: "go-down", Description: "d", Body: "dec until there", RightFor: []string{"down"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := env.StateKey
+	rows := runCounter(t, Options{Group: 2, Seed: 4, Skills: lib, Slate: 2, TextRead: "right"})
+	seen := 0
+	for _, r := range rows {
+		if r.TaskID != "2" {
+			continue
+		}
+		seen++
+		// read, inc (at 1), inc (at 2: done, reward 1)
+		want := []string{k("at 0"), k("at 0"), k("at 1")}
+		if diff := cmp.Diff(want, r.StepKeys); diff != "" {
+			t.Errorf("task 2 sample %d keys (-want +got):\n%s", r.Sample, diff)
+		}
+		if diff := cmp.Diff([]float64{0, 0, 1}, r.StepRewards); diff != "" {
+			t.Errorf("task 2 sample %d rewards (-want +got):\n%s", r.Sample, diff)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d episodes of task 2, want 2", seen)
+	}
+	o := Options{Group: 1, Seed: 4, Env: keyedCounter{}, Split: "train", Tok: newWordTok(),
+		Policy: TextPolicy{PolicyName: "oracle", New: counter{}.Oracle}}
+	rows, err = Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen = 0
+	for _, r := range rows {
+		if len(r.StepKeys) != len(r.Actions) || len(r.StepRewards) != len(r.Actions) {
+			t.Fatalf("%s: %d keys, %d rewards for %d actions", r.TaskID, len(r.StepKeys), len(r.StepRewards), len(r.Actions))
+		}
+		if r.TaskID == "-3" {
+			seen++
+			if diff := cmp.Diff([]string{"s0", "s-1", "s-2"}, r.StepKeys); diff != "" {
+				t.Errorf("keyed environment (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if seen != 1 {
+		t.Errorf("%d episodes of task -3, want 1", seen)
+	}
+}

@@ -123,10 +123,14 @@ func appendScalar(b array.Builder, v reflect.Value) {
 
 // arrowColumns maps each column of the row struct to its index in the Arrow
 // schema, checking names and types.
-func arrowColumns(path string, schema *arrow.Schema, cols []column) ([]int, error) {
+func arrowColumns(path string, schema *arrow.Schema, cols []column, version int) ([]int, error) {
 	idx := make([]int, len(cols))
 	for i, c := range cols {
 		found := schema.FieldIndices(c.name)
+		if len(found) == 0 && c.optionalIn(version) {
+			idx[i] = -1 // added after the file's version: zero values
+			continue
+		}
 		if len(found) == 0 {
 			return nil, inputErr(path, fmt.Sprintf("schema mismatch: no column %q", c.name), nil)
 		}
@@ -158,6 +162,9 @@ func appendRecord[T any](rows []T, rec arrow.RecordBatch, cols []column, idx []i
 	start := len(rows)
 	rows = append(rows, make([]T, n)...)
 	for j, c := range cols {
+		if idx[j] < 0 {
+			continue
+		}
 		arr := rec.Column(idx[j])
 		for i := 0; i < n; i++ {
 			if arr.IsNull(i) {
@@ -292,7 +299,7 @@ func arrowMeta(path string, schema *arrow.Schema, k KindInfo, cols []column) (Me
 	if err != nil {
 		return meta, nil, err
 	}
-	idx, err := arrowColumns(path, schema, cols)
+	idx, err := arrowColumns(path, schema, cols, meta.SchemaVersion)
 	return meta, idx, err
 }
 

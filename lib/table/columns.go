@@ -3,6 +3,7 @@ package table
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -19,7 +20,13 @@ type column struct {
 	list  bool         // a slice field, stored as a LIST column
 	elem  reflect.Kind // kind of the scalar, or of the list element
 	desc  string       // the field's `desc` tag, if any
+	since int          // the kind's schema version that added the column (`since` tag; 0: the first)
 }
+
+// optionalIn reports whether a file of schema version v may lack the
+// column: it was added in a later version (a file without pats metadata
+// has version 0). Such a column reads as its zero value.
+func (c column) optionalIn(v int) bool { return c.since > 1 && v < c.since }
 
 // columnsOf lists the columns of struct type t in field order.
 func columnsOf(t reflect.Type) ([]column, error) {
@@ -39,6 +46,13 @@ func columnsOf(t reflect.Type) ([]column, error) {
 		}
 		parts := strings.Split(tag, ",")
 		c := column{name: parts[0], field: i, typ: f.Type, desc: f.Tag.Get("desc")}
+		if v := f.Tag.Get("since"); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("%v.%s: `since` tag %q is not a schema version", t, f.Name, v)
+			}
+			c.since = n
+		}
 		if c.name == "" {
 			c.name = f.Name
 		}

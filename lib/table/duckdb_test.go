@@ -202,7 +202,8 @@ func TestDuckDBReadsTrajectories(t *testing.T) {
 	if err := WriteFile(p, rows, m); err != nil {
 		t.Fatal(err)
 	}
-	m.Kind, m.SchemaVersion = "trajectory", 1
+	k, _ := LookupKind("trajectory")
+	m.Kind, m.SchemaVersion = k.Name, k.Version
 	cols, _ := columnsOf(reflect.TypeFor[Trajectory]())
 	checkWithDuckDB(t, p, reflect.ValueOf(rows), cols, m)
 

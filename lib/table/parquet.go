@@ -44,7 +44,7 @@ func readParquet[T any](path string, r io.ReaderAt, size int64, k KindInfo, cols
 		err = checkKind(path, meta, k)
 	}
 	if err == nil {
-		err = checkParquetSchema(path, f.Schema(), k)
+		err = checkParquetSchema(path, f.Schema(), k, cols, meta.SchemaVersion)
 	}
 	if err == nil {
 		err = checkParquetNulls(path, f, k)
@@ -83,13 +83,21 @@ func kvKeys(kv []format.KeyValue) []string {
 }
 
 // checkParquetSchema checks that every leaf column of the row struct is in
-// the file with the same physical and logical type. Extra columns in the file
-// are allowed (they are not read).
-func checkParquetSchema(path string, got *parquet.Schema, k KindInfo) error {
+// the file with the same physical and logical type, except the columns
+// added after the file's schema version (see column.optionalIn), which may
+// be missing. Extra columns in the file are allowed (they are not read).
+func checkParquetSchema(path string, got *parquet.Schema, k KindInfo, cols []column, version int) error {
 	want := parquet.SchemaOf(reflect.New(k.Type).Elem().Interface())
+	optional := map[string]bool{}
+	for _, c := range cols {
+		optional[c.name] = c.optionalIn(version)
+	}
 	for _, p := range want.Columns() {
 		wl, _ := want.Lookup(p...)
 		gl, ok := got.Lookup(p...)
+		if !ok && optional[p[0]] && !hasField(got, p[0]) {
+			continue
+		}
 		if !ok {
 			if !hasField(got, p[0]) {
 				return inputErr(path, fmt.Sprintf("schema mismatch: no column %q", p[0]), nil)

@@ -61,6 +61,11 @@ type Trajectory struct {
 	NScaffoldTokens int32     `parquet:"n_scaffold_tokens"`     // tokens of role scaffold
 	Tokenizer       string    `parquet:"tokenizer"`             // content hash of the tokenizer that produced tokens
 	ScaffoldVersion int32     `parquet:"scaffold_version"`      // version k of the snapshot rendered, -1 without a scaffold
+
+	// Added in version 2 (read as empty from older files): per-turn
+	// columns for step-level credit (GiGPO in lib/rl).
+	StepKeys    []string  `parquet:"step_keys,list" since:"2"`    // version 2: per turn (one per entry of actions): anchor-state key of the state the turn acted from (env.StateKey of the observation, or the environment's own key)
+	StepRewards []float64 `parquet:"step_rewards,list" since:"2"` // version 2: per turn: the environment's reward for it (0 for a skill read)
 }
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or

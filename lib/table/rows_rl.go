@@ -6,8 +6,8 @@ package table
 
 func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 1)
-	RegisterKind[TokenAdvantages]("token_advantages", 1)
-	RegisterKind[CreditAudit]("credit_audit", 1)
+	RegisterKind[TokenAdvantages]("token_advantages", 2)
+	RegisterKind[CreditAudit]("credit_audit", 2)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
 
@@ -44,12 +44,15 @@ type TokenAdvantages struct {
 	TaskID     string    `parquet:"task_id"`         // the episode's task
 	GroupID    string    `parquet:"group_id"`        // its group
 	Sample     int32     `parquet:"sample"`          // its index within the group
-	Credit     string    `parquet:"credit"`          // credit assignment: broadcast or skillgate
+	Credit     string    `parquet:"credit"`          // credit assignment: broadcast, skillgate, gigpo (broadcast with step credit) or skillgate+gigpo
 	Reward     float64   `parquet:"reward"`          // the episode's reward
 	Outcome    float64   `parquet:"outcome"`         // group-relative outcome advantage of the episode
-	Selection  float64   `parquet:"selection"`       // skillgate selection advantage (0 under broadcast or without reads)
-	Advantages []float32 `parquet:"advantages,list"` // per token: the advantage the loss used, 0 where no loss reaches
+	Selection  float64   `parquet:"selection"`       // skillgate selection advantage of each of the episode's read actions (0 under broadcast or without reads); under --select-baseline group the loss scales its term by select_coef
+	Advantages []float32 `parquet:"advantages,list"` // per token: the advantage the loss used, 0 where no loss reaches (all 0 for an episode of a group left out by --drop-flat-groups)
 	Channels   []int8    `parquet:"channels,list"`   // per token: 0 none, 1 outcome, 2 selection
+
+	// Added in version 2 (read as empty from older files).
+	StepAdvantages []float64 `parquet:"step_advantages,list" since:"2"` // version 2: per turn (one per step key): the GiGPO step advantage before --step-weight; empty without step credit
 }
 
 // CreditAudit is one horizon bin of audit credit: how much loss weight the
@@ -73,6 +76,10 @@ type CreditAudit struct {
 	RhoRightNeg       float64 `parquet:"rho_right_neg"`        // ... of "credit negative" per right read
 	RhoRightSign      float64 `parquet:"rho_right_sign"`       // ... of the credit sign per right read
 	RhoWrongSign      float64 `parquet:"rho_wrong_sign"`       // ... of the credit sign per wrong read
+
+	// Added in version 2 (read as 0 from older files).
+	Turns          int32   `parquet:"turns" since:"2"`           // version 2: turns (step keys) of the bin's episodes
+	AnchorCoverage float64 `parquet:"anchor_coverage" since:"2"` // version 2: share of those turns in a GiGPO step group of two or more (same group, same step key); NaN without step keys
 }
 
 // ScaffoldAudit is one checkpoint of audit scaffold: the mean negative

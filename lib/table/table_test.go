@@ -42,6 +42,8 @@ func sampleTrajectories(n int, seed uint64) []Trajectory {
 			for a := 0; a < na; a++ {
 				t.Actions = append(t.Actions, fmt.Sprintf("go to cabinet %d", r.IntN(10)))
 				t.Observations = append(t.Observations, strings.Repeat("You see a mug. ", r.IntN(4)))
+				t.StepKeys = append(t.StepKeys, fmt.Sprintf("%016x", r.Uint64()))
+				t.StepRewards = append(t.StepRewards, float64(r.IntN(3))-0.5)
 			}
 			t.Features = []string{"", "loop", "inventory:mug"}
 			t.Tokens = make([]int32, nt)
@@ -82,7 +84,8 @@ var testMeta = Meta{
 // wantMeta is testMeta as read back from a file of kind k at path.
 func wantMeta(k string, path string) Meta {
 	m := testMeta
-	m.Kind, m.SchemaVersion, m.Path = k, 1, path
+	kind, _ := LookupKind(k)
+	m.Kind, m.SchemaVersion, m.Path = k, kind.Version, path
 	return m
 }
 
@@ -712,7 +715,7 @@ func TestKinds(t *testing.T) {
 	if KindOf[Trajectory]() != "trajectory" || KindOf[EvalMetrics]() != "eval_metrics" || KindOf[int]() != "" {
 		t.Errorf("KindOf: %q %q %q", KindOf[Trajectory](), KindOf[EvalMetrics](), KindOf[int]())
 	}
-	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 1 {
+	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 2 {
 		t.Errorf("LookupKind: %+v %v", k, ok)
 	}
 	mustPanic := func(name string, fn func()) {

@@ -6,6 +6,9 @@
 //	-fail exit-at-start   write to stderr and exit 3 before reading anything
 //	-fail crash-on-step   write to stderr and exit 3 at the first step request
 //	-fail garbage-on-reset answer the first reset request with a non-JSON line
+//
+// The -keys flag makes the environment send its own anchor-state keys
+// ("key:" and the observation).
 package main
 
 import (
@@ -22,6 +25,7 @@ import (
 
 func main() {
 	fail := flag.String("fail", "", "misbehave: exit-at-start, crash-on-step or garbage-on-reset")
+	keys := flag.Bool("keys", false, "send anchor-state keys with reset and step")
 	flag.Parse()
 	var in io.Reader = os.Stdin
 	out := io.Writer(os.Stdout)
@@ -36,7 +40,11 @@ func main() {
 		fmt.Fprintf(os.Stderr, "envserve: unknown -fail %q\n", *fail)
 		os.Exit(2)
 	}
-	if err := env.Serve(counterenv.New(), in, out); err != nil {
+	var e env.Env = counterenv.New()
+	if *keys {
+		e = keyedEnv{e}
+	}
+	if err := env.Serve(e, in, out); err != nil {
 		fmt.Fprintln(os.Stderr, "envserve:", err)
 		os.Exit(1)
 	}
@@ -70,4 +78,25 @@ func (s *saboteur) Read(p []byte) (int, error) {
 	n := copy(p, s.buf)
 	s.buf = s.buf[n:]
 	return n, nil
+}
+
+// keyedEnv names its own anchor-state keys: "key:" and the observation.
+type keyedEnv struct{ env.Env }
+
+func (k keyedEnv) Reset(id string, seed int64) (env.Episode, error) {
+	ep, err := k.Env.Reset(id, seed)
+	if err != nil {
+		return nil, err
+	}
+	return keyedEpisode{ep}, nil
+}
+
+type keyedEpisode struct{ env.Episode }
+
+func (k keyedEpisode) InitialKey() string { return "key:" + k.Observation() }
+
+func (k keyedEpisode) Step(action string) env.Step {
+	st := k.Episode.Step(action)
+	st.Key = "key:" + st.Observation
+	return st
 }
