@@ -49,18 +49,24 @@ func app() *cli.App {
 			if c.NArg() > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
 			}
-			return eval.Execute(c.Context, eval.Flags{
+			f := eval.Flags{
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
-				Rollout: rollout.Flags{
+				Rollout: rollout.Flags{Batch: rollout.DefaultBatch,
 					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), Progress: command.Progress(),
 				},
-			}, os.Stdout)
+			}
+			if c.IsSet("policy") {
+				if err := f.Rollout.Check(); err != nil {
+					return err
+				}
+			}
+			return eval.Execute(c.Context, f, os.Stdout)
 		},
 	}
 }

@@ -51,14 +51,18 @@ func app() *cli.App {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			return rollout.Execute(c.Context, rollout.Flags{
+			f := rollout.Flags{
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
 				Slate: c.Int("slate"), TextRead: c.String("text-read"), Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
-			})
+			}
+			if err := f.Check(); err != nil {
+				return err
+			}
+			return rollout.Execute(c.Context, f)
 		},
 	}
 }

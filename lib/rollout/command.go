@@ -49,9 +49,27 @@ type Flags struct {
 // that a mistyped count is refused before memory for it is allocated.
 const MaxEpisodes = 1 << 20
 
-// Check checks the values of the flags that need no file or environment:
-// counts, and the sampling settings (finite, in range).
+// Check checks the flags as the rollout and evaluate commands give them,
+// before any work: on top of what Options checks, the values whose zero
+// stands for a default in library use (top-p, max-context, batch, slate)
+// must be given in range, since the commands' own defaults are not zero.
 func (f Flags) Check() error {
+	switch {
+	case f.TopP == 0:
+		return command.Usagef("--top-p must be in (0, 1], got 0")
+	case f.MaxContext == 0:
+		return command.Usagef("--max-context must be at least 1 token, got 0")
+	case f.Batch == 0:
+		return command.Usagef("--batch must be at least 1, got 0")
+	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
+		return command.Usagef("--slate must be at least 1, got 0")
+	}
+	return f.check()
+}
+
+// check refuses values out of range; a zero top-p, max-context, batch or
+// slate means the default (1, no limit, 32, 16).
+func (f Flags) check() error {
 	switch {
 	case f.Group < 1:
 		return command.Usagef("--group must be at least 1, got %d", f.Group)
@@ -61,13 +79,13 @@ func (f Flags) Check() error {
 		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
 		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
-	case !(f.TopP > 0 && f.TopP <= 1):
+	case !(f.TopP >= 0 && f.TopP <= 1):
 		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
-	case f.MaxContext < 1:
+	case f.MaxContext < 0:
 		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
 	case f.Batch < 0:
 		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
-	case (f.Skills || f.SkillsDir != "") && f.Slate < 1:
+	case f.Slate < 0:
 		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
 	case f.StepTimeout < 0:
 		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
@@ -82,7 +100,7 @@ func (f Flags) Check() error {
 // values are usage errors.
 func (f Flags) Options() (Options, error) {
 	var o Options
-	if err := f.Check(); err != nil {
+	if err := f.check(); err != nil {
 		return o, err
 	}
 	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
@@ -204,9 +222,6 @@ func attachScaffold(o *Options, f Flags) error {
 func Execute(ctx context.Context, f Flags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
-	}
-	if f.Batch < 1 {
-		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
 	}
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err

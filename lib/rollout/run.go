@@ -116,6 +116,10 @@ func EpisodeSeed(seed int64, taskID string, sample int) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
+// DefaultBatch is the number of episodes that decode together when
+// Options.Batch is 0.
+const DefaultBatch = 32
+
 // GroupID names the group of a task in an iteration.
 func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", iteration, taskID) }
 
@@ -144,7 +148,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if bp, ok := o.Policy.(BatchPolicy); ok {
 		workers = o.Batch
 		if workers <= 0 {
-			workers = 32
+			workers = DefaultBatch
 		}
 		retire = bp.BeginBatch(workers)
 	}

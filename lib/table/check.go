@@ -103,6 +103,17 @@ func (r *Trajectory) CheckRow() error {
 	if len(r.Logprobs) != 0 && len(r.Logprobs) != len(r.Tokens) {
 		return colErr("logprobs", "%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
 	}
+	if len(r.StepKeys) != 0 && len(r.StepKeys) != len(r.Actions) {
+		return colErr("step_keys", "%d step_keys for %d actions", len(r.StepKeys), len(r.Actions))
+	}
+	if len(r.StepRewards) != 0 && len(r.StepRewards) != len(r.Actions) {
+		return colErr("step_rewards", "%d step_rewards for %d actions", len(r.StepRewards), len(r.Actions))
+	}
+	for _, x := range r.StepRewards {
+		if err := finite("step_rewards", x); err != nil {
+			return err
+		}
+	}
 	for i, ro := range r.Roles {
 		if ro < 0 || int(ro) >= len(RoleNames) {
 			return colErr("roles", "role %d at position %d is not one of the %d roles", ro, i, len(RoleNames))
