@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -88,5 +89,16 @@ func TestMissingOrUnknownSubcommand(t *testing.T) {
 		if got := Run(app(), c.args, &sink); got != c.want {
 			t.Errorf("%v: exit %d, want %d", c.args, got, c.want)
 		}
+	}
+}
+
+func TestErrorLineScrubsCredentials(t *testing.T) {
+	app := &cli.App{Name: "x", Action: func(*cli.Context) error {
+		return errString(`Post "http://alice:s3cret@127.0.0.1:1/v1/chat/completions": connection refused`)
+	}}
+	var b strings.Builder
+	Run(app, []string{"x"}, &b)
+	if strings.Contains(b.String(), "s3cret") || strings.Contains(b.String(), "alice") {
+		t.Errorf("stderr %q keeps the credentials", b.String())
 	}
 }

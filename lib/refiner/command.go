@@ -191,11 +191,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), ScopeName(st.TaskType), err)
 		}
 		if res.Reason != "" {
-			reasons[ScopeName(st.TaskType)] = res.Reason
+			reasons[ScopeName(st.TaskType)] = table.Scrub(res.Reason)
 		}
 		props = append(props, res.Proposals...)
 		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), res.Reason)
+			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), table.Scrub(res.Reason))
 		}
 	}
 	sort.SliceStable(props, func(i, j int) bool { return props[i].ProposalID < props[j].ProposalID })
