@@ -35,6 +35,15 @@ import (
 // (no output, no temporary, inputs and special files untouched), and leave
 // /dev/null a character device.
 
+// TestMain removes the binaries and fixtures the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(filepath.Dir(binDir))
+	}
+	os.Exit(code)
+}
+
 var (
 	buildOnce sync.Once
 	binDir    string
