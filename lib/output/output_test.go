@@ -73,12 +73,16 @@ func TestCheck(t *testing.T) {
 		{"checkpoint over a foreign folder", []Target{Checkpoint("-o", notck)}, "holds no checkpoint"},
 		{"checkpoint over a file", []Target{Checkpoint("-o", other)}, "is a file"},
 		{"checkpoint is the input", []Target{Checkpoint("-o", ck)}, "names an input"},
+		{"checkpoint holds an input", []Target{Checkpoint("-o", ck)}, "holds an input"},
 		{"skipped empty path", []Target{File("--metrics", "")}, ""},
 	}
 	for _, c := range cases {
 		inputs := []string{in, "-", "", "tiny"}
 		if c.name == "checkpoint is the input" {
 			inputs = append(inputs, ck)
+		}
+		if c.name == "checkpoint holds an input" {
+			inputs = append(inputs, filepath.Join(ck, "config.json"))
 		}
 		err := Check(inputs, c.targets...)
 		switch {
