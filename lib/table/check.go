@@ -200,3 +200,30 @@ func (s *ControllerState) CheckRow() error {
 		count("n_forced_prune", s.NForcedPrune), count("n_none", s.NNone),
 	)
 }
+
+// CheckRow implements RowChecker.
+func (a *TokenAdvantages) CheckRow() error {
+	if err := firstErr(
+		count("sample", a.Sample),
+		finite("reward", a.Reward), finite("outcome", a.Outcome), finite("selection", a.Selection),
+		sameLen("channels", len(a.Channels), "advantages", len(a.Advantages)),
+	); err != nil {
+		return err
+	}
+	for i, x := range a.Advantages {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return colErr("advantages", "%v at position %d is not finite", x, i)
+		}
+	}
+	for i, c := range a.Channels {
+		if c < 0 || c > 2 {
+			return colErr("channels", "channel %d at position %d is not 0, 1 or 2", c, i)
+		}
+	}
+	for _, x := range a.StepAdvantages {
+		if err := finite("step_advantages", x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
