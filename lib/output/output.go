@@ -95,6 +95,9 @@ func Check(inputs []string, targets ...Target) error {
 				return refuse("%s and %s name the same file %s", o.flag, t.Flag, t.Path)
 			}
 		}
+		if lfi, err := os.Lstat(t.Path); err == nil && t.Dir && lfi.Mode()&os.ModeSymlink != 0 {
+			return refuse("%s %s is a symbolic link; a checkpoint is written to a folder: name the folder itself", t.Flag, t.Path)
+		}
 		fi, err := os.Stat(t.Path)
 		if err == nil {
 			for _, in := range ins {

@@ -48,6 +48,8 @@ func TestCheck(t *testing.T) {
 	os.MkdirAll(filepath.Join(notck, "sub"), 0o755)
 	empty := filepath.Join(d, "empty")
 	os.Mkdir(empty, 0o755)
+	cklink := filepath.Join(d, "cklink")
+	os.Symlink(ck, cklink)
 	other := filepath.Join(d, "other.parquet")
 	os.WriteFile(other, []byte("y"), 0o644)
 
@@ -72,6 +74,7 @@ func TestCheck(t *testing.T) {
 		{"checkpoint into an empty folder", []Target{Checkpoint("-o", empty)}, ""},
 		{"checkpoint over a foreign folder", []Target{Checkpoint("-o", notck)}, "holds no checkpoint"},
 		{"checkpoint over a file", []Target{Checkpoint("-o", other)}, "is a file"},
+		{"checkpoint through a link", []Target{Checkpoint("-o", cklink)}, "symbolic link"},
 		{"checkpoint is the input", []Target{Checkpoint("-o", ck)}, "names an input"},
 		{"checkpoint holds an input", []Target{Checkpoint("-o", ck)}, "holds an input"},
 		{"skipped empty path", []Target{File("--metrics", "")}, ""},
