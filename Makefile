@@ -20,7 +20,7 @@ vet:
 test: vet
 	$(GO) test -count=1 -timeout 20m ./...
 	npm ci --prefix lib/table/interop/duckdb --no-audit --no-fund --loglevel=error
-	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/
+	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/ ./pipelines/
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 20s ./lib/validate/
 
 # Speed figures of kernels, model, rollouts and one PATS iteration, written
@@ -34,3 +34,4 @@ clean:
 include pipelines/pats.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
+include pipelines/reading.mk

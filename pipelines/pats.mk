@@ -76,8 +76,11 @@ EXPERT       ?= pipelines/expert/$(ENV).yaml
 # A run folder whose snap/0, demos and ckpt/0 to copy instead of computing
 # them (the sweep shares one warm-up among variants); empty: compute.
 WARMUP       ?=
-# Extra flags, passed through verbatim.
+# Extra flags, passed through verbatim. DEMO_FLAGS go to the oracle's
+# demonstration rollouts (a chat checkpoint as MODEL: --tokenizer $(MODEL),
+# see docs/real-models.md).
 ROLLOUT_FLAGS ?=
+DEMO_FLAGS    ?=
 SFT_FLAGS     ?=
 GRPO_FLAGS    ?=
 CONTROL_FLAGS ?=
@@ -211,11 +214,15 @@ $(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $
 # ---- the base policy ------------------------------------------------------------------
 # The base policy, when this run starts from one and it is missing (a caller
 # running several runs side by side builds it first, before them).
+# The base that reads (pipelines/reading.mk) has its own recipe.
+READING_BASE ?= $(RUNS)/base-reading
 define BASE_RULE
 ifneq ($(1),)
+ifneq ($(RUNS)/$(1),$(READING_BASE))
 ifneq ($(R),$(RUNS)/$(1))
 $(RUNS)/$(1)/ckpt/0/config.json $(RUNS)/$(1)/metrics/sft.parquet &: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= BASE= BASE_SKILLS= DEMO_TASKS=$(BASE_TASKS) SFT_EPOCHS=$(BASE_EPOCHS) SFT_LR=$(BASE_LR) VARIANT=$(2) SEED=$(BASE_SEED) RUN=$(1)
+endif
 endif
 endif
 endef
@@ -262,14 +269,14 @@ upto        = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(cal
 DEMO_SHARDS := $(foreach m,$(DEMO_READS),$(R)/demos/$(m).parquet)
 $(R)/demos/%.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 
 $(R)/demos.parquet: $(DEMO_SHARDS)
 	$(BIN)/report mix $^ -o $@
 else
 $(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) -o $@
+	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 endif
 
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)

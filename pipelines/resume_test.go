@@ -41,7 +41,7 @@ func repoRoot(t *testing.T) string {
 func buildTools(t *testing.T, root string) string {
 	bin := filepath.Join(t.TempDir(), "bin")
 	args := []string{"build", "-o", bin + "/"}
-	for _, c := range []string{"rollout", "evaluate", "learn", "cards", "control", "validate", "report"} {
+	for _, c := range []string{"rollout", "evaluate", "learn", "cards", "control", "validate", "report", "audit"} {
 		args = append(args, "./cmd/"+c)
 	}
 	cmd := exec.Command("go", args...)

@@ -21,7 +21,8 @@ func app() *cli.App {
 		Usage: "credit-starvation and scaffold-internalisation diagnostics",
 		Description: "Examples:\n" +
 			"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png\n" +
-			"  audit scaffold --checkpoints ckpt/0,ckpt/5 --traj traj/5.parquet --scaffold snap/5.parquet -o audit/nll.parquet",
+			"  audit scaffold --checkpoints ckpt/0,ckpt/5 --traj traj/5.parquet --scaffold snap/5.parquet -o audit/nll.parquet\n" +
+			"  audit reading --policy ckpt/0 --env household --split valid_seen -o reading.parquet",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
@@ -86,6 +87,50 @@ func app() *cli.App {
 					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
 						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout})
+				},
+			},
+			{
+				Name:      "reading",
+				Usage:     "does the policy act on the text in its context: success with no extra text, right and misleading rules, right and wrong skill bodies",
+				UsageText: "audit reading --policy CKPT --env household --split valid_seen [--tasks N] -o reading.parquet",
+				Description: "Plays the same tasks and episode seeds once per condition: none (no extra text), right-hint\n" +
+					"(the environment's right rules about the task, rendered like the scaffold's Task layer),\n" +
+					"misleading-hint (false rules of the same form), right-skill (the right skill's body in the\n" +
+					"context before the first action, as if read) and wrong-skill (a misleading skill's body).\n" +
+					"With --skills every condition shows a slate and the skill conditions make the first action\n" +
+					"read the right skill or a misleading one of the slate instead.\n" +
+					"A policy that reads does better with right text than with none, and worse with misleading\n" +
+					"text. Writes one row per condition and prints a Markdown table: success, its 95% Wilson\n" +
+					"interval, the difference from none, steps and tokens per episode. The hint conditions need\n" +
+					"an environment that states rules (household, household-rl), the skill conditions a skill\n" +
+					"library (the environment's built-in one, or --skills-dir).\n\n" +
+					"Examples:\n" +
+					"  audit reading --policy runs/base-reading/ckpt/0 --env household --split valid_seen -o reading.parquet\n" +
+					"  audit reading --policy oracle --env household-rl --split valid_unseen --tasks 40 -o reading-oracle.parquet",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "policy", Usage: "checkpoint folder, oracle or random"},
+					&cli.StringFlag{Name: "env", Value: "household", Usage: "environment"},
+					&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "task split"},
+					&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split (seeded); 0: the whole split"},
+					&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task and condition"},
+					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the task draw and the episodes"},
+					&cli.Float64Flag{Name: "temperature", Value: 0.4, Usage: "sampling temperature (checkpoint policies)"},
+					&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
+					&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
+					&cli.StringFlag{Name: "skills-dir", Usage: "skill library folder instead of the environment's built-in one"},
+					&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
+					&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
+				},
+				Action: func(c *cli.Context) error {
+					if err := command.Args(c, 0, 0); err != nil {
+						return err
+					}
+					return audit.ExecuteReading(c.Context, audit.ReadingFlags{Policy: c.String("policy"), Env: c.String("env"),
+						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
+						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"),
+						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
+						Output: c.String("output"), Stdout: os.Stdout})
 				},
 			},
 		},

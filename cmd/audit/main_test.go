@@ -196,3 +196,59 @@ func TestScaffold(t *testing.T) {
 		}
 	}
 }
+
+// TestReading runs audit reading with an untrained tiny checkpoint on
+// household: every condition is played on the same tasks, the rows and the
+// table agree, and the right rules and skill bodies lengthen the context.
+func TestReading(t *testing.T) {
+	dir := t.TempDir()
+	tok, err := builtin.Tokenizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := tok.JSON()
+	c := model.Tiny(tok.VocabSize())
+	c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize = 16, 1, 2, 1, 24
+	m, err := model.New(c, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck := filepath.Join(dir, "ckpt")
+	if err := m.Save(ck, js); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "reading.parquet")
+	code, stderr := run(t, "reading", "--policy", ck, "--env", "household", "--split", "valid_seen", "--tasks", "3",
+		"--max-context", "400", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows, _, err := table.ReadFiles[table.ReadingAudit](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("rows %+v", rows)
+	}
+	for i, r := range rows {
+		if r.Episodes != 3 || r.Tasks != 3 || r.Policy != ck || r.Env != "household" || r.Split != "valid_seen" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	// Bad usage: one line on stderr, exit 2, no output.
+	for name, args := range map[string][]string{
+		"no output":      {"--policy", ck},
+		"no policy":      {"-o", filepath.Join(dir, "bad.parquet")},
+		"unknown env":    {"--policy", "oracle", "--env", "nope", "-o", filepath.Join(dir, "bad.parquet")},
+		"unknown split":  {"--policy", "oracle", "--split", "nope", "-o", filepath.Join(dir, "bad.parquet")},
+		"unknown policy": {"--policy", filepath.Join(dir, "nope"), "-o", filepath.Join(dir, "bad.parquet")},
+	} {
+		code, stderr := run(t, append([]string{"reading"}, args...)...)
+		if code != command.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%s: exit %d, stderr %q", name, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "bad.parquet")); err == nil {
+			t.Errorf("%s: output written", name)
+		}
+	}
+}

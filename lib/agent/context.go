@@ -14,7 +14,23 @@ type Context struct {
 	Tokens   []int32
 	Roles    []int8
 	Logprobs []float32
+	// Format writes the prompt and turns; nil is Builtin.
+	Format Format
 }
+
+// format is c's format, Builtin when none is set.
+func (c *Context) format() Format {
+	if c.Format == nil {
+		return Builtin{}
+	}
+	return c.Format
+}
+
+// Ends are the ids that end an answer in c's format.
+func (c *Context) Ends() []int32 { return c.format().Ends(c.Tok) }
+
+// Parse reads the action out of an answer in c's format.
+func (c *Context) Parse(answer string) (string, bool) { return c.format().Parse(answer) }
 
 // NewContext starts an empty context under tok.
 func NewContext(tok tokenizer.Tokenizer) *Context { return &Context{Tok: tok} }

@@ -3,7 +3,13 @@
 // Role constants) and, for policy-written tokens, the behaviour
 // log-probability it was sampled with.
 //
-// Layout of an episode's context:
+// A Format writes the context: Builtin, the toolkit's own layout for the
+// built-in word-level models, or ChatML, the chat format of Qwen2/2.5/3
+// instruct checkpoints, which uses only tokens the checkpoint's vocabulary
+// has (nothing is ever added to a pretrained vocabulary). A Context's
+// Format is Builtin unless set.
+//
+// Layout of an episode's context under Builtin:
 //
 //	<|bos|> <|system|> system text                      role system
 //	<|scaffold|> rendered scaffold z                    role scaffold (training only)
@@ -20,4 +26,23 @@
 // end token are execution tokens (role action) and only the tokens naming
 // the skill get role skill_name, so SkillGate's two credit channels never
 // share a token.
+//
+// Under ChatML an episode is a chat (see ChatML.Begin for the roles): a
+// system message (ChatSystemText and, in training, the scaffold after
+// "Rules:"), a user message with the task, the slate and the first
+// observation, then alternating assistant turns (the policy's answers,
+// each ending with the <|im_end|> it samples) and user turns
+// (observations, skill bodies, InvalidAnswer). Every token the harness
+// writes, the chat template's included, has a prompt role (system, task,
+// observation, skill body); only the answers are policy-written. An answer
+// may think first, <think>...</think>, then names its action in
+// <action>...</action> (ParseAnswer); one without a well-formed action is
+// invalid: the environment sees no step and the episode goes on. Inside
+// <action>read_skill NAME</action> the tokens that overlap NAME's bytes
+// get role skill_name and every other token of the answer (thinking, tags,
+// the verb, the end token) role action, so the two SkillGate channels
+// stay disjoint under both formats. Text runs of one role end in a newline
+// or before a chat token, so encoding them one by one gives the ids the
+// whole text gets (the golden test checks this against an independent
+// tokenizer).
 package agent

@@ -28,44 +28,22 @@ type Prompt struct {
 	Observation string // first observation
 }
 
-// Begin writes the prompt into c: system, scaffold, skill slate, task and
-// first observation, each under its special token and role, then the action
-// cue. Everything before the first action is shared by a group's episodes
-// (same task, same scaffold, same slate).
-func Begin(c *Context, p Prompt) {
-	c.AddSpecial(tokenizer.BOS, table.RoleSystem)
-	c.AddSpecial(tokenizer.System, table.RoleSystem)
-	c.Add(SystemText, table.RoleSystem)
-	if p.Scaffold != "" {
-		c.AddSpecial(tokenizer.Scaffold, table.RoleScaffold)
-		c.Add(p.Scaffold, table.RoleScaffold)
-	}
-	if len(p.Slate) > 0 {
-		c.AddSpecial(tokenizer.Skills, table.RoleSkillSlate)
-		for _, s := range p.Slate {
-			c.Add(s.Name+": "+s.Description, table.RoleSkillSlate)
-		}
-	}
-	c.AddSpecial(tokenizer.Task, table.RoleTask)
-	c.Add(p.Goal, table.RoleTask)
-	c.Add(p.Observation, table.RoleTask)
-	c.AddSpecial(tokenizer.Act, table.RoleObservation)
-}
+// Begin writes the prompt into c in c's format: system, scaffold, skill
+// slate, task and first observation, then the action cue. Everything before
+// the first action is shared by a group's episodes (same task, same
+// scaffold, same slate).
+func Begin(c *Context, p Prompt) { c.format().Begin(c, p) }
 
 // Observe appends the environment's answer to the last action and the cue
 // for the next one.
-func Observe(c *Context, obs string) {
-	c.AddSpecial(tokenizer.Obs, table.RoleObservation)
-	c.Add(obs, table.RoleObservation)
-	c.AddSpecial(tokenizer.Act, table.RoleObservation)
-}
+func Observe(c *Context, obs string) { c.format().Observe(c, obs) }
 
 // SkillBody appends the body of a skill that was read, then the action cue.
-func SkillBody(c *Context, body string) {
-	c.AddSpecial(tokenizer.Skill, table.RoleSkillBody)
-	c.Add(body, table.RoleSkillBody)
-	c.AddSpecial(tokenizer.Act, table.RoleObservation)
-}
+func SkillBody(c *Context, body string) { c.format().SkillBody(c, body) }
+
+// Invalid appends the reply to an answer without a well-formed action,
+// then the action cue.
+func Invalid(c *Context) { c.format().Invalid(c) }
 
 // ActionRoles gives the role of each token of a policy-written action: the
 // tokens after the read verb of a read action name a skill (RoleSkillName);
@@ -90,10 +68,11 @@ func ActionRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
 	return roles
 }
 
-// AddAction appends a policy-written action (ids ending with the end token)
-// with its roles and behaviour log-probabilities (nil: zeros).
+// AddAction appends a policy-written answer (ids ending with an end token,
+// unless it was cut) with the roles of c's format and behaviour
+// log-probabilities (nil: zeros).
 func AddAction(c *Context, ids []int32, logprobs []float32) {
-	roles := ActionRoles(c.Tok, ids)
+	roles := c.format().AnswerRoles(c.Tok, ids)
 	for i, id := range ids {
 		var lp float32
 		if logprobs != nil {
@@ -111,6 +90,14 @@ func EncodeAction(tok tokenizer.Tokenizer, action string) []int32 {
 	ids := tok.Encode(action)
 	end, _ := tok.TokenID(tokenizer.End)
 	return append(ids, end)
+}
+
+// AddAnswer appends the answer a text agent writes for action in c's
+// format (behaviour log-probabilities 0) and returns its text.
+func AddAnswer(c *Context, action string) string {
+	f := c.format()
+	AddAction(c, f.Answer(c.Tok, action), nil)
+	return f.AnswerText(action)
 }
 
 // ParseRead reports whether action reads a skill, and which.

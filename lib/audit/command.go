@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -218,4 +221,63 @@ func hashes(paths []string) (map[string]string, error) {
 		m[p] = h
 	}
 	return m, nil
+}
+
+// ReadingFlags are audit reading's options.
+type ReadingFlags struct {
+	Policy      string // checkpoint folder, oracle or random
+	Env, Split  string
+	Tasks       int // 0 = the whole split
+	Group       int // episodes per task and condition
+	Seed        int64
+	Temperature float64
+	Greedy      bool
+	MaxContext  int
+	SkillsDir   string // a user skill library instead of the environment's built-in one
+	Skills      bool   // show a slate in every condition; the skill conditions read from it
+	Slate       int    // slate size with Skills
+	Output      string
+	Stdout      io.Writer
+}
+
+// ExecuteReading runs audit reading: the reading test (Reading), its rows
+// written to Output, then the Markdown table.
+func ExecuteReading(ctx context.Context, f ReadingFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if f.Policy == "" {
+		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	}
+	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
+	}
+	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
+		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext,
+		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate}.Options()
+	if err != nil {
+		return err
+	}
+	var lib *skill.Library
+	if f.Skills {
+		lib = o.Skills
+	} else if f.SkillsDir != "" {
+		if lib, err = skill.LoadDir(f.SkillsDir); err != nil {
+			return command.Usagef("%v", err)
+		}
+	} else if lib, err = skill.Builtin(f.Env); err != nil {
+		lib = nil // no built-in library: the skill conditions are skipped
+	}
+	rows, err := Reading(ctx, o, lib)
+	if err != nil {
+		return err
+	}
+	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}}
+	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return ReadingMarkdown(f.Stdout, rows)
+	}
+	return nil
 }

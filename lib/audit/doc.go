@@ -1,4 +1,4 @@
-// Package audit measures two things a training run should show.
+// Package audit measures three things a training run should show.
 //
 // # Credit starvation (audit credit)
 //
@@ -44,4 +44,15 @@
 // Both commands write a table (credit_audit or scaffold_audit rows), print
 // it as Markdown, and with --plot draw a PNG (gonum plot); the plot is
 // rendered before anything is written.
+//
+// # Reading (audit reading)
+//
+// Whether a policy acts on the text in its context (Reading): the same
+// tasks and episode seeds played with no extra text, with the
+// environment's right rules about each task, with its misleading rules,
+// with the right skill's body and with a misleading skill's body before the
+// first action. One reading_audit row per condition: success, its 95%
+// Wilson score interval (Wilson), the difference from no extra text, steps
+// and tokens per episode; printed as a Markdown table (ReadingMarkdown).
+// docs/environments.md describes the rules and the conditions.
 package audit

@@ -29,7 +29,7 @@ import (
 )
 
 // Envs lists the built-in environments.
-var Envs = []string{"household", "shop", "searchqa"}
+var Envs = []string{"household", "household-rl", "shop", "searchqa"}
 
 // extraText holds words that no environment emits but the context does:
 // the agent's prompt, the scaffold's headings and bullets, and every text the

@@ -28,6 +28,9 @@ type SaveOptions struct {
 	// ShardBytes > 0 writes the weights as shards of at most that many
 	// bytes with model.safetensors.index.json instead of model.safetensors.
 	ShardBytes int64
+	// Files are written into the folder as they are (name -> bytes): the
+	// tokenizer and generation files a checkpoint carries over unchanged.
+	Files map[string][]byte
 }
 
 // Save writes m as a Hugging Face checkpoint folder (config.json,
@@ -88,6 +91,19 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 		}
 		if tokenizerJSON != nil {
 			if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
+				return err
+			}
+		}
+		names := make([]string, 0, len(o.Files))
+		for name := range o.Files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if name == ConfigFile || name == TokenizerFile || filepath.Base(name) != name {
+				return fmt.Errorf("file %q cannot be carried over", name)
+			}
+			if err := writeFile(filepath.Join(tmp, name), o.Files[name]); err != nil {
 				return err
 			}
 		}

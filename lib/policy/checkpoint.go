@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/agent"
@@ -14,7 +15,7 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// MaxActionTokens bounds one action.
+// MaxActionTokens bounds one action unless Options say otherwise.
 const MaxActionTokens = 32
 
 // Options say how a checkpoint samples.
@@ -22,6 +23,8 @@ type Options struct {
 	Temperature float32 // <= 0 or Greedy: greedy
 	TopP        float32 // 1: no nucleus cut
 	Greedy      bool
+	// MaxActionTokens bounds one answer; 0 is MaxActionTokens.
+	MaxActionTokens int
 }
 
 // Checkpoint is a policy backed by a model. It is safe for concurrent use by
@@ -31,6 +34,7 @@ type Checkpoint struct {
 	M    *model.Model
 	Tok  tokenizer.Tokenizer
 	Opt  Options
+	Gen  GenerationConfig // the folder's generation_config.json (zero without one)
 
 	mu       sync.Mutex
 	prefixes map[string]*prefix
@@ -83,7 +87,24 @@ func Load(dir string, o Options) (*Checkpoint, error) {
 	if tok.VocabSize() > m.Cfg.VocabSize {
 		return nil, fmt.Errorf("%s: tokenizer has %d ids, model vocabulary %d", dir, tok.VocabSize(), m.Cfg.VocabSize)
 	}
-	return New(dir, m, tok, o), nil
+	gen, err := ReadGenerationConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := New(dir, m, tok, o)
+	p.Gen = gen
+	return p, nil
+}
+
+// SamplingDefaults takes temperature and top-p from the checkpoint's
+// generation_config.json where the user gave none.
+func (p *Checkpoint) SamplingDefaults(temperatureGiven, topPGiven bool) {
+	if !temperatureGiven && p.Gen.Temperature != nil {
+		p.Opt.Temperature = float32(*p.Gen.Temperature)
+	}
+	if !topPGiven && p.Gen.TopP != nil {
+		p.Opt.TopP = float32(*p.Gen.TopP)
+	}
 }
 
 // New wraps a model already in memory.
@@ -186,7 +207,11 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 			return "", err
 		}
 	}
-	end, _ := d.p.Tok.TokenID(tokenizer.End)
+	ends := c.Ends()
+	maxTokens := d.p.Opt.MaxActionTokens
+	if maxTokens <= 0 {
+		maxTokens = MaxActionTokens
+	}
 	temp := d.p.Opt.Temperature
 	if d.p.Opt.Greedy {
 		temp = 0
@@ -197,7 +222,7 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 		tok, lp := model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
 		ids = append(ids, tok)
 		lps = append(lps, lp)
-		if tok == end || len(ids) >= MaxActionTokens || d.dec.Len()+1 >= limit {
+		if slices.Contains(ends, tok) || len(ids) >= maxTokens || d.dec.Len()+1 >= limit {
 			break
 		}
 		var err error
@@ -209,7 +234,7 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 	// feeds it with what the environment answered.
 	agent.AddAction(c, ids, lps)
 	text := ids
-	if len(text) > 0 && text[len(text)-1] == end {
+	if len(text) > 0 && slices.Contains(ends, text[len(text)-1]) {
 		text = text[:len(text)-1]
 	}
 	return d.p.Tok.Decode(text), nil

@@ -5,9 +5,19 @@
 //
 // The episodes of a group share their prompt token for token, so the
 // prompt is computed once per group and its KV cache cloned into each
-// episode. An action ends at the end token, at MaxActionTokens, or where
-// the context would pass the model's position limit; an action without its
-// end token is still recorded as written.
+// episode. An answer ends at one of the prompt format's end ids (builtin:
+// <|end|>; chatml: <|im_end|> and generation_config.json's eos_token_id),
+// at Options.MaxActionTokens (default MaxActionTokens), or where the
+// context would pass the model's position limit; an answer without its
+// end token is still recorded as written (chatml's harness then closes the
+// turn with a <|im_end|> that is not policy-written).
+//
+// A checkpoint folder of a Hugging Face instruct model says how it chats
+// and samples: HasChatML reads the chat template (tokenizer_config.json or
+// chat_template.jinja; <|im_start|> means ChatML), DefaultFormat and
+// ChooseFormat pick the prompt format, and ReadGenerationConfig reads the
+// end ids and the temperature and top-p that SamplingDefaults applies
+// where the user gave none.
 //
 // The log-probabilities recorded are those of the distribution sampled
 // from (softmax of logits / temperature; temperature 1 for greedy), so at

@@ -35,6 +35,10 @@ var DefaultTemplates = map[string]string{
 	"failure:invalid_action":  "Only send actions from the admissible list.",
 	"failure:invalid_actions": "Only send actions from the admissible list.",
 	"failure:wrong_object":    "Check the object name against the task before taking it.",
+	"source:":                 "Look in the {value} first.",
+	"heat:":                   "Heat the object with the {value} before placing it.",
+	"cool:":                   "Cool the object with the {value} before placing it.",
+	"clean:":                  "Clean the object in the {value} before placing it.",
 	"action:":                 "Use the {value} action when the task calls for it.",
 	"object:":                 "Find the {value} first; the task is about it.",
 	"milestone:":              "Make sure you reach this step: {value}.",
@@ -61,9 +65,25 @@ var DefaultTemplates = map[string]string{
 // episodes with >= MinSupport cards; features already linked to an item of
 // the scope are skipped; candidates are ranked by d(f) or mode share, then
 // name. For the general layer a candidate must be supported in at least two
-// task types, and becomes a general item.
+// task types and hold in at least half of the types that show it
+// (GeneralShare), and becomes a general item: a feature that separates
+// success from failure in only some of the types it occurs in is a
+// type-specific fact, which the Task (or Mistake) layer of those types
+// takes. A task feature holds in a type when its pooled difference there is
+// >= MinLean; a failure mode when it is in at least MinShare of the type's
+// failed episodes.
 //
-// REVISE (never grows the item count), up to Quota proposals: merges of
+// REVISE (never grows the item count), up to Quota proposals: first
+// corrections of items the evidence contradicts. A slot template is one
+// whose key is a prefix and whose text holds {value} ("source:" -> "Look
+// in the {value} first."); an item whose text is a slot template filled
+// with value v states P:v. When a sibling feature P:w (w != v) separates
+// success from failure (d >= MinLean, >= MinSupport supporting cards) and
+// P:v does not (d(P:v) < MinLean), the item's text is edited to the
+// template filled with the best such w (highest d, then name): the rule's
+// content changes ("Look in the cabinet first." -> "Look in the drawer
+// first." when successful episodes took the object from drawers and failed
+// ones did not). Then merges of
 // near-duplicate items (same layer, token Jaccard >= MergeJaccard; the text
 // of the better-supported one is kept, supports are united), then re-scoping
 // of mistake items with no current support (their failure mode no longer
@@ -86,11 +106,12 @@ type Builtin struct {
 	MinLean      float64           // separating difference; default 0.2
 	MinShare     float64           // failure-mode share for a mistake; default 0.25
 	MergeJaccard float64           // near-duplicate threshold; default 0.6
+	GeneralShare float64           // share of the types showing a feature where it must hold to be general; default 0.5
 }
 
 // NewBuiltin returns a Builtin with the defaults.
 func NewBuiltin() *Builtin {
-	return &Builtin{Templates: DefaultTemplates, MinLean: 0.2, MinShare: 0.25, MergeJaccard: 0.6}
+	return &Builtin{Templates: DefaultTemplates, MinLean: 0.2, MinShare: 0.25, MergeJaccard: 0.6, GeneralShare: 0.5}
 }
 
 // Name implements Refiner.
@@ -109,6 +130,9 @@ func (b *Builtin) defaults() *Builtin {
 	}
 	if c.MergeJaccard <= 0 {
 		c.MergeJaccard = 0.6
+	}
+	if c.GeneralShare <= 0 {
+		c.GeneralShare = 0.5
 	}
 	return &c
 }
@@ -351,7 +375,7 @@ func (b *Builtin) expand(s *scopeState) ([]table.Proposal, string) {
 			continue
 		}
 		sup := s.support[f]
-		if len(sup) < in.MinSupport || general && s.typesOf(sup) < 2 {
+		if len(sup) < in.MinSupport || general && (s.typesOf(sup) < 2 || !b.holdsWidely(s, f)) {
 			continue
 		}
 		c := candidate{feature: f, support: topSupport(sup), text: b.Text(f)}
@@ -404,9 +428,142 @@ func (b *Builtin) expand(s *scopeState) ([]table.Proposal, string) {
 	return props, ""
 }
 
+// holdsWidely reports whether feature f holds (see Builtin) in at least
+// GeneralShare of the task types whose cards show it, and in at least two.
+func (b *Builtin) holdsWidely(s *scopeState, f string) bool {
+	byType := map[string][]table.Card{}
+	for _, c := range s.cards {
+		byType[c.TaskType] = append(byType[c.TaskType], c)
+	}
+	shown, holds := 0, 0
+	for _, t := range sortedKeys(byType) {
+		ps, pf, nS, nF := pooled(byType[t])
+		if ps[f] == 0 && pf[f] == 0 {
+			if _, m := splitFeature(f); !isFailure(f) || !hasMode(byType[t], m) {
+				continue
+			}
+		}
+		shown++
+		if isFailure(f) {
+			_, m := splitFeature(f)
+			var n int32
+			for _, c := range byType[t] {
+				n += card.ModeCount(c, m)
+			}
+			if nF > 0 && math.Max(float64(n)/nF, pf[f]) >= b.MinShare {
+				holds++
+			}
+		} else if nS > 0 && nF > 0 && ps[f]-pf[f] >= b.MinLean {
+			holds++
+		}
+	}
+	return holds >= 2 && float64(holds) >= b.GeneralShare*float64(shown)
+}
+
+// hasMode reports whether a card has a failed episode with mode m.
+func hasMode(cards []table.Card, m string) bool {
+	for _, c := range cards {
+		if card.ModeCount(c, m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// slotValue reports whether text is a slot template filled with some value:
+// the feature prefix P (without ':') and the value as it appears in the
+// text. Prefixes are tried in name order.
+func (b *Builtin) slotValue(text string) (prefix, value string, ok bool) {
+	tm := b.Templates
+	norm := scaffold.Normalize(text)
+	for _, k := range sortedKeys(tm) {
+		if !strings.HasSuffix(k, ":") || k == ":" || !strings.Contains(tm[k], "{value}") || strings.Contains(tm[k], "{prefix}") {
+			continue
+		}
+		i := strings.Index(tm[k], "{value}")
+		head := scaffold.Normalize(tm[k][:i])
+		tail := scaffold.Normalize(tm[k][i+len("{value}"):])
+		if len(norm) <= len(head)+len(tail) || !strings.HasPrefix(norm, head) || !strings.HasSuffix(norm, tail) {
+			continue
+		}
+		v := strings.TrimSpace(norm[len(head) : len(norm)-len(tail)])
+		if v == "" {
+			continue
+		}
+		return strings.TrimSuffix(k, ":"), v, true
+	}
+	return "", "", false
+}
+
+// corrections proposes edits of items whose slot value the evidence
+// contradicts (see Builtin, REVISE).
+func (b *Builtin) corrections(s *scopeState, limit int) []table.Proposal {
+	in := s.in
+	texts := map[string]bool{}
+	for _, it := range s.items {
+		texts[scaffold.Normalize(it.Text)] = true
+	}
+	var props []table.Proposal
+	for _, it := range s.items {
+		if len(props) >= limit {
+			break
+		}
+		if it.Layer == scaffold.LayerMistake {
+			continue
+		}
+		p, v, ok := b.slotValue(it.Text)
+		if !ok {
+			continue
+		}
+		best, bestD := "", 0.0
+		for _, f := range s.feats {
+			fp, w := splitFeature(f)
+			if fp != p || isFailure(f) {
+				continue
+			}
+			if scaffold.Normalize(humanize(w)) == v {
+				if s.diff(f) >= b.MinLean {
+					best = "" // the item's own value separates: nothing to correct
+					break
+				}
+				continue
+			}
+			if d := s.diff(f); d >= b.MinLean && len(s.support[f]) >= in.MinSupport && (best == "" || d > bestD) {
+				best, bestD = f, d
+			}
+		}
+		if best == "" {
+			continue
+		}
+		text := b.Text(best)
+		if texts[scaffold.Normalize(text)] || in.Count(text) > in.MaxItemTokens {
+			continue
+		}
+		texts[scaffold.Normalize(text)] = true
+		old := p + ":" + strings.ReplaceAll(v, " ", "_")
+		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: text,
+			Support:   topSupport(s.support[best]),
+			Rationale: fmt.Sprintf("corrected: %s separates success from failure (score %.2f), %s does not (%.2f)", best, bestD, old, s.diff(old))})
+	}
+	return props
+}
+
 // merges finds near-duplicate pairs (same layer), best first; each item is
 // in at most one pair. keepShorter picks the text to keep.
 func (b *Builtin) merges(s *scopeState, keepShorter bool, limit int) []table.Proposal {
+	return b.mergeItems(s, keepShorter, limit, nil)
+}
+
+// mergesExcept is REVISE's merges (the better-supported text kept) among
+// items not in skip.
+func (b *Builtin) mergesExcept(s *scopeState, skip map[string]bool, limit int) []table.Proposal {
+	if limit <= 0 {
+		return nil
+	}
+	return b.mergeItems(s, false, limit, skip)
+}
+
+func (b *Builtin) mergeItems(s *scopeState, keepShorter bool, limit int, skip map[string]bool) []table.Proposal {
 	type pair struct {
 		a, b table.ScaffoldItem
 		j    float64
@@ -414,7 +571,7 @@ func (b *Builtin) merges(s *scopeState, keepShorter bool, limit int) []table.Pro
 	var pairs []pair
 	for i, x := range s.items {
 		for _, y := range s.items[i+1:] {
-			if x.Layer != y.Layer {
+			if x.Layer != y.Layer || skip[x.ID] || skip[y.ID] {
 				continue
 			}
 			if j := scaffold.Jaccard(x.Text, y.Text); j >= b.MergeJaccard {
@@ -451,13 +608,20 @@ func (b *Builtin) merges(s *scopeState, keepShorter bool, limit int) []table.Pro
 
 func (b *Builtin) revise(s *scopeState) ([]table.Proposal, string) {
 	in := s.in
-	props := b.merges(s, false, in.Quota)
+	props := b.corrections(s, in.Quota)
 	touched := map[string]bool{}
 	texts := map[string]bool{}
 	for _, it := range s.items {
 		texts[scaffold.Normalize(it.Text)] = true
 	}
 	for _, p := range props {
+		texts[scaffold.Normalize(p.Text)] = true
+		for _, t := range p.Targets {
+			touched[t] = true
+		}
+	}
+	for _, p := range b.mergesExcept(s, touched, in.Quota-len(props)) {
+		props = append(props, p)
 		for _, t := range p.Targets {
 			touched[t] = true
 		}

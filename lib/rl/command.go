@@ -26,7 +26,16 @@ type Init struct {
 	TokJSON []byte
 	Opt     *model.AdamW // nil when there is none
 	Hash    string       // content hash of the weights (provenance); "" for a fresh model
+	// Files are the checkpoint's other tokenizer and generation files
+	// (CarriedFiles), written unchanged into every checkpoint made from it.
+	Files map[string][]byte
 }
+
+// CarriedFiles are the files of a Hugging Face checkpoint that training
+// does not change and that a checkpoint written from it carries byte for
+// byte (tokenizer.json is carried too).
+var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json"}
 
 // LoadInit opens "tiny" or "small" (a fresh model of that size over the
 // built-in tokenizer, initialised from seed) or a checkpoint folder with its
@@ -77,7 +86,17 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
 	}
-	in := &Init{Model: m, Tok: tok, TokJSON: js, Opt: opt}
+	in := &Init{Model: m, Tok: tok, TokJSON: js, Opt: opt, Files: map[string][]byte{}}
+	for _, name := range CarriedFiles {
+		b, err := os.ReadFile(filepath.Join(init, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+		}
+		in.Files[name] = b
+	}
 	in.Hash, _ = weightsHash(init)
 	return in, nil
 }
@@ -345,7 +364,7 @@ func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv 
 	}
 	var u output.Unit
 	defer u.Abort()
-	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt}); err != nil {
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
 		return err
 	}
 	if metricsPath != "" {

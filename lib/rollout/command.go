@@ -7,17 +7,22 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Flags are the rollout command's options as the user gives them.
@@ -40,9 +45,18 @@ type Flags struct {
 	MaxContext     int
 	Batch          int           // episodes decoding together (checkpoint policies)
 	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
 	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
 	Output         string
 	Progress       io.Writer
+
+	// TemperatureSet and TopPSet say the user gave them; otherwise a
+	// checkpoint's generation_config.json supplies them.
+	TemperatureSet, TopPSet bool
+	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty          float64 // reward less per answer without a well-formed action
+	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 }
 
 // MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
@@ -153,7 +167,18 @@ func (f Flags) Options() (Options, error) {
 		if err != nil {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
+		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
 		o.Policy, o.Tok = CheckpointPolicy{ck}, ck.Tok
+	}
+	if f.Tokenizer != "" {
+		if _, isCk := o.Policy.(CheckpointPolicy); isCk {
+			return o, command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+		}
+		tok, err := tokenizer.Load(filepath.Join(f.Tokenizer, model.TokenizerFile))
+		if err != nil {
+			return o, command.Usagef("--tokenizer %s: %v", f.Tokenizer, err)
+		}
+		o.Tok = tok
 	}
 	if o.Tok == nil {
 		tok, err := builtin.Tokenizer()
@@ -161,6 +186,9 @@ func (f Flags) Options() (Options, error) {
 			return o, err
 		}
 		o.Tok = tok
+	}
+	if err := chooseFormat(&o, f); err != nil {
+		return o, err
 	}
 	if f.Skills || f.SkillsDir != "" {
 		var lib *skill.Library
@@ -185,7 +213,50 @@ func (f Flags) Options() (Options, error) {
 			return o, err
 		}
 	}
+	if o.Hint, o.HintBody, err = HintFuncs(e, f.Hints, f.Seed); err != nil {
+		return o, command.Usagef("%v", err)
+	}
 	return o, nil
+}
+
+// chooseFormat sets the prompt format, the answer cap and the invalid
+// penalty; a format the policy's tokenizer cannot write is a usage error.
+func chooseFormat(o *Options, f Flags) error {
+	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	}
+	if !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0 {
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	}
+	dir, where := "", "the built-in tokenizer"
+	var eos []int32
+	ck, isCk := o.Policy.(CheckpointPolicy)
+	if f.Tokenizer != "" {
+		dir, where = f.Tokenizer, filepath.Join(f.Tokenizer, model.TokenizerFile)
+	}
+	if isCk {
+		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
+	}
+	name, from := f.PromptFormat, ""
+	if name == "" {
+		var err error
+		if name, err = policy.DefaultFormat(dir); err != nil {
+			return command.Usagef("%v", err)
+		}
+		from = " (the checkpoint's chat template)"
+	}
+	fm, err := policy.ChooseFormat(name, o.Tok, eos)
+	if err != nil {
+		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
+	}
+	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
+	if isCk {
+		ck.Opt.MaxActionTokens = f.MaxActionTokens
+		if f.MaxActionTokens == 0 && fm.Name() == "chatml" {
+			ck.Opt.MaxActionTokens = 512
+		}
+	}
+	return nil
 }
 
 // attachScaffold loads the snapshot --scaffold names and renders it for

@@ -18,10 +18,11 @@ type Policy interface {
 
 // Driver writes the actions of one episode.
 type Driver interface {
-	// Act appends the next action to c (its tokens, roles and behaviour
-	// log-probabilities, ending with the end token) and returns its text.
-	// c holds everything the policy has seen so far, ending with the
-	// action cue.
+	// Act appends the next answer to c (its tokens, roles and behaviour
+	// log-probabilities, ending with an end token of c's format unless it
+	// was cut) and returns its text, which c's format parses into the
+	// action (builtin: the whole text). c holds everything the policy has
+	// seen so far, ending with the action cue.
 	Act(c *agent.Context, ep env.Episode, readSkill string) (string, error)
 }
 
@@ -47,6 +48,7 @@ type textDriver struct {
 	started bool
 	read    bool
 	lastObs string
+	texts   []string // rules and skill bodies to give a Reader at Start
 }
 
 func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
@@ -54,6 +56,11 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 		d.agent.Start(ep.Goal(), ep.Observation(), d.seed)
 		d.started = true
 		d.lastObs = ep.Observation()
+		if r, ok := d.agent.(env.Reader); ok {
+			for _, t := range d.texts {
+				r.Read(t)
+			}
+		}
 	}
 	var action string
 	if readSkill != "" && !d.read {
@@ -62,15 +69,55 @@ func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (st
 	} else {
 		action = d.agent.Act(d.lastObs, ep.Admissible())
 	}
-	agent.AddAction(c, agent.EncodeAction(c.Tok, action), nil)
-	return action, nil
+	return agent.AddAnswer(c, action), nil
+}
+
+// forcedDriver writes a fixed first action, then leaves the episode to
+// the driver it wraps (Options.FirstRead).
+type forcedDriver struct {
+	Driver
+	first string
+	done  bool
+}
+
+func (d *forcedDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
+	if !d.done {
+		d.done = true
+		return agent.AddAnswer(c, d.first), nil
+	}
+	return d.Driver.Act(c, ep, readSkill)
+}
+
+// unwrap returns the driver under a forcedDriver.
+func unwrap(d Driver) Driver {
+	if f, ok := d.(*forcedDriver); ok {
+		return f.Driver
+	}
+	return d
 }
 
 // observe tells a text driver what the environment answered; other drivers
 // read it from the context.
 func observe(d Driver, obs string) {
-	if t, ok := d.(*textDriver); ok {
+	if t, ok := unwrap(d).(*textDriver); ok {
 		t.lastObs = obs
+	}
+}
+
+// readText gives a text driver's agent a text that entered the context (a
+// scaffold, a skill body) when it follows rules (env.Reader); before its
+// first action the text waits for Start. Other drivers read the context.
+func readText(d Driver, text string) {
+	t, ok := unwrap(d).(*textDriver)
+	if !ok || text == "" {
+		return
+	}
+	if !t.started {
+		t.texts = append(t.texts, text)
+		return
+	}
+	if r, ok := t.agent.(env.Reader); ok {
+		r.Read(text)
 	}
 }
 

@@ -54,6 +54,27 @@ type Options struct {
 	// (deployment). ScaffoldVersion is recorded (-1 without a scaffold).
 	Scaffold        func(taskType string) string
 	ScaffoldVersion int
+	// Hint gives rules for one task (HintText renders them), shown in the
+	// scaffold's place after any scaffold; nil or "" adds nothing. It
+	// depends on the task only, so a group shares its prompt.
+	Hint func(taskID string) string
+	// Preread gives a skill body put in the context before the first
+	// action, as if the episode had read it; nil or "" adds nothing.
+	Preread func(taskType string) string
+	// HintBody gives rules for one task shown as such a body (after
+	// Preread's); nil or "" adds nothing.
+	HintBody func(taskID string) string
+	// FirstRead, with skills on, names a skill of the episode's slate that
+	// its first action reads whatever the policy (written for it, with
+	// behaviour log-probability 0); "" leaves the first action to the
+	// policy.
+	FirstRead func(taskType string, slate []string) string
+
+	// Format writes the contexts; nil is agent.Builtin.
+	Format agent.Format
+	// InvalidPenalty is subtracted from an episode's reward for each
+	// answer without a well-formed action (chatml).
+	InvalidPenalty float64
 
 	MaxContext int // context limit in tokens; 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
@@ -211,9 +232,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	tr := table.Trajectory{
 		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
-		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: ep.Goal(),
+		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
 		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
-		Actions: []string{}, Observations: []string{ep.Observation()},
+		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
 		StepKeys: []string{}, StepRewards: []float64{},
 	}
@@ -221,6 +242,13 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	if o.Scaffold != nil {
 		p.Scaffold = o.Scaffold(ep.TaskType())
 		tr.ScaffoldVersion = int32(o.ScaffoldVersion)
+	}
+	if o.Hint != nil {
+		if h := o.Hint(taskID); h != "" && p.Scaffold != "" {
+			p.Scaffold += "\n" + h
+		} else if h != "" {
+			p.Scaffold = h
+		}
 	}
 	slate, err := groupSlate(o, taskID, ep.TaskType())
 	if err != nil {
@@ -243,10 +271,29 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		}
 	}
 	c := agent.NewContext(o.Tok)
+	c.Format = o.Format
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
+	if o.FirstRead != nil && o.Skills != nil {
+		if name := o.FirstRead(ep.TaskType(), tr.Slate); name != "" {
+			drv = &forcedDriver{Driver: drv, first: agent.ReadVerb + " " + name}
+		}
+	}
+	readText(drv, p.Scaffold)
+	if o.Preread != nil {
+		if body := o.Preread(ep.TaskType()); body != "" {
+			agent.SkillBody(c, body)
+			readText(drv, body)
+		}
+	}
+	if o.HintBody != nil {
+		if body := o.HintBody(taskID); body != "" {
+			agent.SkillBody(c, body)
+			readText(drv, body)
+		}
+	}
 	success, score, reward := false, 0.0, 0.0
-	steps, turns := 0, 0
+	steps, turns, invalid := 0, 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
 	limited := false
 	// key is the anchor-state key of the environment state the next turn
@@ -257,7 +304,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			limited = true
 			break
 		}
-		action, err := drv.Act(c, ep, firstRead)
+		answer, err := drv.Act(c, ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			limited = true
 			break
@@ -266,6 +313,21 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			return table.Trajectory{}, fmt.Errorf("%s sample %d: %w", taskID, sample, err)
 		}
 		turns++
+		action, ok := c.Parse(answer)
+		if !ok {
+			// No well-formed action: the environment sees no step (the
+			// state and its key stay); the whole answer is recorded, and
+			// the turn's step reward is the penalty.
+			invalid++
+			tr.Actions = append(tr.Actions, tokenizer.ValidUTF8(answer))
+			tr.StepKeys = append(tr.StepKeys, key)
+			tr.StepRewards = append(tr.StepRewards, -o.InvalidPenalty)
+			tr.Observations = append(tr.Observations, agent.InvalidAnswer)
+			observe(drv, agent.InvalidAnswer)
+			agent.Invalid(c)
+			continue
+		}
+		action = tokenizer.ValidUTF8(action)
 		tr.Actions = append(tr.Actions, action)
 		tr.StepKeys = append(tr.StepKeys, key)
 		tr.StepRewards = append(tr.StepRewards, 0)
@@ -283,18 +345,19 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 					obs = sk.Body
 				}
 			}
-			tr.Observations = append(tr.Observations, obs)
+			tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(obs))
 			observe(drv, obs)
 			if obs == InvalidRead {
 				agent.Observe(c, obs)
 			} else {
 				agent.SkillBody(c, obs)
+				readText(drv, obs)
 			}
 			continue
 		}
 		st := ep.Step(action)
 		steps++
-		tr.Observations = append(tr.Observations, st.Observation)
+		tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(st.Observation))
 		reward += st.Reward
 		tr.StepRewards[len(tr.StepRewards)-1] = st.Reward
 		key = env.NextKey(st)
@@ -305,16 +368,22 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		observe(drv, st.Observation)
 		agent.Observe(c, st.Observation)
 	}
+	if invalid > 0 {
+		reward -= o.InvalidPenalty * float64(invalid)
+	}
 	if math.IsNaN(reward) || math.IsInf(reward, 0) {
 		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: the episode's reward %v is not finite (step rewards must add up to a finite number)", taskID, sample, reward)}
 	}
 	if !(score >= 0 && score <= 1) {
 		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: score %v is not in [0, 1]", taskID, sample, score)}
 	}
-	tr.Success, tr.Score, tr.Reward, tr.Steps = success, score, reward, int32(steps)
+	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
 	if limited {
 		tr.Features = append(tr.Features, "failure:context_limit")
+	}
+	if invalid > 0 {
+		tr.Features = append(tr.Features, "failure:invalid_answer")
 	}
 	sort.Strings(tr.Features)
 	if !success {
@@ -328,7 +397,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 }
 
 // failurePriority orders failure features from most to least specific.
-var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "no_answer", "max_steps"}
+var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type", "wrong_answer", "missing_option", "over_price", "context_limit", "loop", "invalid_action", "invalid_answer", "no_answer", "max_steps"}
 
 // FailureMode names why an episode failed from its features: the most
 // specific failure feature present, else max_steps when the budget ran out,

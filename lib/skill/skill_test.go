@@ -13,12 +13,14 @@ import (
 var envTaskTypes = map[string][]string{
 	"household": {"pick_and_place_simple", "look_at_obj_in_light", "pick_clean_then_place_in_recep",
 		"pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "pick_two_obj_and_place"},
+	"household-rl": {"pick_and_place_simple", "look_at_obj_in_light", "pick_clean_then_place_in_recep",
+		"pick_heat_then_place_in_recep", "pick_cool_then_place_in_recep", "pick_two_obj_and_place"},
 	"shop":     {"beauty", "electronics", "fashion", "food", "furniture"},
 	"searchqa": {"single_hop", "two_hop", "three_hop"},
 }
 
 func TestBuiltinLibraries(t *testing.T) {
-	if got, want := BuiltinEnvs(), []string{"household", "searchqa", "shop"}; !reflect.DeepEqual(got, want) {
+	if got, want := BuiltinEnvs(), []string{"household", "household-rl", "searchqa", "shop"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("BuiltinEnvs = %v, want %v", got, want)
 	}
 	for env, types := range envTaskTypes {

@@ -66,6 +66,10 @@ type Trajectory struct {
 	// columns for step-level credit (GiGPO in lib/rl).
 	StepKeys    []string  `parquet:"step_keys,list" since:"2"`    // version 2: per turn (one per entry of actions): anchor-state key of the state the turn acted from (env.StateKey of the observation, or the environment's own key)
 	StepRewards []float64 `parquet:"step_rewards,list" since:"2"` // version 2: per turn: the environment's reward for it (0 for a skill read)
+
+	// Added in version 3 (read as 0 from older files): chat-formatted
+	// episodes (lib/agent's chatml).
+	Invalid int32 `parquet:"invalid" since:"3"` // version 3: answers without a well-formed action (chatml): no step, reward less --invalid-penalty each
 }
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or

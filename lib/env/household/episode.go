@@ -309,6 +309,9 @@ func (e *episode) apply(a string) (obs string, ok bool) {
 		e.feats["object:"+o.kind] = true
 		if o.kind == e.spec.c.obj {
 			e.feats["milestone:took_target"] = true
+			if e.spec.conv != nil {
+				e.feats["source:"+e.w.receps[i].kind] = true
+			}
 		} else {
 			e.feats["failure:wrong_object"] = true
 		}
@@ -342,7 +345,7 @@ func (e *episode) apply(a string) (obs string, ok bool) {
 		rk := e.w.receps[i].kind
 		o := &e.w.objs[j]
 		switch {
-		case m[1] == "heat" && rk == applianceHeat:
+		case m[1] == "heat" && rk == e.spec.heatKind():
 			o.hot, o.cold = true, false
 		case m[1] == "cool" && rk == applianceCool:
 			o.cold, o.hot = true, false
@@ -354,6 +357,9 @@ func (e *episode) apply(a string) (obs string, ok bool) {
 		e.feats["recep:"+rk] = true
 		if o.kind == e.spec.c.obj {
 			e.feats["milestone:transformed"] = true
+			if e.spec.conv != nil {
+				e.feats[m[1]+":"+rk] = true
+			}
 		}
 		return "You " + m[1] + " the " + o.name + " using the " + e.w.receps[i].name + ".", true
 	}
@@ -492,7 +498,7 @@ func (e *episode) Admissible() []string {
 		if e.held >= 0 {
 			h := e.w.objs[e.held].name
 			switch {
-			case r.kind == applianceHeat:
+			case r.kind == e.spec.heatKind():
 				out = append(out, "heat "+h+" with "+r.name)
 			case r.kind == applianceCool:
 				out = append(out, "cool "+h+" with "+r.name)

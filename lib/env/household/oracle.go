@@ -28,21 +28,52 @@ type oracle struct {
 	lamp     string          // name of a lamp of the goal kind, once seen
 	lampLoc  string
 	last     string
+	adm      []string // the admissible actions now
+
+	first string          // a rule said: look in this kind first
+	tool  string          // a rule said: transform with this kind
+	bad   map[string]bool // appliance kinds that could not do the job
 }
 
 var (
-	reGoalLook1     = regexp.MustCompile(`^look at (\w+) under the (\w+)$`)
-	reGoalLook2     = regexp.MustCompile(`^examine the (\w+) with the (\w+)$`)
-	reGoalApply     = regexp.MustCompile(`^(clean|heat|cool) some (\w+) and put it (?:in|on) (\w+)$`)
-	reGoalApplyAdj  = regexp.MustCompile(`^put a (clean|hot|cool) (\w+) (?:in|on) (\w+)$`)
-	reGoalTwo1      = regexp.MustCompile(`^put two (\w+) (?:in|on) (\w+)$`)
-	reGoalTwo2      = regexp.MustCompile(`^find two (\w+) and put them (?:in|on) (\w+)$`)
-	reGoalPick      = regexp.MustCompile(`^put (?:a|some) (\w+) (?:in|on) (\w+)$`)
-	reListItem      = regexp.MustCompile(`a ([a-z]+ [0-9]+)`)
-	adjToType       = map[string]string{"clean": TypeClean, "hot": TypeHeat, "cool": TypeCool}
-	verbToType      = map[string]string{"clean": TypeClean, "heat": TypeHeat, "cool": TypeCool}
-	typeToVerb      = map[string]string{TypeClean: "clean", TypeHeat: "heat", TypeCool: "cool"}
-	typeToAppliance = map[string]string{TypeClean: applianceClean, TypeHeat: applianceHeat, TypeCool: applianceCool}
+	reRuleFirst = regexp.MustCompile(`look (?:in|on) the ([a-z]+) first`)
+	reRuleTool  = regexp.MustCompile(`(heat|cool|clean) the object (?:with|in|on|using) (?:the )?([a-z]+)`)
+)
+
+// Read follows the rules of a text in the context (env.Reader): a scaffold
+// or a skill body. It understands two forms, wherever they stand in a line:
+// "look in the K first" (search receptacles of kind K before any other) and
+// "heat|cool|clean the object with [the] K" (do the task's transformation
+// with K; a rule for another transformation than the task's is ignored).
+// A later rule of a form replaces an earlier one. Only receptacle kinds
+// count. When a rule is wrong the oracle still solves the task from what it
+// observes, a few steps later.
+func (o *oracle) Read(text string) {
+	t := strings.ToLower(text)
+	for _, m := range reRuleFirst.FindAllStringSubmatch(t, -1) {
+		if recepByName[m[1]] != nil {
+			o.first = m[1]
+		}
+	}
+	for _, m := range reRuleTool.FindAllStringSubmatch(t, -1) {
+		if recepByName[m[2]] != nil && verbToType[m[1]] == o.typ {
+			o.tool = m[2]
+		}
+	}
+}
+
+var (
+	reGoalLook1    = regexp.MustCompile(`^look at (\w+) under the (\w+)$`)
+	reGoalLook2    = regexp.MustCompile(`^examine the (\w+) with the (\w+)$`)
+	reGoalApply    = regexp.MustCompile(`^(clean|heat|cool) some (\w+) and put it (?:in|on) (\w+)$`)
+	reGoalApplyAdj = regexp.MustCompile(`^put a (clean|hot|cool) (\w+) (?:in|on) (\w+)$`)
+	reGoalTwo1     = regexp.MustCompile(`^put two (\w+) (?:in|on) (\w+)$`)
+	reGoalTwo2     = regexp.MustCompile(`^find two (\w+) and put them (?:in|on) (\w+)$`)
+	reGoalPick     = regexp.MustCompile(`^put (?:a|some) (\w+) (?:in|on) (\w+)$`)
+	reListItem     = regexp.MustCompile(`a ([a-z]+ [0-9]+)`)
+	adjToType      = map[string]string{"clean": TypeClean, "hot": TypeHeat, "cool": TypeCool}
+	verbToType     = map[string]string{"clean": TypeClean, "heat": TypeHeat, "cool": TypeCool}
+	typeToVerb     = map[string]string{TypeClean: "clean", TypeHeat: "heat", TypeCool: "cool"}
 )
 
 // parseGoal reads the task type, object kind and target kind of a goal
@@ -98,7 +129,7 @@ func kindOf(name string) string {
 func (o *oracle) Start(goal, observation string, seed int64) {
 	*o = oracle{
 		contents: map[string][]string{}, searched: map[string]bool{}, open: map[string]bool{},
-		changed: map[string]bool{}, placed: map[string]bool{},
+		changed: map[string]bool{}, placed: map[string]bool{}, bad: map[string]bool{},
 	}
 	o.typ, o.obj, o.target, _ = parseGoal(goal)
 	o.receps = listed(observation)
@@ -106,6 +137,7 @@ func (o *oracle) Start(goal, observation string, seed int64) {
 
 func (o *oracle) Act(lastObservation string, admissible []string) string {
 	o.observe(lastObservation)
+	o.adm = admissible
 	a := o.decide()
 	o.last = a
 	return a
@@ -205,11 +237,21 @@ func (o *oracle) decide() string {
 			return "use " + o.lamp
 		case TypeClean, TypeHeat, TypeCool:
 			if !o.changed[o.held] {
-				app := o.appliance()
-				if a := o.goTo(app); a != "" {
-					return a
+				for {
+					app := o.appliance()
+					if app == "" {
+						return "look"
+					}
+					if a := o.goTo(app); a != "" {
+						return a
+					}
+					a := typeToVerb[o.typ] + " " + o.held + " with " + app
+					if o.admissible(a) {
+						return a
+					}
+					// this kind does not do the job here: try the next one
+					o.bad[kindOf(app)] = true
 				}
-				return typeToVerb[o.typ] + " " + o.held + " with " + app
 			}
 		}
 		t := o.targetRecep()
@@ -267,9 +309,27 @@ func (o *oracle) search(rank func(kind string) int) string {
 	return "open " + best
 }
 
-// objRank orders receptacle kinds for finding the goal object: its usual
-// places first, then open surfaces, then closed containers.
+// admissible reports whether a is among the admissible actions (true when
+// the caller gave none).
+func (o *oracle) admissible(a string) bool {
+	if o.adm == nil {
+		return true
+	}
+	for _, x := range o.adm {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// objRank orders receptacle kinds for finding the goal object: the kind a
+// rule named first, then its usual places, then open surfaces, then closed
+// containers.
 func (o *oracle) objRank(kind string) int {
+	if o.first != "" && kind == o.first {
+		return -1
+	}
 	var spawn []string
 	if k := objByName[o.obj]; k != nil {
 		spawn = k.spawn
@@ -298,17 +358,28 @@ func rankIn(likely []string, kind string) int {
 	return len(likely)
 }
 
-// appliance is the receptacle that performs the task's transformation.
+// applianceKinds lists, per transforming type, the receptacle kinds that
+// might do the job, the common-sense one first.
+var applianceKinds = map[string][]string{
+	TypeClean: {applianceClean, "bathtubbasin"},
+	TypeHeat:  {applianceHeat, "stoveburner", "toaster", "coffeemachine"},
+	TypeCool:  {applianceCool},
+}
+
+// appliance is the receptacle to perform the task's transformation with:
+// the first of the room's receptacles of the first kind, in order (the kind
+// a rule named, then applianceKinds), that has not failed to do it.
 func (o *oracle) appliance() string {
-	want := typeToAppliance[o.typ]
-	for _, r := range o.receps {
-		if kindOf(r) == want {
-			return r
-		}
+	kinds := applianceKinds[o.typ]
+	if o.tool != "" {
+		kinds = append([]string{o.tool}, kinds...)
 	}
-	if o.typ == TypeClean {
+	for _, want := range kinds {
+		if o.bad[want] {
+			continue
+		}
 		for _, r := range o.receps {
-			if isCleaner(kindOf(r)) {
+			if kindOf(r) == want {
 				return r
 			}
 		}

@@ -175,41 +175,79 @@ type taskSpec struct {
 	room  string
 	seed  uint64
 	goal  string
+	conv  *HouseConventions // nil in the common-sense world
+	keep  string            // receptacle kind the goal objects are kept at; "" = their usual places
 }
 
-// parseID splits "household/<split>/<index>".
-func parseID(id string) (split string, index int, err error) {
-	parts := strings.Split(id, "/")
-	if len(parts) != 3 || parts[0] != "household" {
-		return "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>)", id)
+// heatKind is the receptacle kind that heats in the task's world.
+func (s *taskSpec) heatKind() string {
+	if s.conv != nil {
+		return s.conv.Heat
 	}
+	return applianceHeat
+}
+
+// appliance is the receptacle kind the task's transformation needs
+// ("" for the types without one).
+func (s *taskSpec) appliance() string {
+	switch s.c.typ {
+	case TypeHeat:
+		return s.heatKind()
+	case TypeCool:
+		return applianceCool
+	case TypeClean:
+		return applianceClean
+	}
+	return ""
+}
+
+// prefix is the world's name, the first part of its task ids.
+func prefix(rl bool) string {
+	if rl {
+		return NameRL
+	}
+	return Name
+}
+
+// parseID splits "household/<split>/<index>" (or "household-rl/...").
+func parseID(id string) (rl bool, split string, index int, err error) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 3 || parts[0] != Name && parts[0] != NameRL {
+		return false, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index> or household-rl/<split>/<index>)", id)
+	}
+	rl = parts[0] == NameRL
 	n, ok := splitSizes[parts[1]]
 	if !ok {
-		return "", 0, fmt.Errorf("household: task id %q: unknown split %q", id, parts[1])
+		return false, "", 0, fmt.Errorf("household: task id %q: unknown split %q", id, parts[1])
 	}
 	i, err := strconv.Atoi(parts[2])
 	if err != nil || i < 0 || i >= n || parts[2] != taskIndex(i) {
-		return "", 0, fmt.Errorf("household: task id %q: no task %q in split %s (0..%d)", id, parts[2], parts[1], n-1)
+		return false, "", 0, fmt.Errorf("household: task id %q: no task %q in split %s (0..%d)", id, parts[2], parts[1], n-1)
 	}
-	return parts[1], i, nil
+	return rl, parts[1], i, nil
 }
 
 func taskIndex(i int) string { return fmt.Sprintf("%05d", i) }
 
-func taskID(split string, i int) string { return "household/" + split + "/" + taskIndex(i) }
+func taskID(rl bool, split string, i int) string {
+	return prefix(rl) + "/" + split + "/" + taskIndex(i)
+}
 
 // specFor derives a task from its id. Types cycle through the six task
 // types. Training tasks cycle through every non-held-out combination of
 // their type (so each occurs in train); valid_seen draws from the same pool
-// by hash; valid_unseen draws from the held-out pool.
+// by hash; valid_unseen draws from the held-out pool. A household-rl task
+// is derived from the household id of the same split and index (same
+// combination, room kind, goal text and generator seed) and adds the
+// house's conventions.
 func specFor(id string) (*taskSpec, error) {
-	split, i, err := parseID(id)
+	rl, split, i, err := parseID(id)
 	if err != nil {
 		return nil, err
 	}
 	combosOnce.Do(buildCombos)
 	typ := taskTypes[i%len(taskTypes)]
-	h := hashString(id)
+	h := hashString(taskID(false, split, i))
 	var c combo
 	switch split {
 	case env.SplitTrain:
@@ -223,10 +261,15 @@ func specFor(id string) (*taskSpec, error) {
 		c = pool[(i/len(taskTypes)+int(h%7))%len(pool)]
 	}
 	room := c.rooms[mix64(h^1)%uint64(len(c.rooms))]
-	return &taskSpec{
+	s := &taskSpec{
 		id: id, split: split, index: i, c: c, room: room, seed: mix64(h ^ 2),
 		goal: goalText(c, mix64(h^3)),
-	}, nil
+	}
+	if rl {
+		s.conv = &Conventions
+		s.keep = Conventions.keepKind(c, room)
+	}
+	return s, nil
 }
 
 // goalText renders a goal in one of ALFWorld's phrasings for the type.
@@ -272,19 +315,21 @@ var (
 	idLists map[string][]string
 )
 
-func tasks(split string) ([]string, error) {
+func tasks(rl bool, split string) ([]string, error) {
 	if _, ok := splitSizes[split]; !ok {
 		return nil, fmt.Errorf("household: unknown split %q (have %s, %s, %s)", split, env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen)
 	}
 	idsOnce.Do(func() {
 		idLists = map[string][]string{}
-		for s, n := range splitSizes {
-			ids := make([]string, n)
-			for i := range ids {
-				ids[i] = taskID(s, i)
+		for _, rl := range []bool{false, true} {
+			for s, n := range splitSizes {
+				ids := make([]string, n)
+				for i := range ids {
+					ids[i] = taskID(rl, s, i)
+				}
+				idLists[prefix(rl)+"/"+s] = ids
 			}
-			idLists[s] = ids
 		}
 	})
-	return append([]string(nil), idLists[split]...), nil
+	return append([]string(nil), idLists[prefix(rl)+"/"+split]...), nil
 }

@@ -71,11 +71,14 @@ func generate(s *taskSpec) *world {
 	case TypeClean:
 		required[c.recep], required[applianceClean] = true, true
 	case TypeHeat:
-		required[c.recep], required[applianceHeat] = true, true
+		required[c.recep], required[s.heatKind()] = true, true
 	case TypeCool:
 		required[c.recep], required[applianceCool] = true, true
 	default:
 		required[c.recep] = true
+	}
+	if s.keep != "" {
+		required[s.keep] = true
 	}
 	counts := make([]int, len(rk.receps))
 	mins := make([]int, len(rk.receps))
@@ -124,9 +127,10 @@ func generate(s *taskSpec) *world {
 
 	load := make([]int, len(w.receps))
 	// place puts an object of a kind somewhere: at one of its usual
-	// receptacle kinds with probability spawnLikely, else anywhere; never in
-	// a receptacle of a kind in avoid, never above capacity.
-	place := func(kind string, spawn []string, avoid map[string]bool, lamp bool) {
+	// receptacle kinds with probability spawnLikely (always when sure),
+	// else anywhere; never in a receptacle of a kind in avoid, never above
+	// capacity.
+	place := func(kind string, spawn []string, avoid map[string]bool, lamp, sure bool) {
 		var likely, any []int
 		for i, rc := range w.receps {
 			if avoid[rc.kind] || load[i] >= capSurface {
@@ -141,7 +145,7 @@ func generate(s *taskSpec) *world {
 			}
 		}
 		pool := any
-		if len(likely) > 0 && (lamp || r.chance(spawnLikely)) {
+		if len(likely) > 0 && (lamp || sure || r.chance(spawnLikely)) {
 			pool = likely
 		}
 		if len(pool) == 0 {
@@ -169,7 +173,7 @@ func generate(s *taskSpec) *world {
 		if ln == c.recep {
 			spawn = []string{lampSurface}
 		}
-		place(ln, spawn, nil, true)
+		place(ln, spawn, nil, true, false)
 	}
 
 	goal := objByName[c.obj]
@@ -183,8 +187,13 @@ func generate(s *taskSpec) *world {
 	default:
 		avoid[c.recep] = true
 	}
+	// household-rl keeps the goal objects at the house's kind for the type.
+	goalSpawn, sure := goal.spawn, false
+	if s.keep != "" {
+		goalSpawn, sure = []string{s.keep}, true
+	}
 	for n := 0; n < nGoal; n++ {
-		place(goal.name, goal.spawn, avoid, false)
+		place(goal.name, goalSpawn, avoid, false, sure)
 	}
 
 	var pool []*objKind
@@ -197,7 +206,7 @@ func generate(s *taskSpec) *world {
 	nd := r.between(minDistract, maxDistract)
 	for n := 0; n < nd; n++ {
 		o := pool[r.intn(len(pool))]
-		place(o.name, o.spawn, nil, false)
+		place(o.name, o.spawn, nil, false, false)
 	}
 
 	// Shuffle listing order, then number each kind's instances.

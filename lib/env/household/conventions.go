@@ -1,0 +1,195 @@
+package household
+
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/env"
+)
+
+// HouseConventions are the house rules of household-rl: type-level
+// regularities that the common-sense world (household, where the base
+// policy is pretrained) does not have, so a policy only knows them from
+// experience or from a rule in its context.
+type HouseConventions struct {
+	// Keep lists, per task type, the receptacle kinds where the house keeps
+	// that type's goal objects, in order of preference: the first kind the
+	// room can hold that is not the task's target kind (each is one that
+	// a common-sense search reaches late: closed containers, the
+	// garbagecan).
+	Keep map[string][]string
+	// Heat is the receptacle kind that heats ("heat X with R"); the
+	// microwave does not heat in this house.
+	Heat string
+}
+
+// Conventions are household-rl's house rules.
+var Conventions = HouseConventions{
+	Keep: map[string][]string{
+		TypePickAndPlace: {"drawer", "garbagecan"},
+		TypeLookInLight:  {"garbagecan", "drawer"},
+		TypeClean:        {"cabinet", "garbagecan"},
+		TypeHeat:         {"drawer", "garbagecan"},
+		TypeCool:         {"cabinet", "garbagecan"},
+		TypePickTwo:      {"garbagecan", "drawer"},
+	},
+	Heat: "stoveburner",
+}
+
+// keepKind is where the goal objects of combination c are kept in a room of
+// kind room: the first of the type's kinds the room can hold that is not the
+// target kind; "" when none is.
+func (h *HouseConventions) keepKind(c combo, room string) string {
+	for _, k := range h.Keep[c.typ] {
+		if k != c.recep && roomHas(room, k) {
+			return k
+		}
+	}
+	return ""
+}
+
+// Rule texts. They are the built-in refiner's templates for the features
+// source:<kind> and heat:/cool:/clean:<kind> (lib/refiner.DefaultTemplates),
+// so the rules a refiner distils from cards read like the hints a base is
+// pretrained to follow; lib/builtin's tests hold them equal.
+const (
+	RuleLookFirst = "Look in the %s first."
+	RuleHeat      = "Heat the object with the %s before placing it."
+	RuleCool      = "Cool the object with the %s before placing it."
+	RuleClean     = "Clean the object in the %s before placing it."
+	RuleLamp      = "Turn on the desklamp and look at the object under it."
+)
+
+// Step texts: the right rules as the household-rl skill library's right
+// skills write them (lib/skill/library/household-rl).
+const (
+	StepLookFirst = "look in the %[1]s first: the object is in a %[1]s. take it."
+	StepGoTo      = "go to %s 1."
+	StepTransform = "%s the object with %s 1."
+)
+
+// transformRule is the rule text of a transforming type with an appliance.
+func transformRule(typ, kind string) string {
+	switch typ {
+	case TypeHeat:
+		return fmt.Sprintf(RuleHeat, kind)
+	case TypeCool:
+		return fmt.Sprintf(RuleCool, kind)
+	case TypeClean:
+		return fmt.Sprintf(RuleClean, kind)
+	}
+	return ""
+}
+
+// hints states rules about task s in room w (see env.Hints):
+//
+//   - right: "Look in the K first." with K the kind of the receptacle that
+//     holds the first goal object (in the room's listing), and for the
+//     transforming types the appliance that does the job in this world;
+//   - misleading: the same forms, false: a kind present in the room that
+//     holds no goal object and is not the target (closed containers first,
+//     then in listing order), and an appliance of the room that cannot do
+//     the job (for heating, the other of microwave and stoveburner);
+//   - irrelevant: the transformation rules of the other transforming types
+//     (for look_at_obj_in_light all three), and the lamp rule for every type
+//     but look_at_obj_in_light;
+//   - steps: the right rules as skill steps (StepLookFirst, then StepGoTo
+//     and StepTransform for the appliance).
+func hints(s *taskSpec, w *world) env.Hints {
+	var h env.Hints
+	goalAt := map[string]bool{}
+	at := len(w.receps)
+	for _, o := range w.objs {
+		if o.kind == s.c.obj && !o.lamp {
+			goalAt[w.receps[o.loc].kind] = true
+			at = min(at, o.loc)
+		}
+	}
+	first := ""
+	if at < len(w.receps) {
+		first = w.receps[at].kind
+	}
+	if first != "" {
+		h.Right = append(h.Right, fmt.Sprintf(RuleLookFirst, first))
+		h.Steps = append(h.Steps, fmt.Sprintf(StepLookFirst, first))
+	}
+	// misleading place: closed kinds first, then open ones, in listing order
+	var closed, open []string
+	seen := map[string]bool{}
+	for _, r := range w.receps {
+		if seen[r.kind] || goalAt[r.kind] || r.kind == s.c.recep {
+			continue
+		}
+		seen[r.kind] = true
+		if r.openable {
+			closed = append(closed, r.kind)
+		} else {
+			open = append(open, r.kind)
+		}
+	}
+	if wrong := append(closed, open...); len(wrong) > 0 {
+		h.Misleading = append(h.Misleading, fmt.Sprintf(RuleLookFirst, wrong[0]))
+	}
+	if app := s.appliance(); app != "" {
+		h.Right = append(h.Right, transformRule(s.c.typ, app))
+		h.Steps = append(h.Steps, fmt.Sprintf(StepGoTo, app), fmt.Sprintf(StepTransform, typeToVerb[s.c.typ], app))
+		if wrong := wrongAppliance(s, w); wrong != "" {
+			h.Misleading = append(h.Misleading, transformRule(s.c.typ, wrong))
+		}
+	}
+	for _, t := range []string{TypeClean, TypeHeat, TypeCool} {
+		if t != s.c.typ {
+			h.Irrelevant = append(h.Irrelevant, transformRule(t, defaultAppliance(s, t)))
+		}
+	}
+	if s.c.typ != TypeLookInLight {
+		h.Irrelevant = append(h.Irrelevant, RuleLamp)
+	}
+	return h
+}
+
+// defaultAppliance is the appliance of type t in the task's world.
+func defaultAppliance(s *taskSpec, t string) string {
+	switch t {
+	case TypeHeat:
+		return s.heatKind()
+	case TypeCool:
+		return applianceCool
+	}
+	return applianceClean
+}
+
+// wrongAppliance is a receptacle kind of the room that cannot do the task's
+// transformation: for heating the other of microwave and stoveburner, else
+// the first kind in the room's listing that is not an appliance of the type
+// and not the target.
+func wrongAppliance(s *taskSpec, w *world) string {
+	if s.c.typ == TypeHeat {
+		other := applianceHeat
+		if s.heatKind() == applianceHeat {
+			other = "stoveburner"
+		}
+		if recepIndex(w, other) >= 0 {
+			return other
+		}
+	}
+	for _, r := range w.receps {
+		if r.kind == s.c.recep || r.kind == s.appliance() || s.c.typ == TypeClean && isCleaner(r.kind) {
+			continue
+		}
+		if s.c.typ == TypeHeat && r.kind == s.heatKind() {
+			continue
+		}
+		return r.kind
+	}
+	return ""
+}
+
+// recepIndex is the index of the first receptacle of kind k, or -1.
+func recepIndex(w *world, k string) int {
+	for i, r := range w.receps {
+		if r.kind == k {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,143 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Files of a Hugging Face checkpoint that say how it chats and samples.
+const (
+	GenerationConfigFile = "generation_config.json"
+	TokenizerConfigFile  = "tokenizer_config.json"
+	ChatTemplateFile     = "chat_template.jinja"
+)
+
+// GenerationConfig is what rollout reads of generation_config.json: the
+// ids that end generation, and the sampling defaults (nil when absent).
+type GenerationConfig struct {
+	EOS         []int32
+	Temperature *float64
+	TopP        *float64
+}
+
+// ReadGenerationConfig reads dir/generation_config.json; a folder without
+// one gives the zero value. eos_token_id may be one id or a list.
+func ReadGenerationConfig(dir string) (GenerationConfig, error) {
+	var g GenerationConfig
+	path := filepath.Join(dir, GenerationConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return g, nil
+	}
+	if err != nil {
+		return g, err
+	}
+	var raw struct {
+		EOS         json.RawMessage `json:"eos_token_id"`
+		Temperature *float64        `json:"temperature"`
+		TopP        *float64        `json:"top_p"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return g, fmt.Errorf("%s: %v", path, err)
+	}
+	g.Temperature, g.TopP = raw.Temperature, raw.TopP
+	if len(raw.EOS) > 0 && string(raw.EOS) != "null" {
+		var one int32
+		if err := json.Unmarshal(raw.EOS, &one); err == nil {
+			g.EOS = []int32{one}
+		} else if err := json.Unmarshal(raw.EOS, &g.EOS); err != nil {
+			return g, fmt.Errorf("%s: eos_token_id is neither an id nor a list of ids", path)
+		}
+	}
+	if g.Temperature != nil && !(*g.Temperature >= 0) {
+		return g, fmt.Errorf("%s: temperature %v is negative", path, *g.Temperature)
+	}
+	if g.TopP != nil && !(*g.TopP > 0 && *g.TopP <= 1) {
+		return g, fmt.Errorf("%s: top_p %v is not in (0, 1]", path, *g.TopP)
+	}
+	return g, nil
+}
+
+// HasChatML reports whether the checkpoint in dir chats in ChatML: its
+// tokenizer_config.json's chat_template (a string, or a list of named
+// templates) or its chat_template.jinja contains <|im_start|>.
+func HasChatML(dir string) (bool, error) {
+	if b, err := os.ReadFile(filepath.Join(dir, ChatTemplateFile)); err == nil {
+		if strings.Contains(string(b), "<|im_start|>") {
+			return true, nil
+		}
+	}
+	path := filepath.Join(dir, TokenizerConfigFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	var cfg struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+	}
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return false, fmt.Errorf("%s: %v", path, err)
+	}
+	var one string
+	if json.Unmarshal(cfg.ChatTemplate, &one) == nil {
+		return strings.Contains(one, "<|im_start|>"), nil
+	}
+	var named []struct {
+		Template string `json:"template"`
+	}
+	if json.Unmarshal(cfg.ChatTemplate, &named) == nil {
+		for _, t := range named {
+			if strings.Contains(t.Template, "<|im_start|>") {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// DefaultFormat is the prompt format of the checkpoint in dir: chatml when
+// it chats in ChatML (HasChatML), else builtin; "" (no checkpoint) is
+// builtin.
+func DefaultFormat(dir string) (string, error) {
+	if dir == "" {
+		return "builtin", nil
+	}
+	chat, err := HasChatML(dir)
+	if err != nil || !chat {
+		return "builtin", err
+	}
+	return "chatml", nil
+}
+
+// ChooseFormat returns the prompt format name (builtin or chatml) under
+// tok. chatml needs a byte-level BPE tokenizer with <|im_start|> and the
+// end-of-turn token <|im_end|>, and its answers end at <|im_end|> and at
+// the ids of eos (generation_config.json); builtin needs the built-in
+// special tokens.
+func ChooseFormat(name string, tok tokenizer.Tokenizer, eos []int32) (agent.Format, error) {
+	switch name {
+	case "chatml":
+		if _, ok := tok.(*tokenizer.BPE); !ok {
+			return nil, fmt.Errorf("a word-level tokenizer (the built-in models') has no chat format; chatml needs a Qwen-family checkpoint's tokenizer.json")
+		}
+		return agent.NewChatML(tok, eos)
+	case "builtin":
+		for _, s := range tokenizer.Specials {
+			if _, ok := tok.TokenID(s); !ok {
+				return nil, fmt.Errorf("tokenizer has no %s token: the builtin format needs the built-in special tokens (use --prompt-format chatml for a chat checkpoint)", s)
+			}
+		}
+		return agent.Builtin{}, nil
+	}
+	return nil, fmt.Errorf("unknown prompt format %q (want builtin or chatml)", name)
+}
