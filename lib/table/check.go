@@ -97,6 +97,7 @@ func (r *Trajectory) CheckRow() error {
 		sameLen("reads_right", len(r.ReadsRight), "reads", len(r.Reads)),
 		sameLen("reads_misleading", len(r.ReadsMisleading), "reads", len(r.Reads)),
 		count("n_tokens", r.NTokens), count("n_policy_tokens", r.NPolicyTokens), count("n_scaffold_tokens", r.NScaffoldTokens),
+		count("invalid", r.Invalid),
 	); err != nil {
 		return err
 	}
