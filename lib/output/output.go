@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pats-rl/pats/lib/cleanup"
@@ -254,7 +255,7 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	undo := cleanup.Add(func() { os.Remove(tmp.Name()) })
+	undo := cleanup.Add(func() { interrupt(func() { os.Remove(tmp.Name()) }) })
 	ok := false
 	defer func() {
 		if !ok {
@@ -307,7 +308,7 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
-	undo := cleanup.Add(func() { os.RemoveAll(tmp) })
+	undo := cleanup.Add(func() { interrupt(func() { os.RemoveAll(tmp) }) })
 	ok := false
 	defer func() {
 		if !ok {
@@ -330,11 +331,34 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 	return nil
 }
 
+// commitMu orders commits against an interruption: the temporaries that
+// lib/cleanup removes on SIGINT or SIGTERM are removed either before any
+// rename of a commit (which then fails as a whole) or after all of them.
+var (
+	commitMu    sync.Mutex
+	interrupted bool
+)
+
+// interrupt runs remove (a temporary's removal) as part of an
+// interruption: no commit starts after it.
+func interrupt(remove func()) {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	interrupted = true
+	remove()
+}
+
 // Commit puts every staged output in place, in the order staged, then
-// writes the stdout output. A Unit commits once.
+// writes the stdout output. A Unit commits once. After an interruption
+// (lib/cleanup ran) it renames nothing.
 func (u *Unit) Commit() error {
 	if u.done {
 		return fmt.Errorf("output: unit committed twice")
+	}
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	if interrupted {
+		return fmt.Errorf("output: interrupted before the outputs were put in place")
 	}
 	for i := range u.staged {
 		s := &u.staged[i]

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pats-rl/pats/lib/cleanup"
 )
 
 func writeString(s string) func(io.Writer) error {
@@ -194,5 +196,32 @@ func TestRemoveStale(t *testing.T) {
 		if (err == nil) != want {
 			t.Errorf("%s: exists %v, want %v", filepath.Base(f), err == nil, want)
 		}
+	}
+}
+
+// An interruption (lib/cleanup run on SIGINT or SIGTERM) between staging
+// and Commit removes every temporary and makes the commit rename nothing.
+func TestInterruptBeforeCommit(t *testing.T) {
+	defer func() { interrupted = false }()
+	d := t.TempDir()
+	a, ck := filepath.Join(d, "a"), filepath.Join(d, "ck")
+	os.WriteFile(a, []byte("old"), 0o644)
+	var u Unit
+	defer u.Abort()
+	if err := u.File(a, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Dir(ck, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "config.json"), nil, 0o644) }); err != nil {
+		t.Fatal(err)
+	}
+	cleanup.Run()
+	if err := u.Commit(); err == nil {
+		t.Fatal("the commit went ahead after the interruption")
+	}
+	if got, _ := os.ReadFile(a); string(got) != "old" {
+		t.Errorf("a = %q", got)
+	}
+	if ents, _ := os.ReadDir(d); len(ents) != 1 {
+		t.Errorf("left behind: %v", names(ents))
 	}
 }
