@@ -119,9 +119,36 @@ func Check(inputs []string, targets ...Target) error {
 		} else if lfi, lerr := os.Lstat(t.Path); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
 			return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)
 		}
+		if err := checkParent(t); err != nil {
+			return err
+		}
 		outs = append(outs, seen{flag: t.Flag, fi: fi, abs: abs})
 	}
 	return nil
+}
+
+// checkParent refuses an output whose folder cannot be made or written
+// in: the nearest existing ancestor must be a folder this process may
+// write in (so that the run does not fail only at its end).
+func checkParent(t Target) error {
+	dir := filepath.Dir(filepath.Clean(t.Path))
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return refuse("%s %s: %s is not a folder", t.Flag, t.Path, dir)
+			}
+			if !writable(dir) {
+				return refuse("%s %s: cannot write in %s", t.Flag, t.Path, dir)
+			}
+			return nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
 }
 
 // checkExisting refuses an existing path of the wrong kind for t.
@@ -348,8 +375,8 @@ func interrupt(remove func()) {
 	remove()
 }
 
-// Commit puts every staged output in place, in the order staged, then
-// writes the stdout output. A Unit commits once. After an interruption
+// Commit writes the stdout output, then puts every staged file and
+// folder in place, in the order staged. A Unit commits once. After an interruption
 // (lib/cleanup ran) it renames nothing.
 func (u *Unit) Commit() error {
 	if u.done {
@@ -360,6 +387,16 @@ func (u *Unit) Commit() error {
 	if interrupted {
 		return fmt.Errorf("output: interrupted before the outputs were put in place")
 	}
+	// stdout first: a write that fails (a closed pipe) leaves the files
+	// unrenamed; a rename after it fails only if the folder changed.
+	for _, s := range u.staged {
+		if s.buf != nil {
+			if _, err := os.Stdout.Write(s.buf.Bytes()); err != nil {
+				return fmt.Errorf("stdout: %w", unwrapPath(err))
+			}
+		}
+	}
+	u.done = true
 	for i := range u.staged {
 		s := &u.staged[i]
 		if s.buf != nil {
@@ -381,15 +418,16 @@ func (u *Unit) Commit() error {
 		s.undo()
 		syncDir(filepath.Dir(s.path))
 	}
-	u.done = true
-	for _, s := range u.staged {
-		if s.buf != nil {
-			if _, err := os.Stdout.Write(s.buf.Bytes()); err != nil {
-				return fmt.Errorf("stdout: %w", err)
-			}
-		}
-	}
 	return nil
+}
+
+// unwrapPath drops an *os.PathError's repetition of the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // Abort removes every temporary not yet committed.

@@ -80,6 +80,8 @@ func TestCheck(t *testing.T) {
 		{"checkpoint is the input", []Target{Checkpoint("-o", ck)}, "names an input"},
 		{"checkpoint holds an input", []Target{Checkpoint("-o", ck)}, "holds an input"},
 		{"skipped empty path", []Target{File("--metrics", "")}, ""},
+		{"folder under a file", []Target{File("-o", filepath.Join(other, "x", "y.parquet"))}, "is not a folder"},
+		{"new nested folders", []Target{Checkpoint("-o", filepath.Join(d, "a", "b", "ck"))}, ""},
 	}
 	for _, c := range cases {
 		inputs := []string{in, "-", "", "tiny"}

@@ -19,3 +19,8 @@ func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// writable reports whether this process may create entries in dir.
+func writable(dir string) bool {
+	return syscall.Access(dir, 2) == nil // W_OK
+}
