@@ -140,12 +140,18 @@ func (c Config) MemoryBytes() float64 {
 // checkMemory refuses a configuration whose weights would not fit in the
 // machine's memory (MemTotal of /proc/meminfo; 1 TiB where that is not
 // known), before anything is allocated.
-func (c Config) checkMemory() error {
-	need := c.MemoryBytes()
+func (c Config) checkMemory() error { return c.CheckMemory(1, "for its weights alone") }
+
+// CheckMemory refuses a configuration when factor times its weights'
+// memory (MemoryBytes) exceeds the machine's memory; what names the use
+// in the message (training keeps gradients and two optimizer moments
+// beside the weights: factor 4).
+func (c Config) CheckMemory(factor float64, what string) error {
+	need := factor * c.MemoryBytes()
 	have := totalMemory()
 	if need > have {
-		return fmt.Errorf("the model would take %.3g GiB of memory for its weights alone, more than the machine's %.3g GiB (hidden_size %d, intermediate_size %d, vocab_size %d, layers %d, max_position_embeddings %d)",
-			need/(1<<30), have/(1<<30), c.HiddenSize, c.IntermediateSize, c.VocabSize, c.NumHiddenLayers, c.MaxPositionEmbeddings)
+		return fmt.Errorf("the model would take %.3g GiB of memory %s, more than the machine's %.3g GiB (hidden_size %d, intermediate_size %d, vocab_size %d, layers %d, max_position_embeddings %d)",
+			need/(1<<30), what, have/(1<<30), c.HiddenSize, c.IntermediateSize, c.VocabSize, c.NumHiddenLayers, c.MaxPositionEmbeddings)
 	}
 	return nil
 }

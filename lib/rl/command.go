@@ -70,6 +70,9 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if err != nil {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
+	if err := m.Cfg.CheckMemory(4, "to train (weights, gradients, two optimizer moments)"); err != nil && flag == "init" {
+		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+	}
 	tp := filepath.Join(init, model.TokenizerFile)
 	js, err := os.ReadFile(tp)
 	if err != nil {
