@@ -63,6 +63,7 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 		}
 		return &Init{Model: m, Tok: tok, TokJSON: js}, nil
 	}
+	output.Recover(init) // a replacement killed between its renames
 	if st, err := os.Stat(init); err != nil || !st.IsDir() {
 		return nil, command.Usagef("--%s %s: not tiny, small or a checkpoint folder", flag, init)
 	}
