@@ -45,7 +45,7 @@ func Checkpoint(flag, path string) Target { return Target{Flag: flag, Path: path
 
 // IsCheckpoint reports whether the folder dir holds a checkpoint (a
 // config.json); it is the test Check uses before replacing a folder.
-var IsCheckpoint = func(dir string) bool {
+func IsCheckpoint(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, "config.json"))
 	return err == nil && st.Mode().IsRegular()
 }
