@@ -215,7 +215,10 @@ func buildAll() (bin, fix string, err error) {
 		return "", "", err
 	}
 	bin, fix = filepath.Join(root, "bin"), filepath.Join(root, "fix")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
 	c := exec.Command(goTool, "build", "-o", bin+string(os.PathSeparator), "./cmd/...")
 	if out, err := c.CombinedOutput(); err != nil {
 		return "", "", fmt.Errorf("go build: %v\n%s", err, out)
