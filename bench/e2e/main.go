@@ -22,14 +22,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func main() {
 	minTime := flag.Duration("time", 3*time.Second, "minimum time per measurement")
 	flag.Parse()
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage/audit"
 )
 
 func main() { command.Main(app()) }

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func run(t *testing.T, args ...string) (int, string) {
@@ -120,7 +120,7 @@ func TestCredit(t *testing.T) {
 
 func TestScaffold(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestScaffold(t *testing.T) {
 // table agree, and the right rules and skill bodies lengthen the context.
 func TestReading(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage/cards"
 )
 
 func main() { command.Main(app()) }
@@ -40,7 +41,7 @@ func app() *cli.App {
 			if err := command.Args(c, 1, -1); err != nil {
 				return err
 			}
-			return card.Execute(c.Context, card.Flags{Inputs: c.Args().Slice(), Output: c.String("output"),
+			return cards.Execute(c.Context, cards.Flags{Inputs: c.Args().Slice(), Output: c.String("output"),
 				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top")}, os.Stdout)
 		},
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/rollout/rollouttest"
+	"github.com/pats-rl/pats/lib/stage/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/eval"
-	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/stage/evaluate"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
 func main() { command.Main(app()) }
@@ -51,7 +51,7 @@ func app() *cli.App {
 			if c.NArg() > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
 			}
-			f := eval.Flags{
+			f := evaluate.Flags{
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
@@ -70,7 +70,7 @@ func app() *cli.App {
 					return err
 				}
 			}
-			return eval.Execute(c.Context, f, os.Stdout)
+			return evaluate.Execute(c.Context, f, os.Stdout)
 		},
 	}
 }

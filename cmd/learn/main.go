@@ -7,6 +7,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage/learn"
 )
 
 func main() { command.Main(app()) }
@@ -76,7 +77,7 @@ func app() *cli.App {
 					}
 					cfg := sft
 					cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, command.Progress()
-					return rl.ExecuteSFT(c.Context, rl.SFTFlags{Init: c.String("init"),
+					return learn.ExecuteSFT(c.Context, learn.SFTFlags{Init: c.String("init"),
 						Demos:  append(c.StringSlice("demos"), c.Args().Slice()...),
 						Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
 						Config: cfg, WeightDecay: c.Float64("weight-decay")})
@@ -157,7 +158,7 @@ func app() *cli.App {
 					}
 					cfg.Clip, cfg.KL, cfg.Epochs = c.Float64("clip"), c.Float64("kl"), c.Int("epochs")
 					cfg.Minibatch, cfg.SelectCoef = c.Int("minibatch"), c.Float64("select-coef")
-					return rl.ExecuteGRPO(c.Context, rl.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
+					return learn.ExecuteGRPO(c.Context, learn.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
 						Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
 						Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
 						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter})

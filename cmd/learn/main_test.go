@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl/rltest"
@@ -62,7 +61,7 @@ func build() (fixture, error) {
 	if err := table.WriteFile(f.demos, demos, table.Meta{}); err != nil {
 		return f, err
 	}
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		return f, err
 	}
@@ -114,7 +113,7 @@ func TestSFT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bt, _ := builtin.Tokenizer()
+	bt, _ := tokenizer.Builtin()
 	if tok.Hash() != bt.Hash() || m.Cfg.HiddenSize != model.Tiny(bt.VocabSize()).HiddenSize {
 		t.Errorf("checkpoint tokenizer %s (want %s), hidden %d", tok.Hash(), bt.Hash(), m.Cfg.HiddenSize)
 	}

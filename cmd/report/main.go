@@ -4,18 +4,12 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/output"
-	"github.com/pats-rl/pats/lib/report"
-	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/stage/report"
 )
 
 func main() { command.Main(app()) }
@@ -42,26 +36,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					if err := output.Check(c.Args().Slice(), output.File("-o", c.String("output"))); err != nil {
-						return err
-					}
-					var tabs [][]table.Trajectory
-					var seed int64
-					for _, p := range c.Args().Slice() {
-						rows, metas, err := table.ReadFiles[table.Trajectory](p)
-						if err != nil {
-							return err
-						}
-						if len(metas) > 0 && seed == 0 {
-							seed = metas[0].Seed
-						}
-						tabs = append(tabs, rows)
-					}
-					in, err := table.InputHashes(c.Args().Slice()...)
-					if err != nil {
-						return err
-					}
-					return table.WriteFile(c.String("output"), report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
+					return report.Mix(c.Args().Slice(), c.String("output"))
 				},
 			},
 			{
@@ -73,16 +48,7 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					k, err := strconv.Atoi(c.Args().Get(1))
-					if err != nil || k < 0 {
-						return command.Usagef("iteration %q is not a count", c.Args().Get(1))
-					}
-					s, err := report.Iteration(c.Args().Get(0), k, c.String("scaffold"))
-					if err != nil {
-						return err
-					}
-					fmt.Println(s)
-					return nil
+					return report.IterationLine(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), os.Stdout)
 				},
 			},
 			{
@@ -93,12 +59,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					r, err := report.Load(c.Args().First())
-					if err != nil {
-						return err
-					}
-					report.WriteRunMarkdown(os.Stdout, r)
-					return nil
+					return report.Run(c.Args().First(), os.Stdout)
 				},
 			},
 			{
@@ -110,20 +71,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					var es []report.Entry
-					for _, a := range c.Args().Slice() {
-						e, err := report.ParseEntry(a)
-						if err != nil {
-							return command.Usagef("%v", err)
-						}
-						es = append(es, e)
-					}
-					var b bytes.Buffer
-					if err := report.WriteCompareMarkdown(&b, es, strings.Fields(c.String("splits"))); err != nil {
-						return err
-					}
-					_, err := os.Stdout.Write(b.Bytes())
-					return err
+					return report.Compare(c.Args().Slice(), c.String("splits"), os.Stdout)
 				},
 			},
 			{
@@ -149,22 +97,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					r, err := report.Load(c.Args().First())
-					if err != nil {
-						return err
-					}
-					dir := c.String("output")
-					if dir == "" {
-						dir = r.Dir + "/plots"
-					}
-					if err := os.MkdirAll(dir, 0o755); err != nil {
-						return err
-					}
-					paths, err := report.Plots(r, dir)
-					for _, p := range paths {
-						fmt.Println(p)
-					}
-					return err
+					return report.Plots(c.Args().First(), c.String("output"), os.Stdout)
 				},
 			},
 		},
@@ -172,49 +105,6 @@ func app() *cli.App {
 }
 
 func sweep(c *cli.Context) error {
-	variants := strings.Fields(c.String("variants"))
-	var seeds []int64
-	for _, s := range strings.Fields(c.String("seeds")) {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return command.Usagef("--seeds: %q is not a number", s)
-		}
-		seeds = append(seeds, n)
-	}
-	var runs []report.SweepRun
-	var missing []string
-	for _, v := range variants {
-		for _, s := range seeds {
-			r, err := report.LoadSweepRun(report.RunDir(c.String("root"), v, s), v, s)
-			if err != nil {
-				if !c.Bool("partial") {
-					return err
-				}
-				missing = append(missing, fmt.Sprintf("%s seed %d", v, s))
-				continue
-			}
-			runs = append(runs, r)
-		}
-	}
-	res := report.Aggregate(runs, variants)
-	meta := table.Meta{Command: table.CommandLine()}
-	var u output.Unit
-	defer u.Abort()
-	if p := c.String("runs"); p != "" {
-		if err := table.Stage(&u, p, runs, meta); err != nil {
-			return err
-		}
-	}
-	if p := c.String("output"); p != "" {
-		if err := table.Stage(&u, p, res, meta); err != nil {
-			return err
-		}
-	}
-	if err := u.Commit(); err != nil {
-		return err
-	}
-	var b bytes.Buffer
-	report.WriteSweepMarkdown(&b, res, missing)
-	_, err := os.Stdout.Write(b.Bytes())
-	return err
+	return report.Sweep(report.SweepFlags{Root: c.String("root"), Variants: c.String("variants"),
+		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial")}, os.Stdout)
 }

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // smallBPE writes a byte-level BPE tokenizer.json with Qwen's pipeline,
@@ -79,7 +80,7 @@ func checkpoint(t *testing.T, js []byte, vocab int, chat bool) string {
 // TestPromptFormatBadInput: a format the checkpoint's tokenizer cannot
 // write is one clear line and exit 2, with no output file.
 func TestPromptFormatBadInput(t *testing.T) {
-	wl, err := builtin.Tokenizer()
+	wl, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
 func main() { command.Main(app()) }

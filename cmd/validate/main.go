@@ -9,10 +9,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
-	"github.com/pats-rl/pats/lib/validate"
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/validate"
 )
 
 func main() { command.Main(app()) }
@@ -51,18 +50,18 @@ func app() *cli.App {
 			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
 			&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
-		}, control.CLIFlags()...),
+		}, command.CLIFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			s, err := control.SettingsFrom(c)
+			s, err := command.SettingsFrom(c)
 			if err != nil {
 				return err
 			}
-			tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+			tok, err := stage.Tokenizer(c.String("tokenizer"))
 			if err != nil {
-				return command.Usagef("%v", err)
+				return err
 			}
 			return validate.Execute(c.Context, validate.Flags{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
@@ -76,7 +75,7 @@ func app() *cli.App {
 				Usage:     "write snapshot 0: empty, or seeded from a hand-written items file",
 				UsageText: "validate init [--from items.yaml] -o snap/0.parquet",
 				Description: "items.yaml lists items with layer (general, task, mistake), task_type (task and mistake\n" +
-					"items only), text (one line) and an optional id (a small YAML subset; lib/scaffold ParseItems):\n\n" +
+					"items only), text (one line) and an optional id (YAML; lib/scaffold ParseItems):\n\n" +
 					"  items:\n" +
 					"    - layer: general\n" +
 					"      text: Read the task and plan before acting.\n" +
@@ -96,9 +95,9 @@ func app() *cli.App {
 					if err := command.Args(c, 0, 0); err != nil {
 						return err
 					}
-					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					tok, err := stage.Tokenizer(c.String("tokenizer"))
 					if err != nil {
-						return command.Usagef("%v", err)
+						return err
 					}
 					return validate.Init(validate.InitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
 				},
@@ -144,9 +143,9 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					tok, err := builtin.TokenizerFrom(c.String("tokenizer"))
+					tok, err := stage.Tokenizer(c.String("tokenizer"))
 					if err != nil {
-						return command.Usagef("%v", err)
+						return err
 					}
 					return validate.Show(validate.ShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
 						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)

@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
-	"github.com/pats-rl/pats/lib/refiner"
-	"github.com/pats-rl/pats/lib/rollout"
-	"github.com/pats-rl/pats/lib/rollout/rollouttest"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage/cards"
+	controlstage "github.com/pats-rl/pats/lib/stage/control"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -53,7 +53,7 @@ func mustRun(t *testing.T, args ...string) {
 
 func tok(t *testing.T) tokenizer.Tokenizer {
 	t.Helper()
-	tk, err := builtin.Tokenizer()
+	tk, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +94,16 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 		if err := table.WriteFile(p("traj/%d.parquet", k), trajs, table.Meta{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := card.Execute(context.Background(), card.Flags{Inputs: []string{p("traj/%d.parquet", k)},
+		if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj/%d.parquet", k)},
 			Output: p("cards/%d.parquet", k), Per: card.PerGroup, Top: 8}, nil); err != nil {
 			t.Fatal(err)
 		}
-		cf := refiner.Flags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
+		cf := controlstage.Flags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
 			StateOut: p("state/%d.parquet", k), Settings: control.DefaultSettings(), Tok: tok(t)}
 		if k > 0 {
 			cf.State = p("state/%d.parquet", k-1)
 		}
-		if err := refiner.Execute(context.Background(), cf, nil); err != nil {
+		if err := controlstage.Execute(context.Background(), cf, nil); err != nil {
 			t.Fatal(err)
 		}
 		states, _, err := table.ReadFiles[table.ControllerState](cf.StateOut)
@@ -127,7 +127,7 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 		if s.Version != k+1 || s.Parent != scaffold.Hash(prev.Items) {
 			t.Fatalf("snapshot %d: version %d, parent %s, want parent %s", k+1, s.Version, s.Parent, scaffold.Hash(prev.Items))
 		}
-		if err := scaffold.Check(s.Items, builtin.Counter(tok(t))); err != nil {
+		if err := scaffold.Check(s.Items, tokenizer.Counter(tok(t))); err != nil {
 			t.Fatalf("snapshot %d: %v", k+1, err)
 		}
 		props, _, err := table.ReadFiles[table.Proposal](cf.Output)
@@ -242,10 +242,10 @@ func TestKilledCommit(t *testing.T) {
 	if err := table.WriteFile(p("traj.parquet"), trajs, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := card.Execute(context.Background(), card.Flags{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, nil); err != nil {
+	if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := refiner.Execute(context.Background(), refiner.Flags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
+	if err := controlstage.Execute(context.Background(), controlstage.Flags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
 		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Settings: control.DefaultSettings(), Tok: tok(t)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestRolloutScaffold(t *testing.T) {
 		{ID: "g-0001", Layer: scaffold.LayerGeneral, Text: "Open closed receptacles to look inside them."},
 		{ID: "m-x-0001", Layer: scaffold.LayerMistake, TaskType: "pick_heat_then_place_in_recep", Text: "Do not waste steps; go to the most likely places first."},
 	}
-	scaffold.Retokenize(items, builtin.Counter(tk))
+	scaffold.Retokenize(items, tokenizer.Counter(tk))
 	for i := range items {
 		items[i].Support = []string{}
 	}
@@ -347,7 +347,7 @@ func TestRolloutScaffold(t *testing.T) {
 			}
 		}
 		text := tk.Decode(ids)
-		z, _, _ := scaffold.Render(items, tr.TaskType, 400, builtin.Counter(tk))
+		z, _, _ := scaffold.Render(items, tr.TaskType, 400, tokenizer.Counter(tk))
 		if tr.ScaffoldVersion != 2 || int(tr.NScaffoldTokens) != len(ids) || len(ids) == 0 {
 			t.Fatalf("%s: scaffold version %d, %d scaffold tokens (%d counted)", tr.TaskID, tr.ScaffoldVersion, len(ids), tr.NScaffoldTokens)
 		}

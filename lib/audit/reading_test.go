@@ -7,11 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // TestWilson against intervals worked out by hand from the formula
@@ -48,7 +49,7 @@ func TestReadingOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestReadingOracle(t *testing.T) {
 // (first action), and the right read beats a misleading one.
 func TestReadingWithSlate(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, _ := builtin.Tokenizer()
+	tok, _ := tokenizer.Builtin()
 	lib, err := skill.Builtin("household-rl")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +147,7 @@ func TestReadingSkipsWhatIsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _ := builtin.Tokenizer()
+	tok, _ := tokenizer.Builtin()
 	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 3, Group: 1, Seed: 1, Tok: tok,
 		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}}
 	rows, err := Reading(context.Background(), o, nil)

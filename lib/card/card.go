@@ -124,8 +124,10 @@ func freqs(eps []table.Trajectory) map[string]float64 {
 	return m
 }
 
-// sortedFreqs returns parallel lists sorted by frequency desc, then name.
-func sortedFreqs(m map[string]float64) ([]string, []float64) {
+// byCount returns the keys of m and their values as parallel lists, sorted
+// by value (descending), then key: the order of feature frequencies and of
+// failure-mode counts.
+func byCount[V float64 | int32](m map[string]V) ([]string, []V) {
 	names := make([]string, 0, len(m))
 	for f := range m {
 		names = append(names, f)
@@ -136,7 +138,7 @@ func sortedFreqs(m map[string]float64) ([]string, []float64) {
 		}
 		return names[i] < names[j]
 	})
-	vals := make([]float64, len(names))
+	vals := make([]V, len(names))
 	for i, n := range names {
 		vals[i] = m[n]
 	}
@@ -178,24 +180,6 @@ func contrast(ps, pf map[string]float64, top int) ([]string, []float64) {
 	return names, vals
 }
 
-func modeCounts(m map[string]int32) ([]string, []int32) {
-	names := make([]string, 0, len(m))
-	for f := range m {
-		names = append(names, f)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		if m[names[i]] != m[names[j]] {
-			return m[names[i]] > m[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	vals := make([]int32, len(names))
-	for i, n := range names {
-		vals[i] = m[n]
-	}
-	return names, vals
-}
-
 // makeCard builds one card from episodes sorted by sample.
 func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 	var succ, fail []table.Trajectory
@@ -219,8 +203,8 @@ func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 		RepFailureSample: -1,
 	}
 	ps, pf := freqs(succ), freqs(fail)
-	c.SuccessFeatures, c.SuccessFreqs = sortedFreqs(ps)
-	c.FailureFeatures, c.FailureFreqs = sortedFreqs(pf)
+	c.SuccessFeatures, c.SuccessFreqs = byCount(ps)
+	c.FailureFeatures, c.FailureFreqs = byCount(pf)
 	if len(succ) > 0 && len(fail) > 0 {
 		c.Contrast, c.ContrastDiff = contrast(ps, pf, top)
 	} else {
@@ -230,7 +214,7 @@ func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 	for _, t := range fail {
 		modes[failureMode(t)]++
 	}
-	c.FailureModes, c.FailureModeCounts = modeCounts(modes)
+	c.FailureModes, c.FailureModeCounts = byCount(modes)
 	// Representatives (eps is sorted by sample, so the first best wins ties).
 	for _, t := range succ {
 		if c.RepSuccessSample < 0 || t.Steps < bestSteps(succ, c.RepSuccessSample) {
@@ -350,7 +334,7 @@ func Aggregate(cards []table.Card, top int) []table.TypeEvidence {
 		} else {
 			ev.Contrast, ev.ContrastDiff = []string{}, []float64{}
 		}
-		ev.FailureModes, ev.FailureModeCounts = modeCounts(modes)
+		ev.FailureModes, ev.FailureModeCounts = byCount(modes)
 		sort.Strings(ev.CardIDs)
 		out = append(out, ev)
 	}

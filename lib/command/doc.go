@@ -9,4 +9,9 @@
 // (SIGINT, SIGTERM) exits 130 or 143: Run cancels its context, ends the
 // children and removes the temporaries registered with lib/cleanup, and
 // exits after Grace if the command is blocked where no context reaches.
+//
+// It is the CLI side of the stage layer (docs/architecture.md): besides the
+// exit point it holds the flag tables that more than one command shares
+// (CLIFlags, SettingsFrom and LoopHelp: the scaffold loop's settings of
+// control and validate). No domain package imports it.
 package command

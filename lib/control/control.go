@@ -9,13 +9,13 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Primitives.
+// Primitives (scaffold.Expand and the others: the validator shares them).
 const (
-	Expand      = "EXPAND"
-	Revise      = "REVISE"
-	Compress    = "COMPRESS"
-	ForcedPrune = "FORCED_PRUNE"
-	None        = "NONE"
+	Expand      = scaffold.Expand
+	Revise      = scaffold.Revise
+	Compress    = scaffold.Compress
+	ForcedPrune = scaffold.ForcedPrune
+	None        = scaffold.None
 )
 
 // All lists the four primitives.
@@ -39,8 +39,9 @@ type Options struct {
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, MaxItems: 12, MaxTokens: 400,
-		MaxGeneralItems: 8, MaxGeneralTokens: 200, ExpandQuota: 3, General: true}
+	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, MaxItems: scaffold.DefaultMaxItems, MaxTokens: scaffold.DefaultMaxTokens,
+		MaxGeneralItems: scaffold.DefaultMaxGeneralItems, MaxGeneralTokens: scaffold.DefaultMaxGeneralTokens,
+		ExpandQuota: scaffold.DefaultExpandQuota, General: true}
 }
 
 // Validate reports inconsistent options.

@@ -147,9 +147,6 @@ func isNorm(name string) bool {
 	return n > len("norm.weight") && name[n-len("norm.weight"):] == "norm.weight"
 }
 
-// SetBackend replaces the numeric backend (CPU by default).
-func (m *Model) SetBackend(b Backend) { m.be = b }
-
 // Backend returns the numeric backend in use.
 func (m *Model) Backend() Backend { return m.be }
 

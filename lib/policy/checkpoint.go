@@ -76,24 +76,18 @@ func IsCheckpoint(dir string) bool {
 	return err == nil
 }
 
-// Load opens a checkpoint folder and its tokenizer.json.
+// Load opens a checkpoint folder with its tokenizer.json (model.OpenFolder;
+// errors do not repeat dir) and its generation_config.json.
 func Load(dir string, o Options) (*Checkpoint, error) {
-	m, err := model.Load(dir)
+	f, err := model.OpenFolder(dir)
 	if err != nil {
 		return nil, err
-	}
-	tok, err := tokenizer.Load(filepath.Join(dir, model.TokenizerFile))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
-	if tok.VocabSize() > m.Cfg.VocabSize {
-		return nil, fmt.Errorf("%s: tokenizer has %d ids, model vocabulary %d", dir, tok.VocabSize(), m.Cfg.VocabSize)
 	}
 	gen, err := ReadGenerationConfig(dir)
 	if err != nil {
 		return nil, err
 	}
-	p := New(dir, m, tok, o)
+	p := New(dir, f.Model, f.Tok, o)
 	p.Gen = gen
 	return p, nil
 }

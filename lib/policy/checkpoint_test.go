@@ -9,17 +9,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func tinyCheckpoint(t *testing.T) string {
 	t.Helper()
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

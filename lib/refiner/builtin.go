@@ -11,6 +11,7 @@ import (
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // DefaultTemplates turn features into item text. A key is a whole feature
@@ -226,7 +227,7 @@ func supports(c table.Card, f string) bool {
 // linked returns the features of feats linked to item it.
 func (b *Builtin) linked(it table.ScaffoldItem, feats []string) []string {
 	var out []string
-	words := scaffold.Words(it.Text)
+	itemWords := words.Set(it.Text)
 	for _, f := range feats {
 		fail := isFailure(f)
 		if fail && it.Layer == scaffold.LayerTask || !fail && it.Layer == scaffold.LayerMistake {
@@ -237,13 +238,13 @@ func (b *Builtin) linked(it table.ScaffoldItem, feats []string) []string {
 			continue
 		}
 		_, v := splitFeature(f)
-		vw := scaffold.Words(v)
+		vw := words.Set(v)
 		if len(vw) == 0 {
 			continue
 		}
 		all := true
 		for w := range vw {
-			if !words[w] {
+			if !itemWords[w] {
 				all = false
 				break
 			}

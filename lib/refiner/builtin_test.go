@@ -76,7 +76,7 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 	if len(res.Proposals) == 0 {
 		t.Fatalf("%s: no proposals (%s)", prim, res.Reason)
 	}
-	next, dec := validate.Apply(items, res.Proposals, cards, validate.FromControl(co, 3))
+	next, dec := validate.Apply(items, res.Proposals, cards, co.Validation(3))
 	for i, d := range dec {
 		if !d.Accepted {
 			t.Errorf("%s proposal %+v rejected: %s %s", prim, res.Proposals[i], d.Reason, d.Message)

@@ -83,7 +83,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 			}
 			props = append(props, res.Proposals...)
 		}
-		next, dec := validate.Apply(snap, props, cards, validate.FromControl(co, int32(k)))
+		next, dec := validate.Apply(snap, props, cards, co.Validation(int32(k)))
 		if err := scaffold.Check(next, scaffold.WordCount); err != nil {
 			t.Fatalf("iteration %d: %v", k, err)
 		}

@@ -49,7 +49,7 @@ func propose(t *testing.T, prim, scope string, cards []table.Card, items []table
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, dec := validate.Apply(items, res.Proposals, cards, validate.FromControl(co, 3))
+	next, dec := validate.Apply(items, res.Proposals, cards, co.Validation(3))
 	for i, d := range dec {
 		if !d.Accepted {
 			t.Errorf("%s proposal %+v rejected: %s %s", prim, res.Proposals[i], d.Reason, d.Message)
@@ -204,7 +204,7 @@ func TestNoReviseIsAnAblation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		next, _ := validate.Apply(items, res.Proposals, cards, validate.FromControl(o, 3))
+		next, _ := validate.Apply(items, res.Proposals, cards, o.Validation(3))
 		texts[prims] = next[0].Text
 	}
 	if texts["all"] != "Look in the drawer first." || texts["no-revise"] != "Look in the cabinet first." {

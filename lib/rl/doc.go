@@ -1,8 +1,8 @@
 // Package rl trains policy checkpoints: supervised fine-tuning on
 // demonstrations (SFT) and GRPO on a policy's own rollouts, with ordinary
 // broadcast credit, SkillGate's two credit channels, or GiGPO's step-level
-// credit added to either. cmd/learn is its command; ExecuteSFT and
-// ExecuteGRPO are the command's whole logic.
+// credit added to either. cmd/learn is its command; lib/stage/learn
+// (ExecuteSFT, ExecuteGRPO) reads and writes its files.
 //
 // # Which tokens learn
 //

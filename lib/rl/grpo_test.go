@@ -5,10 +5,10 @@ import (
 	"math"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl/rltest"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // modelRollouts samples household episodes from a fresh small model. An
@@ -19,7 +19,7 @@ import (
 // 0: a zero-variance group).
 func modelRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 	t.Helper()
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func modelRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 // reference equal to the policy), the zero-variance group is counted, and
 // the update raises the advantage-weighted log-likelihood it optimises.
 func TestGRPOOnModelRollouts(t *testing.T) {
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // TestSFTLossDecreases trains a small model on oracle demonstrations of
@@ -16,7 +16,7 @@ func TestSFTLossDecreases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func TestHintText(t *testing.T) {
@@ -30,7 +31,7 @@ func TestHintText(t *testing.T) {
 // are errors.
 func TestHints(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func ids(xs []int32) string {
 // slate, the body follows it, and the oracle goes on to solve the task.
 func TestFirstRead(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		t.Fatal(err)
 	}

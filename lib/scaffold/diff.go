@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Change is an item present in both snapshots with a different text, layer,
@@ -137,7 +138,7 @@ func subset(a, b []string) bool {
 }
 
 func wordsContained(small, big string) bool {
-	ws, wb := Words(small), Words(big)
+	ws, wb := words.Set(small), words.Set(big)
 	if len(ws) == 0 {
 		return false
 	}

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Layers of a scaffold.
@@ -67,22 +68,10 @@ func Normalize(s string) string {
 	return strings.TrimRight(out, ".!;:, ")
 }
 
-// Words returns the set of lower-case word tokens of s (letters and digits;
-// everything else separates words).
-func Words(s string) map[string]bool {
-	w := map[string]bool{}
-	for _, t := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		w[t] = true
-	}
-	return w
-}
-
 // Jaccard is the token Jaccard similarity of two texts' word sets (1 for two
 // empty texts).
 func Jaccard(a, b string) float64 {
-	wa, wb := Words(a), Words(b)
+	wa, wb := words.Set(a), words.Set(b)
 	if len(wa) == 0 && len(wb) == 0 {
 		return 1
 	}

@@ -1,10 +1,12 @@
 package scaffold
 
 import (
-	"bufio"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -17,7 +19,8 @@ type pendingItem struct {
 
 // ParseItems reads a hand-written items file (the static expert library a
 // run can be seeded with, `--from items.yaml`). name is used in errors. The
-// format is a small YAML subset:
+// file is YAML (read with go.yaml.in/yaml/v3), a list of items, optionally
+// under a top-level "items:" key:
 //
 //	# comments start with '#'
 //	items:                     # optional; the list may also start at the top
@@ -32,123 +35,80 @@ type pendingItem struct {
 //	    text: 'Do not put the object away before heating it.'
 //
 // Keys: layer (required), task_type (required for task and mistake, absent
-// for general), text (required, one line), id (optional). Values are plain
-// scalars or single- or double-quoted strings ("\"" and "\\" escapes in
-// double quotes; a doubled single quote in single quotes). Items without an id are numbered in
+// for general), text (required, one line), id (optional). Values are
+// scalars, plain or quoted; block scalars (| or >), lists and maps are
+// refused. Items without an id are numbered in
 // file order per layer and type: "g-0001", "t-<type>-0001", "m-<type>-0001".
 // Tokens are count(text) (WordCount when count is nil); created and updated
 // are 0. Errors name the file and line.
 func ParseItems(r io.Reader, name string, count func(string) int) ([]table.ScaffoldItem, error) {
 	count = Counter(count)
-	var (
-		items     []pendingItem
-		cur       *pendingItem
-		itemInd   = -1 // indentation of the "- " of list entries
-		keyInd    = -1 // indentation of keys inside an entry
-		sawHeader bool
-		sawList   bool
-	)
 	errf := func(line int, format string, a ...any) error {
 		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
 	}
-	setKey := func(p *pendingItem, line int, key, raw string) error {
-		val, err := yamlScalar(raw)
-		if err != nil {
-			return errf(line, "%s: %v", key, err)
-		}
-		if p.set[key] {
-			return errf(line, "key %q given twice in one item", key)
-		}
-		p.set[key] = true
-		switch key {
-		case "layer":
-			p.it.Layer = val
-		case "task_type":
-			p.it.TaskType = val
-		case "text":
-			p.it.Text = val
-		case "id":
-			p.it.ID = val
-		default:
-			return errf(line, "unknown key %q (want layer, task_type, text or id)", key)
-		}
-		return nil
-	}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	ln := 0
-	for sc.Scan() {
-		ln++
-		raw := sc.Text()
-		if strings.ContainsRune(raw, '\t') {
-			return nil, errf(ln, "tab character (indent with spaces)")
-		}
-		if isComment(raw) {
-			continue
-		}
-		line := strings.TrimRight(raw, " ")
-		ind := len(line) - len(strings.TrimLeft(line, " "))
-		body := strings.TrimSpace(line)
-		if body == "---" && ln == 1 {
-			continue
-		}
-		if strings.HasPrefix(body, "- ") || body == "-" {
-			if itemInd == -1 {
-				itemInd = ind
-			} else if ind != itemInd {
-				return nil, errf(ln, "list entry indented %d spaces, earlier entries %d", ind, itemInd)
-			}
-			if !sawHeader && ind != 0 {
-				return nil, errf(ln, "list entry indented at the top level")
-			}
-			sawList = true
-			items = append(items, pendingItem{line: ln, set: map[string]bool{}})
-			cur = &items[len(items)-1]
-			rest := strings.TrimSpace(strings.TrimPrefix(body, "-"))
-			keyInd = -1
-			if rest != "" {
-				key, val, ok := splitKey(rest)
-				if !ok {
-					return nil, errf(ln, "want \"key: value\" after \"- \", got %q", rest)
-				}
-				keyInd = ind + strings.Index(body, rest)
-				if err := setKey(cur, ln, key, val); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		key, val, ok := splitKey(body)
-		if !ok {
-			return nil, errf(ln, "want \"key: value\" or a list entry \"- key: value\", got %q", body)
-		}
-		if ind == 0 && cur == nil {
-			if key != "items" || val != "" {
-				return nil, errf(ln, "unexpected top-level key %q (want \"items:\" followed by a list)", key)
-			}
-			if sawHeader || sawList {
-				return nil, errf(ln, "\"items:\" given twice")
-			}
-			sawHeader = true
-			continue
-		}
-		if cur == nil || ind <= itemInd {
-			return nil, errf(ln, "key %q outside a list entry", key)
-		}
-		if keyInd == -1 {
-			keyInd = ind
-		} else if ind != keyInd {
-			return nil, errf(ln, "key %q indented %d spaces, the entry's keys %d", key, ind, keyInd)
-		}
-		if err := setKey(cur, ln, key, val); err != nil {
-			return nil, err
-		}
-	}
-	if err := sc.Err(); err != nil {
+	src, err := io.ReadAll(r)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	if sawHeader && !sawList {
-		return nil, fmt.Errorf("%s: \"items:\" has no entries", name)
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, yamlError(name, err)
+	}
+	if len(doc.Content) == 0 {
+		return []table.ScaffoldItem{}, nil // empty, or only comments
+	}
+	list := doc.Content[0]
+	if list.Kind == yaml.MappingNode {
+		for k := 0; k+1 < len(list.Content); k += 2 {
+			key := list.Content[k]
+			if key.Value != "items" {
+				return nil, errf(key.Line, "unexpected top-level key %q (want \"items:\" followed by a list)", key.Value)
+			}
+			if k > 0 {
+				return nil, errf(key.Line, "\"items:\" given twice")
+			}
+		}
+		list = list.Content[1]
+		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
+			return nil, fmt.Errorf("%s: \"items:\" has no entries", name)
+		}
+	}
+	if list.Kind != yaml.SequenceNode {
+		return nil, errf(list.Line, "want a list of items (\"- layer: ...\"), optionally under \"items:\"")
+	}
+	var items []pendingItem
+	for _, entry := range list.Content {
+		if entry.Kind != yaml.MappingNode {
+			return nil, errf(entry.Line, "want \"key: value\" lines in a list entry")
+		}
+		p := pendingItem{line: entry.Line, set: map[string]bool{}}
+		for k := 0; k+1 < len(entry.Content); k += 2 {
+			key, val := entry.Content[k], entry.Content[k+1]
+			line := key.Line
+			if val.Kind != yaml.ScalarNode {
+				return nil, errf(val.Line, "%s: want a single value, not a list or a map", key.Value)
+			}
+			if val.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				return nil, errf(line, "%s: block scalars (| or >) are not supported: write the text on one line", key.Value)
+			}
+			if p.set[key.Value] {
+				return nil, errf(line, "key %q given twice in one item", key.Value)
+			}
+			p.set[key.Value] = true
+			switch key.Value {
+			case "layer":
+				p.it.Layer = val.Value
+			case "task_type":
+				p.it.TaskType = val.Value
+			case "text":
+				p.it.Text = val.Value
+			case "id":
+				p.it.ID = val.Value
+			default:
+				return nil, errf(line, "unknown key %q (want layer, task_type, text or id)", key.Value)
+			}
+		}
+		items = append(items, p)
 	}
 	out := make([]table.ScaffoldItem, 0, len(items))
 	ids := map[string]int{}
@@ -207,93 +167,13 @@ func explicitID(items []pendingItem, id string) bool {
 	return false
 }
 
-// isComment reports whether a line is blank or only a comment.
-func isComment(s string) bool {
-	t := strings.TrimSpace(s)
-	return t == "" || strings.HasPrefix(t, "#")
-}
+// yamlLine finds the line number in an error of the YAML parser.
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// splitKey splits "key: value" (value may be empty).
-func splitKey(s string) (key, val string, ok bool) {
-	i := strings.Index(s, ":")
-	if i <= 0 {
-		return "", "", false
+// yamlError turns an error of the YAML parser into "NAME:LINE: message".
+func yamlError(name string, err error) error {
+	if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Errorf("%s:%s: %s", name, m[1], m[2])
 	}
-	key = strings.TrimSpace(s[:i])
-	rest := s[i+1:]
-	if rest != "" && rest[0] != ' ' {
-		return "", "", false
-	}
-	for _, r := range key {
-		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return "", "", false
-		}
-	}
-	return key, strings.TrimSpace(rest), true
-}
-
-// yamlScalar decodes a plain or quoted scalar.
-func yamlScalar(s string) (string, error) {
-	if s == "" {
-		return "", nil
-	}
-	if s[0] != '"' && s[0] != '\'' {
-		// a plain scalar ends at " #" (a trailing comment)
-		if s[0] == '#' {
-			return "", nil
-		}
-		if i := strings.Index(s, " #"); i >= 0 {
-			s = strings.TrimSpace(s[:i])
-		}
-	}
-	switch s[0] {
-	case '"':
-		var b strings.Builder
-		for i := 1; i < len(s); i++ {
-			c := s[i]
-			switch c {
-			case '\\':
-				if i+1 >= len(s) {
-					return "", fmt.Errorf("unfinished escape in %s", s)
-				}
-				i++
-				switch s[i] {
-				case '"', '\\', '/':
-					b.WriteByte(s[i])
-				default:
-					return "", fmt.Errorf("unsupported escape \\%c (only \\\" and \\\\)", s[i])
-				}
-			case '"':
-				if !isComment(s[i+1:]) {
-					return "", fmt.Errorf("text after the closing quote: %q", s[i+1:])
-				}
-				return b.String(), nil
-			default:
-				b.WriteByte(c)
-			}
-		}
-		return "", fmt.Errorf("missing closing \" in %s", s)
-	case '\'':
-		var b strings.Builder
-		for i := 1; i < len(s); i++ {
-			if s[i] == '\'' {
-				if i+1 < len(s) && s[i+1] == '\'' {
-					b.WriteByte('\'')
-					i++
-					continue
-				}
-				if !isComment(s[i+1:]) {
-					return "", fmt.Errorf("text after the closing quote: %q", s[i+1:])
-				}
-				return b.String(), nil
-			}
-			b.WriteByte(s[i])
-		}
-		return "", fmt.Errorf("missing closing ' in %s", s)
-	case '|', '>':
-		return "", fmt.Errorf("block scalars (| or >) are not supported: write the text on one line")
-	case '[', '{':
-		return "", fmt.Errorf("flow collections are not supported: want a single value")
-	}
-	return s, nil
+	return fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "yaml: "))
 }

@@ -18,10 +18,11 @@
 // hyphens, not starting or ending with a hyphen, and equal to the folder
 // name; description is non-empty and at most 1024 characters; only the
 // top-level keys name, description, license, compatibility, metadata and
-// allowed-tools are allowed. The front matter is read by a small parser of
-// the YAML subset these files need (one-line plain or quoted scalars, and
-// one level of indented "key: value" entries under metadata); block scalars,
-// lists and deeper nesting are rejected with the line number.
+// allowed-tools are allowed. The front matter is YAML, read with
+// go.yaml.in/yaml/v3: one-line plain or quoted values, and one level of
+// "key: value" entries under metadata (a flow list [a, b] there is kept as
+// "a, b"); block scalars, lists elsewhere and deeper nesting are rejected
+// with the line number.
 //
 // Two metadata entries say what a skill is for, as comma-separated task
 // types: "right-for" (the procedure solves tasks of that type in the
@@ -42,6 +43,6 @@
 // skill, plus unrelated skills, at least 20 per environment so a slate of 16
 // can be filled. Bodies are short (at most 60 words) and use plain lowercase
 // words, because the built-in word-level tokenizer maps unknown words to
-// <unk>; Library.Vocabulary lists the words (split as Words does) that a
+// <unk>; Library.Vocabulary lists the words (split as words.Split does) that a
 // tokenizer built for a library must hold.
 package skill

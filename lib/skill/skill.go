@@ -7,10 +7,15 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Limits of the Agent Skills format.
@@ -142,116 +147,98 @@ var knownKeys = map[string]bool{
 	"compatibility": true, "metadata": true, "allowed-tools": true,
 }
 
-// parseFrontMatter reads the small YAML subset SKILL.md front matter needs:
-// "key: scalar" lines at the top level and one level of indented
-// "key: scalar" lines under "metadata:". Scalars may be plain, 'single' or
-// "double" quoted. Comments (#) and blank lines are skipped. Anything else
-// (block scalars, lists, deeper nesting) is an error naming the line.
+// parseFrontMatter reads SKILL.md front matter (YAML, read with
+// go.yaml.in/yaml/v3): a map of the allowed top-level keys to single
+// values, and under "metadata" a map of keys to single values (a flow list
+// such as [a, b] is kept as "a, b"). Anything else (block scalars, lists at
+// the top level, deeper nesting, an unknown or repeated key) is an error
+// naming the line of the file.
 func parseFrontMatter(fm string) (map[string]string, map[string]string, error) {
 	fields := map[string]string{}
 	meta := map[string]string{}
-	inMeta := false
-	lines := strings.Split(fm, "\n")
-	for i, line := range lines {
-		ln := i + 2 // line 1 is the opening ---
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			continue
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+		return nil, nil, frontMatterError(err)
+	}
+	if len(doc.Content) == 0 {
+		return fields, meta, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, nil, fmt.Errorf("front matter line %d: expected \"key: value\" lines", root.Line+1)
+	}
+	for k := 0; k+1 < len(root.Content); k += 2 {
+		key, val := root.Content[k], root.Content[k+1]
+		ln := key.Line + 1 // line 1 is the opening ---
+		if !knownKeys[key.Value] {
+			return nil, nil, fmt.Errorf("front matter line %d: unknown key %q (allowed: name, description, license, compatibility, metadata, allowed-tools)", ln, key.Value)
 		}
-		if strings.HasPrefix(line, "\t") {
-			return nil, nil, fmt.Errorf("front matter line %d: tabs are not allowed for indentation", ln)
+		if _, dup := fields[key.Value]; dup {
+			return nil, nil, fmt.Errorf("front matter line %d: duplicate key %q", ln, key.Value)
 		}
-		indented := line[0] == ' '
-		key, raw, ok := strings.Cut(trimmed, ":")
-		if !ok || key == "" || strings.ContainsAny(key, " \"'") {
-			return nil, nil, fmt.Errorf("front matter line %d: expected \"key: value\", got %q", ln, trimmed)
-		}
-		val, err := scalar(strings.TrimSpace(raw))
-		if err != nil {
-			return nil, nil, fmt.Errorf("front matter line %d (%s): %v", ln, key, err)
-		}
-		if indented {
-			if !inMeta {
-				return nil, nil, fmt.Errorf("front matter line %d: unexpected indentation (only metadata entries are indented)", ln)
-			}
-			if _, dup := meta[key]; dup {
-				return nil, nil, fmt.Errorf("front matter line %d: duplicate metadata key %q", ln, key)
-			}
-			meta[key] = val
-			continue
-		}
-		inMeta = false
-		if !knownKeys[key] {
-			return nil, nil, fmt.Errorf("front matter line %d: unknown key %q (allowed: name, description, license, compatibility, metadata, allowed-tools)", ln, key)
-		}
-		if _, dup := fields[key]; dup {
-			return nil, nil, fmt.Errorf("front matter line %d: duplicate key %q", ln, key)
-		}
-		if key == "metadata" {
-			if val != "" {
+		if key.Value == "metadata" {
+			if val.Kind != yaml.MappingNode {
+				if val.Kind == yaml.ScalarNode && val.Tag == "!!null" {
+					fields[key.Value] = ""
+					continue
+				}
 				return nil, nil, fmt.Errorf("front matter line %d: metadata must be a map of indented \"key: value\" lines", ln)
 			}
-			inMeta = true
+			for m := 0; m+1 < len(val.Content); m += 2 {
+				mk, mv := val.Content[m], val.Content[m+1]
+				if _, dup := meta[mk.Value]; dup {
+					return nil, nil, fmt.Errorf("front matter line %d: duplicate metadata key %q", mk.Line+1, mk.Value)
+				}
+				v, err := frontMatterValue(mv, true)
+				if err != nil {
+					return nil, nil, fmt.Errorf("front matter line %d (%s): %v", mk.Line+1, mk.Value, err)
+				}
+				meta[mk.Value] = v
+			}
+			fields[key.Value] = ""
+			continue
 		}
-		fields[key] = val
+		v, err := frontMatterValue(val, false)
+		if err != nil {
+			return nil, nil, fmt.Errorf("front matter line %d (%s): %v", ln, key.Value, err)
+		}
+		fields[key.Value] = v
 	}
 	return fields, meta, nil
 }
 
-// scalar decodes a YAML scalar of the subset: plain (a trailing " # comment"
-// is dropped), 'single' (” is a quote) or "double" (\" \\ \n \t escapes).
-func scalar(s string) (string, error) {
+// frontMatterValue returns the single value of n; a flow list of values
+// (list true) is joined with ", ".
+func frontMatterValue(n *yaml.Node, list bool) (string, error) {
 	switch {
-	case s == "":
-		return "", nil
-	case s[0] == '\'':
-		if len(s) < 2 || s[len(s)-1] != '\'' {
-			return "", errors.New("unclosed single quote")
-		}
-		inner := s[1 : len(s)-1]
-		if strings.Contains(strings.ReplaceAll(inner, "''", ""), "'") {
-			return "", errors.New("a single quote inside a single-quoted value must be doubled")
-		}
-		return strings.ReplaceAll(inner, "''", "'"), nil
-	case s[0] == '"':
-		var b strings.Builder
-		for i := 1; i < len(s); i++ {
-			c := s[i]
-			switch c {
-			case '"':
-				if i != len(s)-1 {
-					return "", errors.New("text after the closing double quote")
-				}
-				return b.String(), nil
-			case '\\':
-				i++
-				if i >= len(s) {
-					return "", errors.New("unclosed double quote")
-				}
-				switch s[i] {
-				case '"', '\\', '/':
-					b.WriteByte(s[i])
-				case 'n':
-					b.WriteByte('\n')
-				case 't':
-					b.WriteByte('\t')
-				default:
-					return "", fmt.Errorf("unsupported escape \\%c", s[i])
-				}
-			default:
-				b.WriteByte(c)
-			}
-		}
-		return "", errors.New("unclosed double quote")
-	case s[0] == '|' || s[0] == '>':
+	case n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
 		return "", errors.New("block scalars (| or >) are not supported: write the value on one line")
-	case s[0] == '{' || s[0] == '&' || s[0] == '*' || s[0] == '!':
-		return "", fmt.Errorf("unsupported YAML value starting with %q", s[0])
+	case n.Kind == yaml.ScalarNode:
+		return n.Value, nil
+	case list && n.Kind == yaml.SequenceNode:
+		var vs []string
+		for _, c := range n.Content {
+			if c.Kind != yaml.ScalarNode {
+				return "", errors.New("a list of single values only")
+			}
+			vs = append(vs, c.Value)
+		}
+		return strings.Join(vs, ", "), nil
 	}
-	if i := strings.Index(s, " #"); i >= 0 {
-		s = strings.TrimSpace(s[:i])
+	return "", errors.New("want a single value")
+}
+
+// frontMatterLine finds the line number in an error of the YAML parser.
+var frontMatterLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// frontMatterError turns an error of the YAML parser into one naming the
+// line of the file (the front matter starts on line 2).
+func frontMatterError(err error) error {
+	if m := frontMatterLine.FindStringSubmatch(err.Error()); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return fmt.Errorf("front matter line %d: %s", n+1, m[2])
 	}
-	return s, nil
+	return fmt.Errorf("front matter: %s", strings.TrimPrefix(err.Error(), "yaml: "))
 }
 
 // splitList turns "a, b" or "[a, b]" into its trimmed, non-empty items.
@@ -422,7 +409,7 @@ func (l *Library) Vocabulary() []string {
 	set := map[string]bool{}
 	for _, s := range l.skills {
 		for _, text := range []string{s.Name, s.Description, s.Body} {
-			for _, w := range Words(text) {
+			for _, w := range words.Split(text) {
 				set[w] = true
 			}
 		}
@@ -432,35 +419,6 @@ func (l *Library) Vocabulary() []string {
 		out = append(out, w)
 	}
 	sort.Strings(out)
-	return out
-}
-
-// Words splits text the way the built-in word-level tokenizer sees it:
-// lower case; runs of letters, digits and '_' are words; every other
-// non-space character is a token of its own; spaces separate.
-func Words(text string) []string {
-	var out []string
-	start := -1
-	text = strings.ToLower(text)
-	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
-		if word {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			out = append(out, text[start:i])
-			start = -1
-		}
-		if !unicode.IsSpace(r) {
-			out = append(out, string(r))
-		}
-	}
-	if start >= 0 {
-		out = append(out, text[start:])
-	}
 	return out
 }
 

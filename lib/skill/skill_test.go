@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Task types of the built-in environments.
@@ -106,7 +108,7 @@ func TestVocabulary(t *testing.T) {
 	}
 	// Every word of every shown text is in the vocabulary.
 	for _, s := range l.Skills() {
-		for _, w := range Words(s.Name + " " + s.Description + " " + s.Body) {
+		for _, w := range words.Split(s.Name + " " + s.Description + " " + s.Body) {
 			if _, ok := slices.BinarySearch(voc, w); !ok {
 				t.Fatalf("word %q of %s missing", w, s.Name)
 			}
@@ -126,8 +128,8 @@ func TestWords(t *testing.T) {
 		{"next >\n< prev", []string{"next", ">", "<", "prev"}},
 		{"a,b", []string{"a", ",", "b"}},
 	} {
-		if got := Words(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		if got := words.Split(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("words.Split(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
@@ -179,7 +181,7 @@ func TestParse(t *testing.T) {
 		{"unknown key", "---\nname: a\ndescription: d\nauthor: me\n---\n", "a", "unknown key \"author\""},
 		{"duplicate key", "---\nname: a\nname: a\ndescription: d\n---\n", "a", "duplicate"},
 		{"block scalar", "---\nname: a\ndescription: >\n  d\n---\n", "a", "block scalars"},
-		{"stray indent", "---\nname: a\n  description: d\n---\n", "a", "indentation"},
+		{"stray indent", "---\nname: a\n  description: d\n---\n", "a", "front matter line 3: mapping values are not allowed"},
 		{"both", "---\nname: a\ndescription: d\nmetadata:\n  right-for: x\n  misleading-for: y, x\n---\n", "a", "both"},
 		{"bad metadata", "---\nname: a\ndescription: d\nmetadata: x\n---\n", "a", "metadata must be a map"},
 		{"quoted", "---\nname: \"a\"\ndescription: 'it''s: fine'\n---\n", "a", ""},
@@ -207,7 +209,7 @@ func TestParseMetadata(t *testing.T) {
 	want := Skill{
 		Name: "cool-it", Description: `Cool "it" down`, Body: "go to fridge 1.",
 		RightFor: []string{"t1", "t2"}, MisleadingFor: []string{"t3"},
-		Metadata: map[string]string{"right-for": "[t1, 't2']", "misleading-for": "t3", "author": "someone"},
+		Metadata: map[string]string{"right-for": "t1, t2", "misleading-for": "t3", "author": "someone"},
 	}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("got %+v\nwant %+v", s, want)

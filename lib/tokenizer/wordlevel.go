@@ -9,7 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // WordLevel is the tokenizer of the built-in vocabularies: one id per
@@ -88,36 +89,6 @@ func newWordLevel(tokens []string, isSpecial []bool, unk string) (*WordLevel, er
 	return w, nil
 }
 
-// isWordRune reports whether r belongs inside a word: letters, marks,
-// decimal digits and connector punctuation such as '_' (the \w class).
-func isWordRune(r rune) bool {
-	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || unicode.Is(unicode.Pc, r)
-}
-
-// splitWords cuts lower-cased text into words and single punctuation
-// marks; white space separates and is dropped.
-func splitWords(s string, emit func(string)) {
-	start := -1 // start of the current word, -1 when none
-	for i, r := range s {
-		if isWordRune(r) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		if start >= 0 {
-			emit(s[start:i])
-			start = -1
-		}
-		if !unicode.IsSpace(r) {
-			emit(s[i : i+utf8.RuneLen(r)])
-		}
-	}
-	if start >= 0 {
-		emit(s[start:])
-	}
-}
-
 // Words cuts text into the tokens of the built-in tokenizer: special
 // tokens written literally (e.g. "<|act|>") are recognised first; the rest
 // is lower-cased and split on white space, and within that, runs of
@@ -127,7 +98,7 @@ func Words(text string) []string {
 	var out []string
 	emit := func(s string) { out = append(out, s) }
 	defaultMatcher.split(text, func(seg string) {
-		splitWords(strings.ToLower(seg), emit)
+		words.Each(strings.ToLower(seg), emit)
 	}, func(id int32) { out = append(out, Specials[id]) })
 	return out
 }
@@ -144,7 +115,7 @@ var defaultMatcher = func() *addedMatcher {
 func (w *WordLevel) Encode(text string) []int32 {
 	var ids []int32
 	w.matcher.split(text, func(seg string) {
-		splitWords(strings.ToLower(seg), func(tok string) {
+		words.Each(strings.ToLower(seg), func(tok string) {
 			id, ok := w.vocab[tok]
 			if !ok {
 				id = w.unk
@@ -227,7 +198,7 @@ func (w *WordLevel) Hash() string { return w.hash }
 
 // The normaliser and pre-tokenizer entries of a WordLevel tokenizer.json.
 // Split isolates every character that is neither a word character nor
-// white space, which is what splitWords does.
+// white space, which is what words.Each does.
 const (
 	wordLevelNormalizer  = `{"type":"Lowercase"}`
 	wordLevelPreTokenize = `{"type":"Sequence","pretokenizers":[{"type":"WhitespaceSplit"},{"type":"Split","pattern":{"Regex":"[^\\w\\s]"},"behavior":"Isolated","invert":false}]}`

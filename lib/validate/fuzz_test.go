@@ -5,13 +5,12 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
 
 var (
-	fzPrims  = []string{control.Expand, control.Revise, control.Compress, control.ForcedPrune, control.None, ""}
+	fzPrims  = []string{scaffold.Expand, scaffold.Revise, scaffold.Compress, scaffold.ForcedPrune, scaffold.None, ""}
 	fzOps    = []string{OpAdd, OpEdit, OpMerge, OpDelete, "", "replace"}
 	fzTypes  = []string{"a", "b", "", "zz"}
 	fzLayers = []string{"task", "mistake", "general", "", "bogus"}
@@ -135,11 +134,11 @@ func FuzzValidate(f *testing.F) {
 				t.Fatalf("scope %q over a cap: %d items %d tokens", scope, n1, t1)
 			}
 			ps := prims[scope]
-			if !ps[control.Expand] && !ps[control.Revise] && (n1 > n0 || t1 > t0) {
+			if !ps[scaffold.Expand] && !ps[scaffold.Revise] && (n1 > n0 || t1 > t0) {
 				// only COMPRESS / FORCED_PRUNE accepted: never grows
 				t.Fatalf("scope %q grew under %v: %d->%d items, %d->%d tokens", scope, ps, n0, n1, t0, t1)
 			}
-			if !ps[control.Expand] && n1 > n0 {
+			if !ps[scaffold.Expand] && n1 > n0 {
 				t.Fatalf("scope %q gained items without EXPAND", scope)
 			}
 			if len(ps) == 0 && (n1 != n0 || t1 != t0) {

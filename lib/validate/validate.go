@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -57,21 +56,12 @@ type Options struct {
 	Count            func(string) int // token counter; default scaffold.WordCount
 }
 
-// DefaultOptions returns the defaults (caps as control.DefaultOptions).
+// DefaultOptions returns the defaults (the caps as the controller's:
+// scaffold.DefaultMaxItems and the others).
 func DefaultOptions() Options {
-	c := control.DefaultOptions()
-	return Options{MinSupport: 2, ExpandQuota: c.ExpandQuota, MaxItems: c.MaxItems, MaxTokens: c.MaxTokens,
-		MaxGeneralItems: c.MaxGeneralItems, MaxGeneralTokens: c.MaxGeneralTokens, MaxItemTokens: 40}
-}
-
-// FromControl returns DefaultOptions with the caps and quota of c.
-func FromControl(c control.Options, iteration int32) Options {
-	o := DefaultOptions()
-	o.Iteration = iteration
-	o.ExpandQuota = c.ExpandQuota
-	o.MaxItems, o.MaxTokens = c.MaxItems, c.MaxTokens
-	o.MaxGeneralItems, o.MaxGeneralTokens = c.MaxGeneralItems, c.MaxGeneralTokens
-	return o
+	return Options{MinSupport: 2, ExpandQuota: scaffold.DefaultExpandQuota, MaxItems: scaffold.DefaultMaxItems,
+		MaxTokens: scaffold.DefaultMaxTokens, MaxGeneralItems: scaffold.DefaultMaxGeneralItems,
+		MaxGeneralTokens: scaffold.DefaultMaxGeneralTokens, MaxItemTokens: 40}
 }
 
 func (o Options) caps(scope string) (int, int) {
@@ -84,13 +74,13 @@ func (o Options) caps(scope string) (int, int) {
 // Allowed reports whether op is allowed under primitive.
 func Allowed(primitive, op string) bool {
 	switch primitive {
-	case control.Expand:
+	case scaffold.Expand:
 		return op == OpAdd
-	case control.Revise:
+	case scaffold.Revise:
 		return op == OpEdit || op == OpMerge
-	case control.Compress:
+	case scaffold.Compress:
 		return op == OpEdit || op == OpMerge || op == OpDelete
-	case control.ForcedPrune:
+	case scaffold.ForcedPrune:
 		return op == OpDelete
 	}
 	return false
@@ -164,7 +154,7 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 		return nil, "", rej(BadID, "proposal_id %s repeated", p.ProposalID)
 	}
 	switch p.Primitive {
-	case control.Expand, control.Revise, control.Compress, control.ForcedPrune:
+	case scaffold.Expand, scaffold.Revise, scaffold.Compress, scaffold.ForcedPrune:
 	default:
 		return nil, "", rej(BadPrimitive, "primitive %q is not EXPAND, REVISE, COMPRESS or FORCED_PRUNE", p.Primitive)
 	}
@@ -251,7 +241,7 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 		if len(sup) < o.MinSupport {
 			return nil, "", rej(SupportCount, "%d distinct supporting cards, need %d", len(sup), o.MinSupport)
 		}
-		if p.Primitive == control.Expand && adds[scope] >= o.ExpandQuota {
+		if p.Primitive == scaffold.Expand && adds[scope] >= o.ExpandQuota {
 			return nil, "", rej(Quota, "EXPAND quota of %d additions for %q used up", o.ExpandQuota, scope)
 		}
 	}
@@ -325,10 +315,10 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 	// direction and caps on the scope's totals
 	n0, t0 := scaffold.ScopeTotals(cur, scope)
 	n1, t1 := scaffold.ScopeTotals(next, scope)
-	if (p.Primitive == control.Revise || p.Primitive == control.Compress) && n1 > n0 {
+	if (p.Primitive == scaffold.Revise || p.Primitive == scaffold.Compress) && n1 > n0 {
 		return nil, "", rej(GrowsItems, "%s would grow %q from %d to %d items", p.Primitive, scope, n0, n1)
 	}
-	if p.Primitive == control.Compress && t1 > t0 {
+	if p.Primitive == scaffold.Compress && t1 > t0 {
 		return nil, "", rej(GrowsTokens, "COMPRESS would grow %q from %d to %d tokens", scope, t0, t1)
 	}
 	mi, mt := o.caps(scope)

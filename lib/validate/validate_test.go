@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -39,7 +38,7 @@ func prop(prim, op, typ, layer, text string, targets []string, sup ...string) ta
 }
 
 func TestRules(t *testing.T) {
-	E, R, C, F := control.Expand, control.Revise, control.Compress, control.ForcedPrune
+	E, R, C, F := scaffold.Expand, scaffold.Revise, scaffold.Compress, scaffold.ForcedPrune
 	long := strings.Repeat("word ", 41)
 	cases := []struct {
 		name string
@@ -61,7 +60,7 @@ func TestRules(t *testing.T) {
 		{"delete general", prop(F, OpDelete, "", "", "", []string{"g-1"}), nil, OK},
 		// rejected, one per rule
 		{"bad id", table.Proposal{Primitive: E, Op: OpAdd}, nil, BadID},
-		{"primitive none", prop(control.None, OpDelete, "a", "", "", []string{"t-a-2"}), nil, BadPrimitive},
+		{"primitive none", prop(scaffold.None, OpDelete, "a", "", "", []string{"t-a-2"}), nil, BadPrimitive},
 		{"primitive unknown", prop("GROW", OpAdd, "a", "task", "x y", nil, "c1", "c2"), nil, BadPrimitive},
 		{"op", prop(E, "insert", "a", "task", "x y", nil, "c1", "c2"), nil, BadOp},
 		{"expand edits", prop(E, OpEdit, "a", "", "x y", []string{"t-a-1"}), nil, Direction},
@@ -148,11 +147,11 @@ func TestApplyEffects(t *testing.T) {
 	o := DefaultOptions()
 	o.Iteration = 7
 	props := []table.Proposal{
-		{ProposalID: "p3", TaskType: "a", Primitive: control.Revise, Op: OpMerge, Targets: []string{"t-a-1", "t-a-2"}, Text: "Take the object, then heat it.", Support: []string{"c3"}},
-		{ProposalID: "p1", TaskType: "a", Primitive: control.Expand, Op: OpAdd, Layer: "task", Text: "Open the microwave.", Support: []string{"c2", "c1"}},
-		{ProposalID: "p2", TaskType: "a", Primitive: control.Revise, Op: OpEdit, Targets: []string{"t-a-2"}, Text: "Take the right object first."},
+		{ProposalID: "p3", TaskType: "a", Primitive: scaffold.Revise, Op: OpMerge, Targets: []string{"t-a-1", "t-a-2"}, Text: "Take the object, then heat it.", Support: []string{"c3"}},
+		{ProposalID: "p1", TaskType: "a", Primitive: scaffold.Expand, Op: OpAdd, Layer: "task", Text: "Open the microwave.", Support: []string{"c2", "c1"}},
+		{ProposalID: "p2", TaskType: "a", Primitive: scaffold.Revise, Op: OpEdit, Targets: []string{"t-a-2"}, Text: "Take the right object first."},
 		// applied after p3: its target is gone by then
-		{ProposalID: "p4", TaskType: "a", Primitive: control.Compress, Op: OpDelete, Targets: []string{"t-a-2"}},
+		{ProposalID: "p4", TaskType: "a", Primitive: scaffold.Compress, Op: OpDelete, Targets: []string{"t-a-2"}},
 	}
 	next, dec := Apply(base(), props, cards(), o)
 	ids := []string{}
@@ -187,10 +186,10 @@ func TestApplyEffects(t *testing.T) {
 	// quota counts accepted adds of one scope
 	o.ExpandQuota = 1
 	q := []table.Proposal{
-		{ProposalID: "p1", TaskType: "a", Primitive: control.Expand, Op: OpAdd, Layer: "task", Text: "One rule.", Support: []string{"c1", "c2"}},
-		{ProposalID: "p2", TaskType: "a", Primitive: control.Expand, Op: OpAdd, Layer: "task", Text: "Another rule.", Support: []string{"c1", "c2"}},
-		{ProposalID: "p3", TaskType: "b", Primitive: control.Expand, Op: OpAdd, Layer: "task", Text: "Another rule.", Support: []string{"c4", "c5"}},
-		{ProposalID: "p3", TaskType: "b", Primitive: control.Expand, Op: OpAdd, Layer: "task", Text: "Third.", Support: []string{"c4", "c5"}},
+		{ProposalID: "p1", TaskType: "a", Primitive: scaffold.Expand, Op: OpAdd, Layer: "task", Text: "One rule.", Support: []string{"c1", "c2"}},
+		{ProposalID: "p2", TaskType: "a", Primitive: scaffold.Expand, Op: OpAdd, Layer: "task", Text: "Another rule.", Support: []string{"c1", "c2"}},
+		{ProposalID: "p3", TaskType: "b", Primitive: scaffold.Expand, Op: OpAdd, Layer: "task", Text: "Another rule.", Support: []string{"c4", "c5"}},
+		{ProposalID: "p3", TaskType: "b", Primitive: scaffold.Expand, Op: OpAdd, Layer: "task", Text: "Third.", Support: []string{"c4", "c5"}},
 	}
 	_, dec = Apply(base(), q, cards(), o)
 	got := []string{}
@@ -203,7 +202,7 @@ func TestApplyEffects(t *testing.T) {
 	// over a cap already: shrinking is still allowed
 	o = DefaultOptions()
 	o.MaxItems = 1
-	_, dec = Apply(base(), []table.Proposal{{ProposalID: "p", TaskType: "a", Primitive: control.Compress, Op: OpDelete, Targets: []string{"t-a-2"}}}, cards(), o)
+	_, dec = Apply(base(), []table.Proposal{{ProposalID: "p", TaskType: "a", Primitive: scaffold.Compress, Op: OpDelete, Targets: []string{"t-a-2"}}}, cards(), o)
 	if !dec[0].Accepted {
 		t.Fatalf("shrinking over the cap rejected: %+v", dec[0])
 	}

@@ -50,7 +50,7 @@ func (h *HouseConventions) keepKind(c combo, room string) string {
 // Rule texts. They are the built-in refiner's templates for the features
 // source:<kind> and heat:/cool:/clean:<kind> (lib/refiner.DefaultTemplates),
 // so the rules a refiner distils from cards read like the hints a base is
-// pretrained to follow; lib/builtin's tests hold them equal.
+// pretrained to follow; lib/vocabulary's tests hold them equal.
 const (
 	RuleLookFirst = "Look in the %s first."
 	RuleHeat      = "Heat the object with the %s before placing it."

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Fixed texts.
@@ -65,7 +66,7 @@ func (e *episode) recepNames() []string {
 
 // mentions reports whether text names an instance of kind ("apple 2").
 func mentions(text, kind string) bool {
-	ws := words(text)
+	ws := words.Split(text)
 	for i := 0; i+1 < len(ws); i++ {
 		if ws[i] == kind && ws[i+1][0] >= '0' && ws[i+1][0] <= '9' {
 			return true

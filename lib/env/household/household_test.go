@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // result is what a test needs of one finished episode.
@@ -315,7 +316,7 @@ func TestVocabularyCoversEverything(t *testing.T) {
 			for _, a := range []env.Agent{e.Oracle(), &randomAgent{}} {
 				r := run(t, e, id, int64(i), a)
 				for _, text := range r.texts {
-					for _, w := range words(text) {
+					for _, w := range words.Split(text) {
 						if !vocab[w] {
 							missing[w] = text
 						}
@@ -330,7 +331,7 @@ func TestVocabularyCoversEverything(t *testing.T) {
 }
 
 func TestWords(t *testing.T) {
-	got := strings.Join(words("Your task is to: put a Mug 12 in/on shelf."), "|")
+	got := strings.Join(words.Split("Your task is to: put a Mug 12 in/on shelf."), "|")
 	if want := "your|task|is|to|:|put|a|mug|12|in|/|on|shelf|."; got != want {
 		t.Errorf("words = %s, want %s", got, want)
 	}

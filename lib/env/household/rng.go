@@ -1,39 +1,32 @@
 package household
 
-// rng is a small splitmix64 generator. The world generator uses it instead
-// of math/rand so that rooms stay the same across Go releases.
-type rng struct{ s uint64 }
+import "github.com/pats-rl/pats/lib/env/internal/splitmix"
 
-func newRNG(seed uint64) *rng { return &rng{s: seed} }
+// rng is the splitmix64 generator of lib/env/internal/splitmix with the
+// helpers the world generator uses; it is independent of math/rand so that
+// rooms stay the same across Go releases.
+type rng struct{ *splitmix.Rand }
 
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	return mix64(r.s)
-}
+func newRNG(seed uint64) *rng { return &rng{splitmix.New(seed)} }
 
-// mix64 is splitmix64's output function, a bijective 64-bit mixer.
-func mix64(z uint64) uint64 {
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
-}
+func (r *rng) next() uint64 { return r.Uint64() }
+
+// mix64 is splitmix64's output function (splitmix.Mix64).
+func mix64(z uint64) uint64 { return splitmix.Mix64(z) }
 
 // intn returns a value in [0, n); n must be positive. The modulo bias is
 // below 2^-50 for the small n used here.
-func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+func (r *rng) intn(n int) int { return r.Intn(n) }
 
 // between returns a value in [lo, hi].
 func (r *rng) between(lo, hi int) int { return lo + r.intn(hi-lo+1) }
 
 // chance returns true with probability p.
-func (r *rng) chance(p float64) bool { return float64(r.next()>>11)/(1<<53) < p }
+func (r *rng) chance(p float64) bool { return r.Float64() < p }
 
-// shuffleInts permutes xs in place (Fisher-Yates).
+// shuffleInts permutes xs in place (Fisher-Yates, splitmix.Rand.Shuffle).
 func (r *rng) shuffleInts(xs []int) {
-	for i := len(xs) - 1; i > 0; i-- {
-		j := r.intn(i + 1)
-		xs[i], xs[j] = xs[j], xs[i]
-	}
+	r.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
 }
 
 // hashString is FNV-1a over s, finished with mix64.

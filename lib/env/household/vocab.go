@@ -4,7 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-	"unicode"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // vocabTexts holds every fixed phrase the environment writes: goal forms,
@@ -36,7 +37,7 @@ func vocabulary() []string {
 	vocabOnce.Do(func() {
 		seen := map[string]bool{}
 		add := func(t string) {
-			for _, w := range words(t) {
+			for _, w := range words.Split(t) {
 				seen[w] = true
 			}
 		}
@@ -61,31 +62,4 @@ func vocabulary() []string {
 		sort.Strings(vocabList)
 	})
 	return append([]string(nil), vocabList...)
-}
-
-// words splits text the way the WordLevel tokenizer does: lower-cased runs
-// of letters and digits are words, every other non-space character is a
-// word of its own.
-func words(text string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, string(cur))
-			cur = cur[:0]
-		}
-	}
-	for _, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			cur = append(cur, unicode.ToLower(r))
-		case unicode.IsSpace(r):
-			flush()
-		default:
-			flush()
-			out = append(out, string(r))
-		}
-	}
-	flush()
-	return out
 }

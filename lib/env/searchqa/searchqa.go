@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/env/internal/splitmix"
 	"github.com/pats-rl/pats/lib/env/internal/textindex"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Name is the registry name.
@@ -41,8 +40,7 @@ type Env struct {
 	w      *world
 	idx    *textindex.Index
 	unseen []bool // per entity: reserved for valid_unseen starts
-	splits map[string][]*Question
-	byID   map[string]*Question
+	tasks  *env.TaskSet[*Question]
 	vocab  []string
 	// Rejected counts candidate questions dropped while generating (the
 	// oracle could not answer them within the budget).
@@ -67,7 +65,7 @@ var startKinds = []int{kindPerson, kindPerson, kindPerson, kindCompany, kindComp
 	kindCity, kindCity, kindUniversity, kindCountry, kindRiver}
 
 func build() (*Env, error) {
-	e := &Env{splits: map[string][]*Question{}, byID: map[string]*Question{}}
+	e := &Env{tasks: env.NewTaskSet(Name, []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen, SplitTest}, func(q *Question) string { return q.ID })}
 	e.w = buildWorld(splitmix.New(0x5EA201))
 	texts := make([]string, len(e.w.passages))
 	for i, p := range e.w.passages {
@@ -116,8 +114,7 @@ func build() (*Env, error) {
 			used[q.DefiningCombination()] = true
 			q.Split = sp.split
 			q.ID = fmt.Sprintf("%s/%s/%05d", Name, sp.split, i)
-			e.splits[sp.split] = append(e.splits[sp.split], q)
-			e.byID[q.ID] = q
+			e.tasks.Add(sp.split, q)
 		}
 	}
 	e.vocab = e.buildVocab()
@@ -196,44 +193,28 @@ func (e *Env) Name() string { return Name }
 func (e *Env) TaskTypes() []string { return append([]string(nil), taskTypes...) }
 
 // Splits lists train, valid_seen, valid_unseen and test.
-func (e *Env) Splits() []string {
-	return []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen, SplitTest}
-}
+func (e *Env) Splits() []string { return e.tasks.Splits() }
 
 // Tasks lists the ids of a split in order.
-func (e *Env) Tasks(split string) ([]string, error) {
-	qs, ok := e.splits[split]
-	if !ok {
-		return nil, fmt.Errorf("searchqa: unknown split %q (known: %s)", split, strings.Join(e.Splits(), ", "))
-	}
-	out := make([]string, len(qs))
-	for i, q := range qs {
-		out[i] = q.ID
-	}
-	return out, nil
-}
+func (e *Env) Tasks(split string) ([]string, error) { return e.tasks.Tasks(split) }
 
 // Reset starts an episode. Episodes are fully determined by the task; the
 // seed does not change anything.
 func (e *Env) Reset(id string, seed int64) (env.Episode, error) {
-	q, ok := e.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("searchqa: unknown task id %q", id)
+	q, err := e.tasks.Get(id)
+	if err != nil {
+		return nil, err
 	}
 	return e.newEpisode(q), nil
 }
 
 // Question returns the question of a task id.
 func (e *Env) Question(id string) (*Question, bool) {
-	q, ok := e.byID[id]
-	return q, ok
+	return e.tasks.Lookup(id)
 }
 
 // NumPassages is the corpus size.
 func (e *Env) NumPassages() int { return len(e.w.passages) }
-
-// Passage returns the text of corpus passage i.
-func (e *Env) Passage(i int) string { return e.w.passages[i].text }
 
 // Search returns the texts of the top-3 passages for query, as search[query]
 // would show them.
@@ -259,7 +240,7 @@ func DefiningCombination(taskID string) string {
 	if err != nil {
 		return ""
 	}
-	q, ok := e.byID[taskID]
+	q, ok := e.tasks.Lookup(taskID)
 	if !ok {
 		return ""
 	}
@@ -269,7 +250,7 @@ func DefiningCombination(taskID string) string {
 func (e *Env) buildVocab() []string {
 	set := map[string]bool{}
 	add := func(s string) {
-		for _, w := range tokenizer.Words(s) {
+		for _, w := range words.Split(s) {
 			set[w] = true
 		}
 	}
@@ -283,11 +264,11 @@ func (e *Env) buildVocab() []string {
 	for _, p := range e.w.passages {
 		add(p.text)
 	}
-	for _, qs := range e.splits {
+	e.tasks.Each(func(_ string, qs []*Question) {
 		for _, q := range qs {
 			add(q.Text)
 		}
-	}
+	})
 	for _, r := range relations {
 		add(r.final)
 		add(r.np)

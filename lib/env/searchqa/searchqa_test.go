@@ -126,7 +126,7 @@ func TestUnseenCombinationsNeverInTrain(t *testing.T) {
 	e := mustEnv(t)
 	train := map[string]bool{}
 	starts := map[string]bool{}
-	for _, q := range e.splits[env.SplitTrain] {
+	for _, q := range e.tasks.Split(env.SplitTrain) {
 		train[DefiningCombination(q.ID)] = true
 		starts[q.Start] = true
 	}
@@ -144,7 +144,7 @@ func TestUnseenCombinationsNeverInTrain(t *testing.T) {
 	// No two tasks anywhere share a combination (so no question repeats).
 	all := map[string]string{}
 	for _, sp := range e.Splits() {
-		for _, q := range e.splits[sp] {
+		for _, q := range e.tasks.Split(sp) {
 			if w, ok := all[q.DefiningCombination()]; ok {
 				t.Fatalf("combination %q in %s and %s", q.DefiningCombination(), w, q.ID)
 			}
@@ -166,11 +166,11 @@ func TestDeterministicGeneration(t *testing.T) {
 		t.Fatal("corpus or vocabulary differs between builds")
 	}
 	for _, sp := range a.Splits() {
-		if !reflect.DeepEqual(a.splits[sp], b.splits[sp]) {
+		if !reflect.DeepEqual(a.tasks.Split(sp), b.tasks.Split(sp)) {
 			t.Fatalf("split %s differs between builds", sp)
 		}
 	}
-	id := a.splits[SplitTest][7].ID
+	id := a.tasks.Split(SplitTest)[7].ID
 	if o1, o2 := play(t, a, id, env.RandomAgent(), 9), play(t, a, id, env.RandomAgent(), 9); !reflect.DeepEqual(o1.Texts, o2.Texts) {
 		t.Fatal("replaying an episode changed its transcript")
 	}
@@ -237,7 +237,7 @@ func TestParseAction(t *testing.T) {
 
 func TestQuestionParseRoundTrip(t *testing.T) {
 	e := mustEnv(t)
-	for _, q := range e.splits[env.SplitTrain] {
+	for _, q := range e.tasks.Split(env.SplitTrain) {
 		start, rels, ok := parseQuestion(q.Text)
 		if !ok || start != q.Start || !reflect.DeepEqual(rels, q.rels) {
 			t.Fatalf("parse %q: %q %v, want %q %v", q.Text, start, rels, q.Start, q.rels)
@@ -256,7 +256,7 @@ func TestVocabularyCoversEpisodes(t *testing.T) {
 func TestEpisodeMechanicsAndFeatures(t *testing.T) {
 	e := mustEnv(t)
 	var q *Question
-	for _, x := range e.splits[env.SplitValidSeen] {
+	for _, x := range e.tasks.Split(env.SplitValidSeen) {
 		if x.Hops() == 2 {
 			q = x
 			break

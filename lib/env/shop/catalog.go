@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env/internal/splitmix"
-	"github.com/pats-rl/pats/lib/env/internal/textindex"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // dim is one option dimension of a category (size, color, ...). Phrase
@@ -243,7 +243,7 @@ func buildCatalogue(r *splitmix.Rand) []Product {
 // titleType returns the product type a title names: its longest type-name
 // suffix, or "".
 func titleType(title string) string {
-	t := " " + strings.Join(textindex.Words(title), " ")
+	t := " " + strings.Join(words.Alnum(title), " ")
 	for _, ty := range allTypes {
 		if strings.HasSuffix(t, " "+ty) {
 			return ty

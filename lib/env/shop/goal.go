@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env/internal/textindex"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Goal is one shopping instruction.
@@ -87,7 +88,7 @@ func typeFactor(g *Goal, p *Product) float64 {
 		return 0.5
 	}
 	title := textindex.PhraseText(p.Title)
-	for _, w := range textindex.Words(g.Type) {
+	for _, w := range words.Alnum(g.Type) {
 		if textindex.HasPhrase(title, w) {
 			return 0.1
 		}

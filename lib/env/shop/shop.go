@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/env/internal/splitmix"
 	"github.com/pats-rl/pats/lib/env/internal/textindex"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Name is the registry name.
@@ -38,8 +37,7 @@ type Env struct {
 	byType   map[string][]int
 	idx      *textindex.Index
 	heldOut  map[string]bool // "type|attribute" combinations reserved for valid_unseen
-	splits   map[string][]*Goal
-	byID     map[string]*Goal
+	tasks    *env.TaskSet[*Goal]
 	vocab    []string
 	// Rejected counts candidate goals dropped while generating (duplicate
 	// text, or the oracle failed to solve them within the budget).
@@ -60,7 +58,7 @@ func New() (*Env, error) {
 }
 
 func build() (*Env, error) {
-	e := &Env{byType: map[string][]int{}, heldOut: map[string]bool{}, splits: map[string][]*Goal{}, byID: map[string]*Goal{}}
+	e := &Env{byType: map[string][]int{}, heldOut: map[string]bool{}, tasks: env.NewTaskSet(Name, []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen, SplitTest}, func(g *Goal) string { return g.ID })}
 	e.products = buildCatalogue(splitmix.New(0x5E0901))
 	texts := make([]string, len(e.products))
 	for i := range e.products {
@@ -109,8 +107,7 @@ func build() (*Env, error) {
 			texts2[g.Text] = true
 			g.Split = sp.split
 			g.ID = fmt.Sprintf("%s/%s/%05d", Name, sp.split, i)
-			e.splits[sp.split] = append(e.splits[sp.split], g)
-			e.byID[g.ID] = g
+			e.tasks.Add(sp.split, g)
 		}
 	}
 	e.vocab = e.buildVocab()
@@ -199,37 +196,24 @@ func (e *Env) TaskTypes() []string {
 }
 
 // Splits lists train, valid_seen, valid_unseen and test.
-func (e *Env) Splits() []string {
-	return []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen, SplitTest}
-}
+func (e *Env) Splits() []string { return e.tasks.Splits() }
 
 // Tasks lists the ids of a split in order.
-func (e *Env) Tasks(split string) ([]string, error) {
-	gs, ok := e.splits[split]
-	if !ok {
-		return nil, fmt.Errorf("shop: unknown split %q (known: %s)", split, strings.Join(e.Splits(), ", "))
-	}
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = g.ID
-	}
-	return out, nil
-}
+func (e *Env) Tasks(split string) ([]string, error) { return e.tasks.Tasks(split) }
 
 // Reset starts an episode. Shop episodes are fully determined by the task;
 // the seed is accepted for the interface and does not change anything.
 func (e *Env) Reset(id string, seed int64) (env.Episode, error) {
-	g, ok := e.byID[id]
-	if !ok {
-		return nil, fmt.Errorf("shop: unknown task id %q", id)
+	g, err := e.tasks.Get(id)
+	if err != nil {
+		return nil, err
 	}
 	return e.newEpisode(g), nil
 }
 
 // Goal returns the goal of a task id.
 func (e *Env) Goal(id string) (*Goal, bool) {
-	g, ok := e.byID[id]
-	return g, ok
+	return e.tasks.Lookup(id)
 }
 
 // Product returns a product by id.
@@ -260,7 +244,7 @@ func DefiningCombination(taskID string) string {
 	if err != nil {
 		return ""
 	}
-	g, ok := e.byID[taskID]
+	g, ok := e.tasks.Lookup(taskID)
 	if !ok {
 		return ""
 	}
@@ -270,7 +254,7 @@ func DefiningCombination(taskID string) string {
 func (e *Env) buildVocab() []string {
 	set := map[string]bool{}
 	add := func(s string) {
-		for _, w := range tokenizer.Words(s) {
+		for _, w := range words.Split(s) {
 			set[w] = true
 		}
 	}
@@ -309,11 +293,11 @@ func (e *Env) buildVocab() []string {
 		p := &e.products[i]
 		add(p.ID + " " + p.Title + " " + p.Price())
 	}
-	for _, gs := range e.splits {
+	e.tasks.Each(func(_ string, gs []*Goal) {
 		for _, g := range gs {
 			add(g.Text)
 		}
-	}
+	})
 	out := make([]string, 0, len(set))
 	for w := range set {
 		out = append(out, w)

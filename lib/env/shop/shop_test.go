@@ -72,7 +72,7 @@ func TestGoalTextsDistinctAcrossSplits(t *testing.T) {
 	e := mustEnv(t)
 	where := map[string]string{}
 	for _, sp := range e.Splits() {
-		for _, g := range e.splits[sp] {
+		for _, g := range e.tasks.Split(sp) {
 			if w, ok := where[g.Text]; ok {
 				t.Fatalf("goal %q in %s and %s", g.Text, w, sp)
 			}
@@ -90,7 +90,7 @@ func TestOracleSolvesSampledTasks(t *testing.T) {
 		for _, id := range ids {
 			o := play(t, e, id, e.Oracle(), 1)
 			if !o.Last.Success || o.Last.Score != 1 || o.Last.Reward != 1 {
-				t.Fatalf("%s: oracle failed: %+v (goal %q)", id, o.Last, e.byID[id].Text)
+				t.Fatalf("%s: oracle failed: %+v (goal %q)", id, o.Last, mustGoal(t, e, id).Text)
 			}
 			steps += o.Steps
 		}
@@ -122,7 +122,7 @@ func TestUnseenCombinationsNeverInTrain(t *testing.T) {
 	e := mustEnv(t)
 	train := map[string]bool{}
 	pairs := map[string]bool{} // every (type, attribute) pair any train goal names
-	for _, g := range e.splits[env.SplitTrain] {
+	for _, g := range e.tasks.Split(env.SplitTrain) {
 		train[DefiningCombination(g.ID)] = true
 		for _, a := range g.Attributes {
 			pairs[g.Type+"|"+a] = true
@@ -159,8 +159,8 @@ func TestDeterministicGeneration(t *testing.T) {
 		t.Fatal("catalogues differ between builds")
 	}
 	for _, sp := range a.Splits() {
-		for i := range a.splits[sp] {
-			if !reflect.DeepEqual(a.splits[sp][i], b.splits[sp][i]) {
+		for i := range a.tasks.Split(sp) {
+			if !reflect.DeepEqual(a.tasks.Split(sp)[i], b.tasks.Split(sp)[i]) {
 				t.Fatalf("%s goal %d differs between builds", sp, i)
 			}
 		}
@@ -169,7 +169,7 @@ func TestDeterministicGeneration(t *testing.T) {
 		t.Fatal("vocabularies differ")
 	}
 	// Episodes: same actions give the same observations.
-	id := a.splits[SplitTest][3].ID
+	id := a.tasks.Split(SplitTest)[3].ID
 	o1 := play(t, a, id, env.RandomAgent(), 5)
 	o2 := play(t, a, id, env.RandomAgent(), 5)
 	if !reflect.DeepEqual(o1.Texts, o2.Texts) {
@@ -250,7 +250,7 @@ func TestParseAction(t *testing.T) {
 
 func TestGoalParseRoundTrip(t *testing.T) {
 	e := mustEnv(t)
-	for _, g := range e.splits[env.SplitTrain][:500] {
+	for _, g := range e.tasks.Split(env.SplitTrain)[:500] {
 		pg, ok := parseGoal(g.Text)
 		if !ok || pg.typ != g.Type || pg.limit != g.PriceLimit || len(pg.attrs) != len(g.Attributes) {
 			t.Fatalf("parse %q: %+v", g.Text, pg)
@@ -273,7 +273,7 @@ func TestVocabularyCoversEpisodes(t *testing.T) {
 
 func TestEpisodeMechanicsAndFeatures(t *testing.T) {
 	e := mustEnv(t)
-	g := e.splits[env.SplitValidSeen][0]
+	g := e.tasks.Split(env.SplitValidSeen)[0]
 	ep, _ := e.Reset(g.ID, 0)
 	if ep.MaxSteps() != 15 || ep.TaskType() != g.Category || !strings.Contains(ep.Observation(), g.Text) {
 		t.Fatal("episode header wrong")
@@ -373,4 +373,13 @@ func BenchmarkOracleEpisode(b *testing.B) {
 		play(b, e, ids[i%len(ids)], e.Oracle(), 0)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "episodes/s")
+}
+
+func mustGoal(t *testing.T, e *Env, id string) *Goal {
+	t.Helper()
+	g, ok := e.Goal(id)
+	if !ok {
+		t.Fatalf("no goal %s", id)
+	}
+	return g
 }

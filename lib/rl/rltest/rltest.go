@@ -11,8 +11,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/pats-rl/pats/lib/agent"
-	"github.com/pats-rl/pats/lib/builtin"
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/skill"
@@ -98,7 +98,7 @@ func Household(p rollout.Policy, tasks, group int, seed int64, skills bool, maxC
 	if err != nil {
 		return nil, err
 	}
-	tok, err := builtin.Tokenizer()
+	tok, err := tokenizer.Builtin()
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // Episode is the record of one played episode.
@@ -83,7 +83,7 @@ func Sample(ids []string, n, period int) []string {
 
 // CheckVocabulary plays the oracle and env.RandomAgent on Sample(ids,
 // perSplit, period) of every split (seed: the index in the sample) and fails
-// the test at the first word (tokenizer.Words) of a shown or taken text that
+// the test at the first word (words.Split) of a shown or taken text that
 // e.Vocabulary lacks. It returns the vocabulary's size.
 func CheckVocabulary(t testing.TB, e env.Env, perSplit, period, maxSteps int) int {
 	t.Helper()
@@ -99,7 +99,7 @@ func CheckVocabulary(t testing.TB, e env.Env, perSplit, period, maxSteps int) in
 		for i, id := range Sample(ids, perSplit, period) {
 			for _, ag := range []env.Agent{e.Oracle(), env.RandomAgent()} {
 				for _, s := range Play(t, e, id, ag, int64(i), maxSteps).Texts {
-					for _, w := range tokenizer.Words(s) {
+					for _, w := range words.Split(s) {
 						if !voc[w] {
 							t.Fatalf("%s: word %q of %q not in the vocabulary", id, w, s)
 						}

@@ -1,5 +1,5 @@
 // Package splitmix is the small pseudo-random generator the built-in
-// generated environments (shop, searchqa) draw their worlds, catalogues and
+// generated environments (household, shop, searchqa) draw their worlds, catalogues and
 // tasks from: splitmix64 (a Weyl sequence with step 0x9e3779b97f4a7c15,
 // finished by a 64-bit mixer). It is kept independent of math/rand so that
 // the generated data, and with it every task list and vocabulary, stays the
@@ -18,14 +18,22 @@ type Rand struct{ s uint64 }
 // state seed.
 func New(seed uint64) *Rand { return &Rand{s: seed} }
 
-// Uint64 returns the next 64-bit output.
+// Uint64 returns the next 64-bit output: Mix64 of the advanced state.
 func (r *Rand) Uint64() uint64 {
 	r.s += 0x9e3779b97f4a7c15
-	z := r.s
+	return Mix64(r.s)
+}
+
+// Mix64 is splitmix64's output function, a bijective 64-bit mixer; the
+// environments also use it to derive seeds from hashes.
+func Mix64(z uint64) uint64 {
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
 	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
 	return z ^ (z >> 31)
 }
+
+// Float64 returns a value in [0, 1) from the top 53 bits of one Uint64.
+func (r *Rand) Float64() float64 { return float64(r.Uint64()>>11) / (1 << 53) }
 
 // Intn returns Uint64() % n, a value in [0, n); n must be positive. The
 // modulo bias is below n/2^64, negligible for the small n used.

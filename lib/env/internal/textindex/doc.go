@@ -5,18 +5,18 @@
 //
 // # Words
 //
-// Words lower-cases a text and cuts it the way the built-in WordLevel
-// tokenizer pre-tokenizes plain text: a maximal run of letters and digits is
-// one word (numbers are words), every other character that is not white
-// space is a word of its own ("$45.99" -> "$" "45" "." "99"). It differs from
-// tokenizer.Words in two ways that the environments' generated data depends
-// on: '_' is not a letter here, and special tokens get no treatment.
-// PhraseText and HasPhrase build a word-boundary phrase test on it.
+// Documents, queries and phrases are cut with words.Alnum (lib/words): a
+// maximal run of letters and digits is one word (numbers are words), every
+// other character that is not white space is a word of its own ("$45.99" ->
+// "$" "45" "." "99"). It differs from the tokenizer's rule (words.Split) in
+// two ways that the environments' generated data depends on: '_' is not a
+// letter here, and special tokens get no treatment. PhraseText and
+// HasPhrase build a word-boundary phrase test on it.
 //
 // # Index
 //
 // New indexes documents 0..n-1 once; the index is then read-only and safe
-// for concurrent use. Documents and queries are cut with Words and the
+// for concurrent use. Documents and queries are cut with words.Alnum and the
 // caller's stop words are dropped from both. A document d scores, for a
 // query,
 //

@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sync"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 // BM25 parameters.
@@ -61,7 +63,7 @@ func New(texts []string, opt Options) *Index {
 	for d, t := range texts {
 		tf := map[string]int32{}
 		var first []string
-		for _, w := range Words(t) {
+		for _, w := range words.Alnum(t) {
 			if ix.stop[w] {
 				continue
 			}
@@ -120,7 +122,7 @@ func (ix *Index) Search(query string, k int) []int {
 	scores := *buf
 	var touched []int32
 	seen := map[string]bool{}
-	for _, w := range Words(query) {
+	for _, w := range words.Alnum(query) {
 		if ix.stop[w] || seen[w] {
 			continue
 		}

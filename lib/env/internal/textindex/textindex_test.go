@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pats-rl/pats/lib/words"
 )
 
 func TestWords(t *testing.T) {
@@ -26,8 +28,8 @@ func TestWords(t *testing.T) {
 		{"x2 2x", []string{"x2", "2x"}},
 	}
 	for _, c := range cases {
-		if got := Words(c.in); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("Words(%q) = %q, want %q", c.in, got, c.want)
+		if got := words.Alnum(c.in); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("words.Alnum(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
@@ -132,7 +134,7 @@ func reference(texts []string, stop map[string]bool, order Order, query string) 
 	total := 0.0
 	for d, t := range texts {
 		seen := map[string]bool{}
-		for _, w := range Words(t) {
+		for _, w := range words.Alnum(t) {
 			if stop[w] {
 				continue
 			}
@@ -146,7 +148,7 @@ func reference(texts []string, stop map[string]bool, order Order, query string) 
 	}
 	avg := total / float64(len(texts))
 	var qw []string
-	for _, w := range Words(query) {
+	for _, w := range words.Alnum(query) {
 		if !stop[w] && !slices.Contains(qw, w) {
 			qw = append(qw, w)
 		}

@@ -1,0 +1,59 @@
+package audit
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+func num(x float64, digits int) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.*f", digits, x)
+}
+
+// CreditMarkdown renders the credit audit as a Markdown table, then one
+// line per horizon measure with the Spearman correlations.
+func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
+	var b strings.Builder
+	b.WriteString("| horizon | bin | range | episodes | right reads | wrong reads | skill-name share | right reads credited < 0 | mean sign right | mean sign wrong | anchor coverage |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
+			num(r.Lo, 0), num(r.Hi, 0), r.Episodes, r.RightReads, r.WrongReads,
+			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3), num(r.AnchorCoverage, 3))
+	}
+	b.WriteString("\n")
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.Horizon] {
+			continue
+		}
+		seen[r.Horizon] = true
+		fmt.Fprintf(&b, "Spearman with horizon (%s): skill-name share %s, right credited < 0 %s, sign right %s, sign wrong %s\n",
+			r.Horizon, num(r.RhoSkillNameShare, 3), num(r.RhoRightNeg, 3), num(r.RhoRightSign, 3), num(r.RhoWrongSign, 3))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ScaffoldMarkdown renders the scaffold audit as a Markdown table.
+func ScaffoldMarkdown(w io.Writer, rows []table.ScaffoldAudit) error {
+	var b strings.Builder
+	b.WriteString("| checkpoint | episodes | tokens | NLL with scaffold | NLL without | gap | gap change |\n")
+	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rows {
+		change := "-"
+		if r.Index > 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*r.GapRelative)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", r.Checkpoint, r.Episodes, r.Tokens,
+			num(r.NLLWith, 4), num(r.NLLWithout, 4), num(r.Gap, 4), change)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

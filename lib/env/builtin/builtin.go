@@ -1,0 +1,10 @@
+package builtin
+
+import (
+	_ "github.com/pats-rl/pats/lib/env/household" // registers household and household-rl
+	_ "github.com/pats-rl/pats/lib/env/searchqa"  // registers searchqa
+	_ "github.com/pats-rl/pats/lib/env/shop"      // registers shop
+)
+
+// Names lists the built-in environments.
+var Names = []string{"household", "household-rl", "shop", "searchqa"}

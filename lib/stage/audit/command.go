@@ -1,0 +1,230 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/audit"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// CreditFlags are audit credit's options.
+type CreditFlags struct {
+	Traj       []string // trajectory files
+	Advantages string   // learn grpo's --advantages output
+	Output     string
+	Plot       string // optional PNG
+	Bins       int
+	Stdout     io.Writer
+}
+
+// ExecuteCredit runs audit credit: it writes the audit table (and the
+// plot), then prints the Markdown table.
+func ExecuteCredit(f CreditFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if f.Advantages == "" {
+		return command.Usagef("--advantages is required (learn grpo --advantages)")
+	}
+	if f.Bins < 1 {
+		return command.Usagef("--bins must be at least 1")
+	}
+	if err := output.Check(append([]string{f.Advantages}, f.Traj...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
+		return err
+	}
+	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	if err != nil {
+		return err
+	}
+	adv, _, err := table.ReadFiles[table.TokenAdvantages](f.Advantages)
+	if err != nil {
+		return err
+	}
+	rows, err := audit.Credit(traj, adv, strings.Join(f.Traj, ","), f.Advantages, f.Bins)
+	if err != nil {
+		return err
+	}
+	inputs, err := hashes(append(append([]string{}, f.Traj...), f.Advantages))
+	if err != nil {
+		return err
+	}
+	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotCredit); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return audit.CreditMarkdown(f.Stdout, rows)
+	}
+	return nil
+}
+
+// write renders the plot (when asked) first, then writes the table and
+// the PNG, each atomically.
+func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error) error {
+	var png bytes.Buffer
+	if plotPath != "" {
+		if err := plot(&png, rows); err != nil {
+			return fmt.Errorf("plot %s: %w", plotPath, err)
+		}
+	}
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
+		return err
+	}
+	if plotPath != "" {
+		if err := u.File(plotPath, func(w io.Writer) error { _, err := w.Write(png.Bytes()); return err }); err != nil {
+			return err
+		}
+	}
+	return u.Commit()
+}
+
+// ScaffoldFlags are audit scaffold's options.
+type ScaffoldFlags struct {
+	Checkpoints []string
+	Traj        []string
+	Scaffold    string // snapshot the trajectories were rolled out with (recorded only)
+	Output      string
+	Plot        string
+	Stdout      io.Writer
+}
+
+// ExecuteScaffold runs audit scaffold.
+func ExecuteScaffold(f ScaffoldFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if len(f.Checkpoints) == 0 {
+		return command.Usagef("--checkpoints is required (comma-separated checkpoint folders, first is the baseline)")
+	}
+	if len(f.Traj) == 0 {
+		return command.Usagef("--traj is required")
+	}
+	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
+		return err
+	}
+	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	if err != nil {
+		return err
+	}
+	paths := append([]string{}, f.Traj...)
+	if f.Scaffold != "" {
+		paths = append(paths, f.Scaffold)
+	}
+	inputs, err := hashes(paths)
+	if err != nil {
+		return err
+	}
+	load := func(dir string) (*model.Model, error) {
+		ck, err := model.OpenFolder(dir)
+		if err != nil {
+			return nil, command.Usagef("checkpoint %s: %v", dir, strings.ReplaceAll(err.Error(), "\n", " "))
+		}
+		m, tok := ck.Model, ck.Tok
+		for i := range traj {
+			r := &traj[i]
+			if r.Tokenizer != tok.Hash() {
+				return nil, command.Usagef("checkpoint %s: episode %s sample %d was made with another tokenizer", dir, r.GroupID, r.Sample)
+			}
+			if len(r.Roles) != len(r.Tokens) {
+				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
+			}
+		}
+		return m, nil
+	}
+	rows, err := audit.Scaffold(f.Checkpoints, load, traj)
+	if err != nil {
+		if errors.Is(err, audit.ErrNoScaffold) {
+			return command.Usagef("%s: %v", strings.Join(f.Traj, ","), err)
+		}
+		return err
+	}
+	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotScaffold); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return audit.ScaffoldMarkdown(f.Stdout, rows)
+	}
+	return nil
+}
+
+func hashes(paths []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, p := range paths {
+		h, err := table.HashFile(p)
+		if err != nil {
+			return nil, err
+		}
+		m[p] = h
+	}
+	return m, nil
+}
+
+// ReadingFlags are audit reading's options.
+type ReadingFlags struct {
+	Policy      string // checkpoint folder, oracle or random
+	Env, Split  string
+	Tasks       int // 0 = the whole split
+	Group       int // episodes per task and condition
+	Seed        int64
+	Temperature float64
+	Greedy      bool
+	MaxContext  int
+	SkillsDir   string // a user skill library instead of the environment's built-in one
+	Skills      bool   // show a slate in every condition; the skill conditions read from it
+	Slate       int    // slate size with Skills
+	Output      string
+	Stdout      io.Writer
+}
+
+// ExecuteReading runs audit reading: the reading test (Reading), its rows
+// written to Output, then the Markdown table.
+func ExecuteReading(ctx context.Context, f ReadingFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if f.Policy == "" {
+		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	}
+	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
+	}
+	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
+		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext,
+		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate}.Options()
+	if err != nil {
+		return err
+	}
+	var lib *skill.Library
+	if f.Skills {
+		lib = o.Skills
+	} else if f.SkillsDir != "" {
+		if lib, err = skill.LoadDir(f.SkillsDir); err != nil {
+			return command.Usagef("%v", err)
+		}
+	} else if lib, err = skill.Builtin(f.Env); err != nil {
+		lib = nil // no built-in library: the skill conditions are skipped
+	}
+	rows, err := audit.Reading(ctx, o, lib)
+	if err != nil {
+		return err
+	}
+	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}}
+	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+		return err
+	}
+	if f.Stdout != nil && f.Output != "-" {
+		return audit.ReadingMarkdown(f.Stdout, rows)
+	}
+	return nil
+}

@@ -1,0 +1,217 @@
+package control
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pats-rl/pats/lib/card"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Flags are the control command's options: the controller step
+// (lib/control) and the refiner (lib/refiner) it runs after it.
+type Flags struct {
+	Cards    string // cards of iteration k
+	Scaffold string // snapshot k
+	State    string // controller state of an earlier iteration; empty at the start
+	Output   string // proposals
+	StateOut string // controller state after k
+	Settings control.Settings
+
+	Refiner  string        // "builtin" or "openai"
+	Endpoint string        // openai: base URL
+	Model    string        // openai: model name
+	Timeout  time.Duration // openai: per attempt
+	Retries  int           // openai: extra attempts
+	Seed     int64         // openai: sent as the request seed
+
+	Tok      tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
+	Progress io.Writer           // one line per scope when non-nil
+}
+
+// CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
+// with a host. Its message never repeats credentials written in the URL.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	shown := table.Scrub(endpoint)
+	if err != nil {
+		return fmt.Errorf("--endpoint %q is not a URL", shown)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("--endpoint %q: want an http:// or https:// URL", shown)
+	}
+	if u.Host == "" || strings.ContainsAny(endpoint, " \t\n") {
+		return fmt.Errorf("--endpoint %q: want a URL with a host and no spaces", shown)
+	}
+	return nil
+}
+
+// NewRefiner returns the refiner the flags name; unknown names and a
+// missing endpoint or model for openai are usage errors.
+func (f Flags) NewRefiner() (refiner.Refiner, error) {
+	switch f.Refiner {
+	case "", "builtin":
+		if f.Endpoint != "" || f.Model != "" {
+			return nil, command.Usagef("--endpoint and --model go with --refiner openai")
+		}
+		return refiner.NewBuiltin(), nil
+	case "openai":
+		if f.Endpoint == "" || f.Model == "" {
+			return nil, command.Usagef("--refiner openai needs --endpoint and --model")
+		}
+		if err := CheckEndpoint(f.Endpoint); err != nil {
+			return nil, command.Usagef("%v", err)
+		}
+		if f.Timeout <= 0 {
+			return nil, command.Usagef("--timeout must be positive, got %s", f.Timeout)
+		}
+		if f.Retries < 0 {
+			return nil, command.Usagef("--retries must not be negative, got %d", f.Retries)
+		}
+		o := refiner.NewOpenAI(f.Endpoint, f.Model)
+		o.Timeout, o.Retries, o.Seed = f.Timeout, f.Retries, f.Seed
+		return o, nil
+	}
+	return nil, command.Usagef("unknown --refiner %q: want builtin or openai", f.Refiner)
+}
+
+// Execute runs one controller step and the refiner: it reads the cards of
+// iteration k (the type evidence is aggregated from them with the contrast
+// length the cards were built with), snapshot k and the earlier controller
+// state, picks a primitive per scope (control.Step), asks the refiner for
+// proposals for every scope whose primitive is not NONE, and writes the
+// proposals and the new controller state, each atomically. A refiner's
+// Reason for a scope without proposals (e.g. an unusable model answer) is
+// recorded in both files' metadata as "reason.<scope>"; it never fails the
+// command. stdout is unused.
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+	switch {
+	case f.Cards == "":
+		return command.Usagef("--cards is required")
+	case f.Scaffold == "":
+		return command.Usagef("--scaffold is required (snapshot k)")
+	case f.Output == "":
+		return command.Usagef("-o is required (the proposals)")
+	case f.StateOut == "":
+		return command.Usagef("--state-out is required (the controller state after this iteration)")
+	case f.State != "" && f.State == f.StateOut:
+		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
+	}
+	if err := output.Check([]string{f.Cards, f.Scaffold, f.State}, output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
+		return err
+	}
+	if err := f.Settings.Validate(); err != nil {
+		return command.Usagef("%v", err)
+	}
+	ref, err := f.NewRefiner()
+	if err != nil {
+		return err
+	}
+	cards, cmeta, err := table.ReadFiles[table.Card](f.Cards)
+	if err != nil {
+		return err
+	}
+	k, err := stage.CardsIteration(cards, f.Cards)
+	if err != nil {
+		return err
+	}
+	snap, err := scaffold.ReadSnapshot(f.Scaffold)
+	if err != nil {
+		return err
+	}
+	var prev []table.ControllerState
+	inputs := []string{f.Cards, f.Scaffold}
+	if f.State != "" {
+		if prev, _, err = table.ReadFiles[table.ControllerState](f.State); err != nil {
+			return err
+		}
+		for _, s := range prev {
+			if s.Iteration >= k {
+				return &table.InputError{Path: f.State, Problem: fmt.Sprintf("holds the state of iteration %d, not of one before the cards' iteration %d (pass the previous iteration's state; did rollout get --iteration?)", s.Iteration, k)}
+			}
+		}
+		inputs = append(inputs, f.State)
+	}
+	top := card.TopOf(cmeta[0], 8)
+	ev := card.Aggregate(cards, top)
+	count := scaffold.WordCount
+	if f.Tok != nil {
+		count = func(s string) int { return len(f.Tok.Encode(s)) }
+	}
+	items := scaffold.Clone(snap.Items)
+	scaffold.Retokenize(items, count)
+	co := f.Settings.Control
+	states, err := control.Step(prev, ev, items, nil, k, co)
+	if err != nil {
+		src := f.State
+		if src == "" {
+			src = f.Cards
+		}
+		return &table.InputError{Path: src, Problem: err.Error()}
+	}
+	var props []table.Proposal
+	reasons := map[string]string{}
+	for _, st := range states {
+		if st.Primitive == control.None {
+			continue
+		}
+		e, _ := card.EvidenceFor(ev, st.TaskType, k)
+		mi, mt := co.Caps(st.TaskType)
+		res, err := ref.Propose(ctx, refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
+			Evidence: e, Cards: cards, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
+			MaxItemTokens: f.Settings.MaxItemTokens, MinSupport: f.Settings.MinSupport, Count: count})
+		if err != nil {
+			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
+		}
+		if res.Reason != "" {
+			reasons[refiner.ScopeName(st.TaskType)] = table.Scrub(res.Reason)
+		}
+		props = append(props, res.Proposals...)
+		if f.Progress != nil {
+			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), table.Scrub(res.Reason))
+		}
+	}
+	sort.SliceStable(props, func(i, j int) bool { return props[i].ProposalID < props[j].ProposalID })
+	if props == nil {
+		props = []table.Proposal{}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	hashes, err := table.InputHashes(inputs...)
+	if err != nil {
+		return err
+	}
+	extra := map[string]string{
+		control.MetaIteration:       strconv.Itoa(int(k)),
+		control.MetaScaffold:        scaffold.Hash(snap.Items),
+		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		refiner.MetaRefiner:         ref.Name(),
+	}
+	for s, r := range reasons {
+		extra[refiner.MetaReasonPrefix+s] = r
+	}
+	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: hashes, Extra: extra}
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, f.Output, props, meta); err != nil {
+		return err
+	}
+	if err := table.Stage(&u, f.StateOut, states, meta); err != nil {
+		return err
+	}
+	return u.Commit()
+}

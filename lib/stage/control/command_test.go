@@ -1,0 +1,169 @@
+package control
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// controlFiles writes cards of iteration 3 (a weak heat type, a strong
+// cool type) and an empty snapshot 3.
+func controlFiles(t *testing.T, dir string) (cardsPath, snapPath string) {
+	t.Helper()
+	r := rand.New(rand.NewSource(5))
+	trajs := append(episodes(r, heat, "heat", 3, 0.15), episodes(r, cool, "cool", 3, 0.95)...)
+	cards, _ := build(t, trajs)
+	cardsPath = filepath.Join(dir, "cards.parquet")
+	if err := table.WriteFile(cardsPath, cards, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	snapPath = filepath.Join(dir, "snap3.parquet")
+	if err := scaffold.WriteSnapshot(snapPath, scaffold.Snapshot{Version: 3, Parent: "sha256:p"}, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	return cardsPath, snapPath
+}
+
+func TestExecuteControl(t *testing.T) {
+	dir := t.TempDir()
+	cardsPath, snapPath := controlFiles(t, dir)
+	out := filepath.Join(dir, "proposals.parquet")
+	stOut := filepath.Join(dir, "state3.parquet")
+	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
+	if err := Execute(context.Background(), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	states, _, err := table.ReadFiles[table.ControllerState](stOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prim := map[string]string{}
+	for _, s := range states {
+		prim[s.TaskType] = s.Primitive
+		if s.Iteration != 3 {
+			t.Errorf("state of iteration %d, want the cards' 3", s.Iteration)
+		}
+	}
+	if prim[heat] != control.Expand || prim[cool] != control.Compress {
+		t.Errorf("primitives %v, want heat EXPAND and cool COMPRESS", prim)
+	}
+	props, pm, err := table.ReadFiles[table.Proposal](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adds := 0
+	for _, p := range props {
+		if p.Iteration != 3 || p.Refiner != "builtin" {
+			t.Errorf("proposal %+v", p)
+		}
+		if p.TaskType == heat && p.Op == "add" {
+			adds++
+		}
+	}
+	if adds == 0 {
+		t.Errorf("no addition for the weak type: %+v", props)
+	}
+	m := pm[0]
+	if m.Extra[control.MetaIteration] != "3" || m.Extra[control.MetaScaffoldVersion] != "3" || m.Extra[control.MetaScaffold] != scaffold.Hash(nil) || len(m.Inputs) != 2 {
+		t.Errorf("metadata %+v", m)
+	}
+	// COMPRESS of an empty type has nothing to do: the reason is recorded
+	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cool], "every item still separates") {
+		t.Errorf("reason for cool %q", m.Extra[refiner.MetaReasonPrefix+cool])
+	}
+	// the next iteration reads the state; a state of the same iteration is refused
+	f2 := f
+	f2.State, f2.StateOut, f2.Output = stOut, filepath.Join(dir, "state-again.parquet"), filepath.Join(dir, "p2.parquet")
+	err = Execute(context.Background(), f2, nil)
+	if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "state3.parquet: holds the state of iteration 3") {
+		t.Errorf("state of the same iteration: %v", err)
+	}
+	// determinism
+	f3 := f
+	f3.Output, f3.StateOut = filepath.Join(dir, "again", "p.parquet"), filepath.Join(dir, "again", "s.parquet")
+	if err := Execute(context.Background(), f3, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{out, f3.Output}, {stOut, f3.StateOut}} {
+		a, _ := os.ReadFile(pair[0])
+		b, _ := os.ReadFile(pair[1])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s and %s differ", pair[0], pair[1])
+		}
+	}
+}
+
+// TestExecuteControlOpenAIUnusable: a model answering nonsense gives no
+// proposals and a recorded reason, and the command succeeds.
+func TestExecuteControlOpenAIUnusable(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, chat("Heat things, I suppose."))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cardsPath, snapPath := controlFiles(t, dir)
+	out := filepath.Join(dir, "proposals.parquet")
+	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
+		Settings: control.DefaultSettings(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
+	if err := Execute(context.Background(), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	props, pm, err := table.ReadFiles[table.Proposal](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(props) != 0 || !strings.Contains(pm[0].Extra[refiner.MetaReasonPrefix+heat], "no JSON") || pm[0].Extra[refiner.MetaRefiner] != "openai:m" {
+		t.Errorf("%d proposals, metadata %v", len(props), pm[0].Extra)
+	}
+}
+
+func TestExecuteControlBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	cardsPath, snapPath := controlFiles(t, dir)
+	noVersion := filepath.Join(dir, "nov.parquet")
+	if err := table.WriteFile(noVersion, []table.ScaffoldItem{}, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out", "p.parquet")
+	st := filepath.Join(dir, "out", "s.parquet")
+	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
+	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
+	cases := map[string]struct {
+		f    Flags
+		want string
+	}{
+		"no cards flag":   {with(func(f *Flags) { f.Cards = "" }), "--cards is required"},
+		"no state-out":    {with(func(f *Flags) { f.StateOut = "" }), "--state-out is required"},
+		"cards kind":      {with(func(f *Flags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
+		"no version":      {with(func(f *Flags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
+		"state kind":      {with(func(f *Flags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
+		"refiner":         {with(func(f *Flags) { f.Refiner = "gpt" }), "unknown --refiner"},
+		"openai no model": {with(func(f *Flags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
+		"stray endpoint":  {with(func(f *Flags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
+	}
+	for name, c := range cases {
+		err := Execute(context.Background(), c.f, nil)
+		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
+		}
+		for _, p := range []string{out, st} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s: %s written", name, p)
+			}
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package evaluate
+
+import (
+	"context"
+	"io"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Flags are the evaluate command's options. With Inputs it summarises
+// trajectory files; with Rollout.Policy set it runs the episodes first.
+type Flags struct {
+	Inputs  []string
+	Rollout rollout.Flags // used when Inputs is empty
+	Output  string        // metrics rows; empty: table only
+	Trajout string        // where to keep the episodes it ran; empty: not kept
+}
+
+// Execute summarises and prints the Markdown table to stdout.
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+	ins := append([]string{f.Rollout.Scaffold, f.Rollout.Policy, f.Rollout.SkillsDir}, f.Inputs...)
+	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajout", f.Trajout)); err != nil {
+		return err
+	}
+	var u output.Unit
+	defer u.Abort()
+	var trajs []table.Trajectory
+	var meta table.Meta
+	labels := eval.Labels{}
+	if len(f.Inputs) > 0 {
+		rows, _, err := table.ReadFiles[table.Trajectory](f.Inputs...)
+		if err != nil {
+			return err
+		}
+		if len(rows) == 0 {
+			return command.Usagef("%v: no trajectories", f.Inputs)
+		}
+		trajs = rows
+		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Inputs: map[string]string{}}
+		for _, in := range f.Inputs {
+			if in == "-" {
+				continue
+			}
+			if h, err := table.HashFile(in); err == nil {
+				meta.Inputs[in] = h
+			}
+		}
+	} else {
+		if f.Rollout.Policy == "" {
+			return command.Usagef("give trajectory files, or --policy with --env and --split")
+		}
+		var err error
+		trajs, err = rollout.Rows(ctx, f.Rollout)
+		if err != nil {
+			return err
+		}
+		labels.Scaffold = f.Rollout.Scaffold
+		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Rollout.Seed, Inputs: map[string]string{}}
+		if f.Trajout != "" {
+			tm := meta
+			tm.Kind = "trajectory"
+			if err := table.Stage(&u, f.Trajout, trajs, tm); err != nil {
+				return err
+			}
+		}
+	}
+	rows := eval.Summarize(trajs, labels)
+	if f.Output != "" {
+		if err := table.Stage(&u, f.Output, rows, meta); err != nil {
+			return err
+		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
+	}
+	if f.Output == "-" {
+		return nil
+	}
+	return eval.WriteMarkdown(stdout, rows)
+}

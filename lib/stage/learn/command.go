@@ -1,0 +1,373 @@
+package learn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Init is a starting point for training: a model, its tokenizer (and the
+// tokenizer.json bytes a checkpoint written from it carries) and, when the
+// checkpoint had one, the optimizer state.
+type Init struct {
+	Model   *model.Model
+	Tok     tokenizer.Tokenizer
+	TokJSON []byte
+	Opt     *model.AdamW // nil when there is none
+	Hash    string       // content hash of the weights (provenance); "" for a fresh model
+	// Files are the checkpoint's other tokenizer and generation files
+	// (CarriedFiles), written unchanged into every checkpoint made from it.
+	Files map[string][]byte
+}
+
+// CarriedFiles are the files of a Hugging Face checkpoint that training
+// does not change and that a checkpoint written from it carries byte for
+// byte (tokenizer.json is carried too).
+var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json"}
+
+// LoadInit opens "tiny" or "small" (a fresh model of that size over the
+// built-in tokenizer, initialised from seed) or a checkpoint folder with its
+// tokenizer.json and optimizer state. flag names the option in errors.
+func LoadInit(flag, init string, seed int64) (*Init, error) {
+	switch init {
+	case "":
+		return nil, command.Usagef("--%s is required: tiny, small or a checkpoint folder", flag)
+	case "tiny", "small":
+		tok, err := tokenizer.Builtin()
+		if err != nil {
+			return nil, err
+		}
+		cfg := model.Tiny(tok.VocabSize())
+		if init == "small" {
+			cfg = model.Small(tok.VocabSize())
+		}
+		m, err := model.New(cfg, uint64(seed))
+		if err != nil {
+			return nil, err
+		}
+		js, err := tok.JSON()
+		if err != nil {
+			return nil, err
+		}
+		return &Init{Model: m, Tok: tok, TokJSON: js}, nil
+	}
+	output.Recover(init) // a replacement killed between its renames
+	if st, err := os.Stat(init); err != nil || !st.IsDir() {
+		return nil, command.Usagef("--%s %s: not tiny, small or a checkpoint folder", flag, init)
+	}
+	f, err := model.OpenFolder(init)
+	if err != nil {
+		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+	}
+	if err := f.Model.Cfg.CheckMemory(4, "to train (weights, gradients, two optimizer moments)"); err != nil && flag == "init" {
+		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+	}
+	opt, err := model.LoadAdamW(init, f.Model)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
+	}
+	in := &Init{Model: f.Model, Tok: f.Tok, TokJSON: f.TokJSON, Opt: opt, Files: map[string][]byte{}}
+	for _, name := range CarriedFiles {
+		b, err := os.ReadFile(filepath.Join(init, name))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+		}
+		in.Files[name] = b
+	}
+	in.Hash, _ = weightsHash(init)
+	return in, nil
+}
+
+// weightsHash hashes a checkpoint's weights file(s) for provenance.
+func weightsHash(dir string) (string, error) {
+	for _, name := range []string{"model.safetensors", "model.safetensors.index.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return table.HashFile(filepath.Join(dir, name))
+		}
+	}
+	return "", os.ErrNotExist
+}
+
+func oneLine(err error) string {
+	s := err.Error()
+	out := make([]rune, 0, len(s))
+	for _, r := range s {
+		if r == '\n' || r == '\r' {
+			r = ' '
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+// readTrajectories reads each path, checks its token columns against the
+// model and tokenizer, and returns the rows with the path each came from.
+func readTrajectories(paths []string, in *Init) ([]table.Trajectory, []string, map[string]string, error) {
+	var rows []table.Trajectory
+	var from []string
+	hashes := map[string]string{}
+	for _, p := range paths {
+		r, _, err := table.ReadFiles[table.Trajectory](p)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if len(r) == 0 {
+			return nil, nil, nil, &table.InputError{Path: p, Problem: "no trajectories"}
+		}
+		if err := rl.CheckTokens(p, r, in.Tok.Hash(), in.Model.Cfg.VocabSize, in.Model.Cfg.MaxPositionEmbeddings); err != nil {
+			return nil, nil, nil, err
+		}
+		if h, err := table.HashFile(p); err == nil {
+			hashes[p] = h
+		}
+		rows = append(rows, r...)
+		for range r {
+			from = append(from, p)
+		}
+	}
+	return rows, from, hashes, nil
+}
+
+// SFTFlags are learn sft's options.
+type SFTFlags struct {
+	Init        string   // tiny, small or a checkpoint folder
+	Demos       []string // trajectory files
+	Output      string   // checkpoint folder
+	Metrics     string   // optional metrics file
+	Seed        int64
+	Config      rl.SFTConfig
+	WeightDecay float64
+}
+
+// ExecuteSFT runs learn sft: it writes the metrics (when asked) and then
+// the checkpoint folder, each atomically; on any error neither is written.
+func ExecuteSFT(ctx context.Context, f SFTFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required (the checkpoint folder to write)")
+	}
+	if len(f.Demos) == 0 {
+		return command.Usagef("--demos is required (trajectories to imitate)")
+	}
+	if err := output.Check(append([]string{f.Init}, f.Demos...), output.Checkpoint("-o", f.Output), output.File("--metrics", f.Metrics)); err != nil {
+		return err
+	}
+	if err := checkOptim(f.Config.Optim); err != nil {
+		return err
+	}
+	if err := checkTraining(f.Config.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if f.Config.BatchTokens < 1 {
+		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
+	}
+	in, err := LoadInit("init", f.Init, f.Seed)
+	if err != nil {
+		return err
+	}
+	rows, _, hashes, err := readTrajectories(f.Demos, in)
+	if err != nil {
+		return err
+	}
+	opt := model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
+	cfg := f.Config
+	cfg.Seed = f.Seed
+	metrics, err := rl.TrainSFT(ctx, in.Model, opt, rows, cfg)
+	if err != nil {
+		return err
+	}
+	if in.Hash != "" {
+		hashes[f.Init] = in.Hash
+	}
+	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed)
+}
+
+// GRPOFlags are learn grpo's options.
+type GRPOFlags struct {
+	Init        string   // checkpoint folder of the policy that rolled out
+	Ref         string   // reference checkpoint for the KL term
+	Traj        []string // trajectory files
+	Output      string
+	Metrics     string
+	Advantages  string // optional per-token advantages file
+	Seed        int64
+	Stderr      io.Writer // notes (nil: none)
+	Config      rl.GRPOConfig
+	WeightDecay float64
+}
+
+// ExecuteGRPO runs learn grpo.
+func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required (the checkpoint folder to write)")
+	}
+	if len(f.Traj) == 0 {
+		return command.Usagef("want at least one trajectory file (see --help)")
+	}
+	if err := output.Check(append([]string{f.Init, f.Ref}, f.Traj...), output.Checkpoint("-o", f.Output),
+		output.File("--metrics", f.Metrics), output.File("--advantages", f.Advantages)); err != nil {
+		return err
+	}
+	c := f.Config
+	if err := checkOptim(c.Optim); err != nil {
+		return err
+	}
+	if err := checkTraining(c.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if c.Minibatch < 0 {
+		return command.Usagef("--minibatch must not be negative, got %d", c.Minibatch)
+	}
+	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
+		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
+	}
+	if c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight) {
+		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
+	}
+	if f.Init == "tiny" || f.Init == "small" {
+		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
+	}
+	in, err := LoadInit("init", f.Init, f.Seed)
+	if err != nil {
+		return err
+	}
+	rows, from, hashes, err := readTrajectories(f.Traj, in)
+	if err != nil {
+		return err
+	}
+	if err := rl.CheckGRPO(rows, from); err != nil {
+		return err
+	}
+	if c.Step != rl.StepNone {
+		if err := rl.CheckSteps(rows, from); err != nil {
+			return err
+		}
+	}
+	if in.Hash != "" {
+		hashes[f.Init] = in.Hash
+	}
+	prep, advRows := rl.Credits(rows, c)
+	if c.KL != 0 {
+		if f.Ref == "" {
+			return command.Usagef("--ref is required when --kl is not 0")
+		}
+		ref, err := LoadInit("ref", f.Ref, f.Seed)
+		if err != nil {
+			return err
+		}
+		if ref.Tok.Hash() != in.Tok.Hash() {
+			return command.Usagef("--ref %s: tokenizer differs from --init %s", f.Ref, f.Init)
+		}
+		if ref.Model.Cfg.VocabSize != in.Model.Cfg.VocabSize {
+			return command.Usagef("--ref %s: vocabulary %d differs from --init's %d", f.Ref, ref.Model.Cfg.VocabSize, in.Model.Cfg.VocabSize)
+		}
+		if ref.Hash != "" {
+			hashes[f.Ref] = ref.Hash
+		}
+		if len(prep) > 0 {
+			if err := rl.RefLogProbs(ref.Model, prep); err != nil {
+				return err
+			}
+		}
+	}
+	opt := in.Opt
+	if opt == nil {
+		opt = model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
+	}
+	c.Seed = f.Seed
+	metrics := []table.TrainMetrics{}
+	if len(prep) > 0 {
+		if metrics, err = rl.TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
+			return err
+		}
+	} else if f.Stderr != nil {
+		fmt.Fprintln(f.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
+	}
+	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed)
+}
+
+// notFinite reports whether any x is NaN or infinite.
+func notFinite(xs ...float64) bool {
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkOptim(o rl.OptimConfig) error {
+	if !(o.LR > 0) || notFinite(o.LR) {
+		return command.Usagef("--lr must be positive, got %v", o.LR)
+	}
+	if o.Warmup < 0 || o.Warmup > 1 {
+		return command.Usagef("--warmup must be a share of the steps in [0, 1], got %v", o.Warmup)
+	}
+	if !(o.MaxGradNorm >= 0) || notFinite(o.MaxGradNorm) {
+		return command.Usagef("--max-grad-norm must be a finite number, 0 or more (0: no clipping), got %v", o.MaxGradNorm)
+	}
+	if !(o.MinLRRatio >= 0 && o.MinLRRatio <= 1) {
+		return command.Usagef("--min-lr-ratio must be a share of --lr in [0, 1], got %v", o.MinLRRatio)
+	}
+	return nil
+}
+
+// MaxEpochs bounds --epochs, so that a mistyped count is refused before
+// the schedule for it is built.
+const MaxEpochs = 100000
+
+func checkTraining(epochs int, weightDecay float64) error {
+	if epochs < 1 || epochs > MaxEpochs {
+		return command.Usagef("--epochs must be from 1 to %d, got %d", MaxEpochs, epochs)
+	}
+	if !(weightDecay >= 0) || notFinite(weightDecay) {
+		return command.Usagef("--weight-decay must be a finite number, 0 or more, got %v", weightDecay)
+	}
+	return nil
+}
+
+func adamCfg(wd float64) model.AdamWConfig {
+	c := model.DefaultAdamW()
+	c.WeightDecay = wd
+	return c
+}
+
+// finish writes the checkpoint, the metrics and the advantages as one
+// unit (lib/output): all complete in temporaries first, then renamed into
+// place, the checkpoint first; on any error none of them is written.
+func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
+	in *Init, opt *model.AdamW, inputs map[string]string, seed int64) error {
+	meta := func() table.Meta {
+		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs}
+	}
+	var u output.Unit
+	defer u.Abort()
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
+		return err
+	}
+	if metricsPath != "" {
+		if err := table.Stage(&u, metricsPath, metrics, meta()); err != nil {
+			return fmt.Errorf("write %s: %w", metricsPath, err)
+		}
+	}
+	if advPath != "" {
+		if err := table.Stage(&u, advPath, adv, meta()); err != nil {
+			return fmt.Errorf("write %s: %w", advPath, err)
+		}
+	}
+	return u.Commit()
+}

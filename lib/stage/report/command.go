@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/report"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Mix concatenates trajectory files so that episodes of one task form
+// one group (report.MixGroups) and writes them to output.
+func Mix(inputs []string, out string) error {
+	if err := output.Check(inputs, output.File("-o", out)); err != nil {
+		return err
+	}
+	var tabs [][]table.Trajectory
+	var seed int64
+	for _, p := range inputs {
+		rows, metas, err := table.ReadFiles[table.Trajectory](p)
+		if err != nil {
+			return err
+		}
+		if len(metas) > 0 && seed == 0 {
+			seed = metas[0].Seed
+		}
+		tabs = append(tabs, rows)
+	}
+	in, err := table.InputHashes(inputs...)
+	if err != nil {
+		return err
+	}
+	return table.WriteFile(out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
+}
+
+// IterationLine prints one line on iteration k (given as text) of a run.
+func IterationLine(run, k, scaffold string, stdout io.Writer) error {
+	n, err := strconv.Atoi(k)
+	if err != nil || n < 0 {
+		return command.Usagef("iteration %q is not a count", k)
+	}
+	s, err := report.Iteration(run, n, scaffold)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, s)
+	return err
+}
+
+// Run prints a run's evaluations by iteration as a Markdown table.
+func Run(run string, stdout io.Writer) error {
+	r, err := report.Load(run)
+	if err != nil {
+		return err
+	}
+	report.WriteRunMarkdown(stdout, r)
+	return nil
+}
+
+// Compare prints the comparison of the entries (LABEL=RUN[@K][+scaffold])
+// on the splits (space separated).
+func Compare(entries []string, splits string, stdout io.Writer) error {
+	var es []report.Entry
+	for _, a := range entries {
+		e, err := report.ParseEntry(a)
+		if err != nil {
+			return command.Usagef("%v", err)
+		}
+		es = append(es, e)
+	}
+	var b bytes.Buffer
+	if err := report.WriteCompareMarkdown(&b, es, strings.Fields(splits)); err != nil {
+		return err
+	}
+	_, err := stdout.Write(b.Bytes())
+	return err
+}
+
+// SweepFlags are report sweep's options.
+type SweepFlags struct {
+	Root     string // folder holding VARIANT-sSEED run folders
+	Variants string // space separated
+	Seeds    string // space separated
+	Output   string // aggregated rows; empty: not written
+	Runs     string // per-run rows; empty: not written
+	Partial  bool   // leave out unfinished runs instead of failing
+}
+
+// Sweep aggregates a sweep's runs, writes the rows asked for and
+// prints the Markdown table.
+func Sweep(f SweepFlags, stdout io.Writer) error {
+	variants := strings.Fields(f.Variants)
+	var seeds []int64
+	for _, s := range strings.Fields(f.Seeds) {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return command.Usagef("--seeds: %q is not a number", s)
+		}
+		seeds = append(seeds, n)
+	}
+	var runs []report.SweepRun
+	var missing []string
+	for _, v := range variants {
+		for _, s := range seeds {
+			r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
+			if err != nil {
+				if !f.Partial {
+					return err
+				}
+				missing = append(missing, fmt.Sprintf("%s seed %d", v, s))
+				continue
+			}
+			runs = append(runs, r)
+		}
+	}
+	res := report.Aggregate(runs, variants)
+	meta := table.Meta{Command: table.CommandLine()}
+	var u output.Unit
+	defer u.Abort()
+	if p := f.Runs; p != "" {
+		if err := table.Stage(&u, p, runs, meta); err != nil {
+			return err
+		}
+	}
+	if p := f.Output; p != "" {
+		if err := table.Stage(&u, p, res, meta); err != nil {
+			return err
+		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	report.WriteSweepMarkdown(&b, res, missing)
+	_, err := stdout.Write(b.Bytes())
+	return err
+}
+
+// Plots writes a run's PNG plots into dir (default RUN/plots) and
+// prints their paths.
+func Plots(run, dir string, stdout io.Writer) error {
+	r, err := report.Load(run)
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		dir = r.Dir + "/plots"
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	paths, err := report.Plots(r, dir)
+	for _, p := range paths {
+		fmt.Fprintln(stdout, p)
+	}
+	return err
+}

@@ -1,0 +1,336 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/rollout"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Flags are the rollout command's options as the user gives them.
+type Flags struct {
+	Env, Split     string
+	Tasks, Group   int
+	Seed           int64
+	Shard          string
+	Policy         string // oracle, random, or a checkpoint folder
+	Run            string
+	Iteration      int
+	Skills         bool   // show a skill slate
+	SkillsDir      string // a user skill library instead of the built-in one
+	Slate          int
+	Scaffold       string // snapshot file; empty: no scaffold
+	ScaffoldBudget int    // token budget of the rendered scaffold
+	Temperature    float64
+	TopP           float64
+	Greedy         bool
+	MaxContext     int
+	Batch          int           // episodes decoding together (checkpoint policies)
+	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
+	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
+	Output         string
+	Progress       io.Writer
+
+	// TemperatureSet and TopPSet say the user gave them; otherwise a
+	// checkpoint's generation_config.json supplies them.
+	TemperatureSet, TopPSet bool
+	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty          float64 // reward less per answer without a well-formed action
+	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+}
+
+// DefaultBatch is the number of episodes that decode together when
+// Flags.Batch is 0 (library use).
+const DefaultBatch = rollout.DefaultBatch
+
+// MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
+// that a mistyped count is refused before memory for it is allocated.
+const MaxEpisodes = 1 << 20
+
+// Check checks the flags as the rollout and evaluate commands give them,
+// before any work: on top of what Options checks, the values whose zero
+// stands for a default in library use (top-p, max-context, batch, slate)
+// must be given in range, since the commands' own defaults are not zero.
+func (f Flags) Check() error {
+	switch {
+	case f.TopP == 0:
+		return command.Usagef("--top-p must be in (0, 1], got 0")
+	case f.MaxContext == 0:
+		return command.Usagef("--max-context must be at least 1 token, got 0")
+	case f.Batch == 0:
+		return command.Usagef("--batch must be at least 1, got 0")
+	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
+		return command.Usagef("--slate must be at least 1, got 0")
+	}
+	return f.check()
+}
+
+// check refuses values out of range; a zero top-p, max-context, batch or
+// slate means the default (1, no limit, 32, 16).
+func (f Flags) check() error {
+	switch {
+	case f.Group < 1:
+		return command.Usagef("--group must be at least 1, got %d", f.Group)
+	case f.Group > MaxEpisodes:
+		return command.Usagef("--group %d is more than one run's limit of %d episodes", f.Group, MaxEpisodes)
+	case f.Tasks < 0:
+		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
+		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
+	case !(f.TopP >= 0 && f.TopP <= 1):
+		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
+	case f.MaxContext < 0:
+		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
+	case f.Batch < 0:
+		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
+	case f.Slate < 0:
+		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
+	case f.StepTimeout < 0:
+		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
+	case f.ScaffoldBudget < 0:
+		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	return nil
+}
+
+// Options resolves the flags: opens the environment, the policy, the
+// tokenizer, the skill library and the scaffold. Problems with the user's
+// values are usage errors.
+func (f Flags) Options() (rollout.Options, error) {
+	var o rollout.Options
+	if err := f.check(); err != nil {
+		return o, err
+	}
+	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
+	if err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	known := false
+	for _, s := range e.Splits() {
+		known = known || s == f.Split
+	}
+	if !known {
+		return o, command.Usagef("unknown split %q for %s (known: %v)", f.Split, f.Env, e.Splits())
+	}
+	sh, err := rollout.ParseShard(f.Shard)
+	if err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	if f.Group < 1 {
+		return o, command.Usagef("--group must be at least 1, got %d", f.Group)
+	}
+	all, err := e.Tasks(f.Split)
+	if err != nil {
+		return o, command.Usagef("split %s of %s: %v", f.Split, f.Env, err)
+	}
+	if f.Tasks > len(all) {
+		return o, command.Usagef("--tasks %d: split %s of %s has only %d tasks", f.Tasks, f.Split, f.Env, len(all))
+	}
+	n := f.Tasks
+	if n == 0 {
+		n = len(all)
+	}
+	if int64(n)*int64(f.Group) > MaxEpisodes {
+		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
+	}
+	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
+	switch f.Policy {
+	case "oracle":
+		if e.Oracle() == nil {
+			return o, command.Usagef("environment %s has no oracle", f.Env)
+		}
+		o.Policy = rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}
+	case "random":
+		o.Policy = rollout.TextPolicy{PolicyName: "random", New: env.RandomAgent}
+	default:
+		if !policy.IsCheckpoint(f.Policy) {
+			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder (with config.json)", f.Policy)
+		}
+		ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP), Greedy: f.Greedy})
+		if err != nil {
+			return o, command.Usagef("--policy %s: %v", f.Policy, err)
+		}
+		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
+		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
+	}
+	if f.Tokenizer != "" {
+		if _, isCk := o.Policy.(rollout.CheckpointPolicy); isCk {
+			return o, command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+		}
+		tok, err := tokenizer.Load(filepath.Join(f.Tokenizer, model.TokenizerFile))
+		if err != nil {
+			return o, command.Usagef("--tokenizer %s: %v", f.Tokenizer, err)
+		}
+		o.Tok = tok
+	}
+	if o.Tok == nil {
+		tok, err := tokenizer.Builtin()
+		if err != nil {
+			return o, err
+		}
+		o.Tok = tok
+	}
+	if err := chooseFormat(&o, f); err != nil {
+		return o, err
+	}
+	if f.Skills || f.SkillsDir != "" {
+		var lib *skill.Library
+		if f.SkillsDir != "" {
+			lib, err = skill.LoadDir(f.SkillsDir)
+		} else {
+			lib, err = skill.Builtin(f.Env)
+		}
+		if err != nil {
+			return o, command.Usagef("%v", err)
+		}
+		o.Skills, o.Slate = lib, f.Slate
+		switch f.TextRead {
+		case "", "right", "random", "none":
+			o.TextRead = f.TextRead
+		default:
+			return o, command.Usagef("--text-read %q: want right, random or none", f.TextRead)
+		}
+	}
+	if f.Scaffold != "" {
+		if err := attachScaffold(&o, f); err != nil {
+			return o, err
+		}
+	}
+	if o.Hint, o.HintBody, err = rollout.HintFuncs(e, f.Hints, f.Seed); err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	return o, nil
+}
+
+// chooseFormat sets the prompt format, the answer cap and the invalid
+// penalty; a format the policy's tokenizer cannot write is a usage error.
+func chooseFormat(o *rollout.Options, f Flags) error {
+	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	}
+	if !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0 {
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	}
+	dir, where := "", "the built-in tokenizer"
+	var eos []int32
+	ck, isCk := o.Policy.(rollout.CheckpointPolicy)
+	if f.Tokenizer != "" {
+		dir, where = f.Tokenizer, filepath.Join(f.Tokenizer, model.TokenizerFile)
+	}
+	if isCk {
+		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
+	}
+	name, from := f.PromptFormat, ""
+	if name == "" {
+		var err error
+		if name, err = policy.DefaultFormat(dir); err != nil {
+			return command.Usagef("%v", err)
+		}
+		from = " (the checkpoint's chat template)"
+	}
+	fm, err := policy.ChooseFormat(name, o.Tok, eos)
+	if err != nil {
+		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
+	}
+	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
+	if isCk {
+		ck.Opt.MaxActionTokens = f.MaxActionTokens
+		if f.MaxActionTokens == 0 && fm.Name() == "chatml" {
+			ck.Opt.MaxActionTokens = 512
+		}
+	}
+	return nil
+}
+
+// attachScaffold loads the snapshot --scaffold names and renders it for
+// each task type within --scaffold-budget tokens of the run's tokenizer
+// (scaffold.Render); the snapshot's version is recorded in every row. A
+// bad snapshot is a usage error naming the file.
+func attachScaffold(o *rollout.Options, f Flags) error {
+	snap, err := scaffold.ReadSnapshot(f.Scaffold)
+	if err != nil {
+		return err
+	}
+	if f.ScaffoldBudget < 0 {
+		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	tok := o.Tok
+	count := func(s string) int { return len(tok.Encode(s)) }
+	var mu sync.Mutex
+	rendered := map[string]string{}
+	o.Scaffold = func(taskType string) string {
+		mu.Lock()
+		defer mu.Unlock()
+		z, ok := rendered[taskType]
+		if !ok {
+			z, _, _ = scaffold.Render(snap.Items, taskType, f.ScaffoldBudget, count)
+			rendered[taskType] = z
+		}
+		return z
+	}
+	o.ScaffoldVersion = snap.Version
+	return nil
+}
+
+// Rows resolves the flags and plays the episodes (rollout.Run).
+func Rows(ctx context.Context, f Flags) ([]table.Trajectory, error) {
+	o, err := f.Options()
+	if err != nil {
+		return nil, err
+	}
+	return rollout.Run(ctx, o)
+}
+
+// Execute runs the rollout command: resolve, run, write.
+func Execute(ctx context.Context, f Flags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	}
+	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
+	}
+	o, err := f.Options()
+	if err != nil {
+		return err
+	}
+	rows, err := rollout.Run(ctx, o)
+	if err != nil {
+		return err
+	}
+	meta := table.Meta{Kind: "trajectory", Command: table.CommandLine(), Seed: f.Seed,
+		Inputs: map[string]string{}, Extra: map[string]string{"env": f.Env, "split": f.Split, "policy": o.Policy.Name()}}
+	if f.Scaffold != "" {
+		if h, err := table.HashFile(f.Scaffold); err == nil {
+			meta.Inputs[f.Scaffold] = h
+		}
+	}
+	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("write %s: %w", f.Output, err)
+		}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package stage
+
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// Tokenizer opens the tokenizer that control and validate count tokens
+// with (their --tokenizer option, tokenizer.Open): the built-in one when
+// path is empty. A path that holds no usable tokenizer is a usage error.
+func Tokenizer(path string) (tokenizer.Tokenizer, error) {
+	t, err := tokenizer.Open(path)
+	if err != nil {
+		return nil, command.Usagef("--tokenizer: %v", err)
+	}
+	return t, nil
+}
+
+// CardsIteration returns the one iteration of cards; cards of several
+// iterations, or none, are an input error naming path.
+func CardsIteration(cards []table.Card, path string) (int32, error) {
+	if len(cards) == 0 {
+		return 0, &table.InputError{Path: path, Problem: "no cards"}
+	}
+	k := cards[0].Iteration
+	for _, c := range cards {
+		if c.Iteration != k {
+			return 0, &table.InputError{Path: path, Problem: fmt.Sprintf("cards of iterations %d and %d: give one iteration's cards", k, c.Iteration)}
+		}
+	}
+	return k, nil
+}

@@ -1,0 +1,282 @@
+package validate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+	"github.com/pats-rl/pats/lib/validate"
+)
+
+// Flags are the validate command's options.
+type Flags struct {
+	Scaffold  string // snapshot k
+	Proposals string // proposals of iteration k
+	Cards     string // cards of iteration k
+	Output    string // snapshot k+1
+	Decisions string // one decision per proposal
+	Settings  control.Settings
+	Tok       tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
+	Progress  io.Writer           // one summary line when non-nil
+}
+
+// counter returns the token count function and the tokenizer's hash.
+func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
+	if tok == nil {
+		return scaffold.WordCount, "words"
+	}
+	return func(s string) int { return len(tok.Encode(s)) }, tok.Hash()
+}
+
+// Execute runs the validator: it reads snapshot k, the proposals and the
+// cards of iteration k, applies Apply, and writes the decisions and then
+// snapshot k+1 (version k+1, parent = hash of k), each atomically. The
+// snapshot is written last: it is the commit. With no accepted proposal
+// snapshot k+1 has k's items and the next version. stdout is unused.
+func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+	switch {
+	case f.Scaffold == "":
+		return command.Usagef("--scaffold is required (snapshot k)")
+	case f.Proposals == "":
+		return command.Usagef("--proposals is required")
+	case f.Cards == "":
+		return command.Usagef("--cards is required")
+	case f.Output == "":
+		return command.Usagef("-o is required (snapshot k+1)")
+	case f.Decisions == "":
+		return command.Usagef("--decisions is required")
+	case f.Output == "-":
+		return command.Usagef("-o: a snapshot is written to a file, not stdout")
+	case f.Output == f.Scaffold:
+		return command.Usagef("-o %s would overwrite the input snapshot: write snapshot k+1 to a new file", f.Output)
+	}
+	if err := output.Check([]string{f.Scaffold, f.Proposals, f.Cards}, output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
+		return err
+	}
+	if err := f.Settings.Validate(); err != nil {
+		return command.Usagef("%v", err)
+	}
+	snap, err := scaffold.ReadSnapshot(f.Scaffold)
+	if err != nil {
+		return err
+	}
+	props, pmeta, err := table.ReadFiles[table.Proposal](f.Proposals)
+	if err != nil {
+		return err
+	}
+	cards, _, err := table.ReadFiles[table.Card](f.Cards)
+	if err != nil {
+		return err
+	}
+	k, err := stage.CardsIteration(cards, f.Cards)
+	if err != nil {
+		return err
+	}
+	for _, p := range props {
+		if p.Iteration != k {
+			return &table.InputError{Path: f.Proposals, Problem: fmt.Sprintf("proposal %s is of iteration %d, the cards of iteration %d", p.ProposalID, p.Iteration, k)}
+		}
+	}
+	for _, m := range pmeta {
+		if h, ok := m.Extra[control.MetaScaffold]; ok && h != scaffold.Hash(snap.Items) {
+			return &table.InputError{Path: f.Proposals, Problem: fmt.Sprintf("the proposals were made for snapshot %s, not %s (version %d)", h, f.Scaffold, snap.Version)}
+		}
+	}
+	count, tokHash := counter(f.Tok)
+	items := scaffold.Clone(snap.Items)
+	scaffold.Retokenize(items, count)
+	s := f.Settings
+	opts := s.Control.Validation(k)
+	opts.MinSupport, opts.MaxItemTokens, opts.Count = s.MinSupport, s.MaxItemTokens, count
+	next, decisions := validate.Apply(items, props, cards, opts)
+	acc := 0
+	for _, d := range decisions {
+		if d.Accepted {
+			acc++
+		}
+	}
+	inputs, err := table.InputHashes(f.Scaffold, f.Proposals, f.Cards)
+	if err != nil {
+		return err
+	}
+	extra := map[string]string{
+		control.MetaIteration:       strconv.Itoa(int(k)),
+		control.MetaScaffold:        scaffold.Hash(snap.Items),
+		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		validate.MetaAccepted:       strconv.Itoa(acc),
+		validate.MetaRejected:       strconv.Itoa(len(decisions) - acc),
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dmeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: extra}
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, f.Decisions, decisions, dmeta); err != nil {
+		return err
+	}
+	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{control.MetaIteration: strconv.Itoa(int(k))}}
+	out := scaffold.Snapshot{Items: next, Version: snap.Version + 1, Parent: scaffold.Hash(snap.Items), Tokenizer: tokHash}
+	if err := scaffold.StageSnapshot(&u, f.Output, out, smeta); err != nil {
+		return err
+	}
+	if err := u.Commit(); err != nil {
+		return err
+	}
+	if f.Progress != nil {
+		fmt.Fprintf(f.Progress, "validate: snapshot %d -> %d: %d accepted, %d rejected, %d items\n",
+			snap.Version, snap.Version+1, acc, len(decisions)-acc, len(next))
+	}
+	return nil
+}
+
+// InitFlags are the options of `validate init`.
+type InitFlags struct {
+	From   string // items.yaml; empty: an empty snapshot
+	Output string
+	Tok    tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
+}
+
+// Init writes snapshot version 0: empty, or seeded from an items file
+// (scaffold.ParseItems).
+func Init(f InitFlags) error {
+	if f.Output == "" {
+		return command.Usagef("-o is required (snapshot 0)")
+	}
+	if f.Output == "-" {
+		return command.Usagef("-o: a snapshot is written to a file, not stdout")
+	}
+	if err := output.Check([]string{f.From}, output.File("-o", f.Output)); err != nil {
+		return err
+	}
+	count, tokHash := counter(f.Tok)
+	items := []table.ScaffoldItem{}
+	meta := table.Meta{Command: table.CommandLine()}
+	if f.From != "" {
+		r, err := openInput(f.From)
+		if err != nil {
+			return err
+		}
+		parsed, err := scaffold.ParseItems(r, f.From, count)
+		r.Close()
+		if err != nil {
+			return &table.InputError{Path: f.From, Problem: trimPrefix(err.Error(), f.From+":")}
+		}
+		items = parsed
+		if meta.Inputs, err = table.InputHashes(f.From); err != nil {
+			return err
+		}
+	}
+	return scaffold.WriteSnapshot(f.Output, scaffold.Snapshot{Items: items, Version: 0, Tokenizer: tokHash}, meta)
+}
+
+// DiffFlags are the options of `validate diff`.
+type DiffFlags struct {
+	Old, New  string // snapshots k and k+1 (any two snapshots)
+	Proposals string // optional, with Decisions: merges are read from them
+	Decisions string
+}
+
+// Diff prints what changed from one snapshot to another: added (+),
+// changed (~), merged (>) and removed (-) items (scaffold.DiffItems). With
+// the proposals and decisions of the step, merges are the accepted merge
+// proposals; otherwise they are inferred.
+func Diff(f DiffFlags, stdout io.Writer) error {
+	if (f.Proposals == "") != (f.Decisions == "") {
+		return command.Usagef("--proposals and --decisions go together")
+	}
+	a, err := scaffold.ReadSnapshot(f.Old)
+	if err != nil {
+		return err
+	}
+	b, err := scaffold.ReadSnapshot(f.New)
+	if err != nil {
+		return err
+	}
+	var merges map[string]string
+	if f.Proposals != "" {
+		props, _, err := table.ReadFiles[table.Proposal](f.Proposals)
+		if err != nil {
+			return err
+		}
+		dec, _, err := table.ReadFiles[table.Decision](f.Decisions)
+		if err != nil {
+			return err
+		}
+		merges = scaffold.MergesFrom(props, dec)
+	}
+	d := scaffold.DiffItems(a.Items, b.Items, merges)
+	rel := ""
+	if b.Parent != "" && b.Parent == scaffold.Hash(a.Items) {
+		rel = ", its parent"
+	}
+	if _, err := fmt.Fprintf(stdout, "snapshot %d (%d items) -> %d (%d items%s)\n%s", a.Version, len(a.Items), b.Version, len(b.Items), rel, d); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ShowFlags are the options of `validate show`.
+type ShowFlags struct {
+	Snapshot string
+	Budget   int      // tokens; 0: no limit
+	Types    []string // task types; empty: every type the snapshot mentions
+	Tok      tokenizer.Tokenizer
+}
+
+// Show prints the rendered scaffold z of each task type (scaffold.Show),
+// as rollout puts it into the context with the same budget and tokenizer.
+func Show(f ShowFlags, stdout io.Writer) error {
+	if f.Budget < 0 {
+		return command.Usagef("--budget must not be negative, got %d", f.Budget)
+	}
+	s, err := scaffold.ReadSnapshot(f.Snapshot)
+	if err != nil {
+		return err
+	}
+	count, _ := counter(f.Tok)
+	_, err = fmt.Fprintf(stdout, "snapshot %d: %d items, %s\n%s", s.Version, len(s.Items), scaffold.Hash(s.Items),
+		scaffold.Show(s.Items, f.Types, f.Budget, count))
+	return err
+}
+
+// openInput opens a text input ("-": stdin); a missing file is an input
+// error.
+func openInput(path string) (io.ReadCloser, error) {
+	if path == "-" {
+		return io.NopCloser(os.Stdin), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &table.InputError{Path: path, Problem: "cannot read: " + err.Error(), Err: err}
+	}
+	return f, nil
+}
+
+// trimPrefix removes a file name prefix from a parser's error ("NAME:3:
+// msg" becomes "line 3: msg"), since the input error names the file.
+func trimPrefix(s, prefix string) string {
+	rest, ok := strings.CutPrefix(s, prefix)
+	if !ok {
+		return s
+	}
+	if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+		return "line " + rest
+	}
+	return strings.TrimSpace(rest)
+}

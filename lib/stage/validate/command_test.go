@@ -1,0 +1,251 @@
+package validate
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/validate"
+)
+
+const seedYAML = `items:
+  - layer: general
+    text: Plan before acting.
+  - layer: task
+    task_type: a
+    text: Heat the object with the microwave.
+  - layer: mistake
+    task_type: a
+    text: Do not repeat the same action.
+`
+
+// stepFiles writes snapshot 0 (seeded), the cards and proposals of
+// iteration 0 into dir and returns their paths.
+func stepFiles(t *testing.T, dir string, props []table.Proposal, pmeta table.Meta) (snap, prop, card string) {
+	t.Helper()
+	yaml := filepath.Join(dir, "items.yaml")
+	if err := os.WriteFile(yaml, []byte(seedYAML), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	snap = filepath.Join(dir, "snap", "0.parquet")
+	if err := Init(InitFlags{From: yaml, Output: snap}); err != nil {
+		t.Fatal(err)
+	}
+	card = filepath.Join(dir, "cards.parquet")
+	cs := cards()
+	if err := table.WriteFile(card, cs, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	prop = filepath.Join(dir, "proposals.parquet")
+	if err := table.WriteFile(prop, props, pmeta); err != nil {
+		t.Fatal(err)
+	}
+	return snap, prop, card
+}
+
+func threeProposals() []table.Proposal {
+	add := prop(control.Expand, validate.OpAdd, "a", "task", "Take the object before going to the destination.", nil, "c1", "c3")
+	add.ProposalID = "p-0-a-01"
+	weak := prop(control.Expand, validate.OpAdd, "a", "mistake", "Do not open the fridge twice.", nil, "c1")
+	weak.ProposalID = "p-0-a-02"
+	gen := prop(control.Expand, validate.OpAdd, "", "general", "Check the goal before the last step.", nil, "c1", "c4")
+	gen.ProposalID = "p-0-general-01"
+	return []table.Proposal{weak, add, gen}
+}
+
+func TestInitAndExecute(t *testing.T) {
+	dir := t.TempDir()
+	snap0, props, cardsPath := stepFiles(t, dir, threeProposals(), table.Meta{})
+	s0, err := scaffold.ReadSnapshot(snap0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s0.Version != 0 || s0.Parent != "" || len(s0.Items) != 3 || s0.Tokenizer != "words" {
+		t.Fatalf("snapshot 0: version %d parent %q tokenizer %q, %d items", s0.Version, s0.Parent, s0.Tokenizer, len(s0.Items))
+	}
+	if len(s0.Meta.Inputs) != 1 {
+		t.Errorf("snapshot 0 inputs %v, want the items file's hash", s0.Meta.Inputs)
+	}
+	snap1 := filepath.Join(dir, "snap", "1.parquet")
+	dec := filepath.Join(dir, "decisions.parquet")
+	var progress bytes.Buffer
+	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
+		Settings: control.DefaultSettings(), Progress: &progress}
+	if err := Execute(context.Background(), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	s1, err := scaffold.ReadSnapshot(snap1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Version != 1 || s1.Parent != scaffold.Hash(s0.Items) || s1.Parent != s0.Meta.Extra[scaffold.MetaHash] {
+		t.Errorf("snapshot 1: version %d parent %q, want 1 and %q", s1.Version, s1.Parent, scaffold.Hash(s0.Items))
+	}
+	if len(s1.Items) != 5 {
+		t.Errorf("snapshot 1 has %d items, want 3 + 2 accepted additions", len(s1.Items))
+	}
+	for _, p := range []string{snap0, props, cardsPath} {
+		if s1.Meta.Inputs[p] == "" {
+			t.Errorf("snapshot 1 does not record the hash of input %s", p)
+		}
+	}
+	ds, dm, err := table.ReadFiles[table.Decision](dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, d := range ds {
+		got[d.ProposalID] = d.Reason
+	}
+	want := map[string]string{"p-0-a-01": validate.OK, "p-0-a-02": validate.SupportCount, "p-0-general-01": validate.OK}
+	for id, r := range want {
+		if got[id] != r {
+			t.Errorf("decision %s: %q, want %q", id, got[id], r)
+		}
+	}
+	if dm[0].Extra[validate.MetaAccepted] != "2" || dm[0].Extra[validate.MetaRejected] != "1" || dm[0].Kind != "decision" {
+		t.Errorf("decision metadata %+v", dm[0].Extra)
+	}
+	if !strings.Contains(progress.String(), "2 accepted, 1 rejected") {
+		t.Errorf("summary line %q", progress.String())
+	}
+	// same inputs, same bytes (snapshot and decisions)
+	again := filepath.Join(dir, "again")
+	f2 := f
+	f2.Output, f2.Decisions, f2.Progress = filepath.Join(again, "1.parquet"), filepath.Join(again, "d.parquet"), nil
+	if err := Execute(context.Background(), f2, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{snap1, f2.Output}, {dec, f2.Decisions}} {
+		a, _ := os.ReadFile(pair[0])
+		b, _ := os.ReadFile(pair[1])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s and %s differ", pair[0], pair[1])
+		}
+	}
+	// diff: the two additions
+	var out bytes.Buffer
+	if err := Diff(DiffFlags{Old: snap0, New: snap1, Proposals: props, Decisions: dec}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "snapshot 0 (3 items) -> 1 (5 items, its parent)") || !strings.Contains(out.String(), "2 added, 0 changed, 0 merged, 0 removed") {
+		t.Errorf("diff:\n%s", out.String())
+	}
+	// show: the rendered scaffold of type a has the new rule
+	out.Reset()
+	if err := Show(ShowFlags{Snapshot: snap1, Types: []string{"a"}}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "- Take the object before going to the destination.") || !strings.Contains(out.String(), "Mistakes to avoid:") {
+		t.Errorf("show:\n%s", out.String())
+	}
+}
+
+func TestExecuteNoProposalAdvancesVersion(t *testing.T) {
+	dir := t.TempDir()
+	snap0, props, cardsPath := stepFiles(t, dir, []table.Proposal{}, table.Meta{})
+	snap1 := filepath.Join(dir, "1.parquet")
+	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Settings: control.DefaultSettings()}
+	if err := Execute(context.Background(), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	s0, _ := scaffold.ReadSnapshot(snap0)
+	s1, err := scaffold.ReadSnapshot(snap1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s1.Version != 1 || scaffold.Hash(s1.Items) != scaffold.Hash(s0.Items) || s1.Parent != scaffold.Hash(s0.Items) {
+		t.Errorf("version %d, same items %v", s1.Version, scaffold.Hash(s1.Items) == scaffold.Hash(s0.Items))
+	}
+	var out bytes.Buffer
+	if err := Diff(DiffFlags{Old: snap0, New: snap1}, &out); err != nil || !strings.Contains(out.String(), "no change") {
+		t.Errorf("diff %q, %v", out.String(), err)
+	}
+}
+
+func TestExecuteBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	snap0, props, cardsPath := stepFiles(t, dir, threeProposals(), table.Meta{})
+	write := func(name string, fn func(string) error) string {
+		p := filepath.Join(dir, name)
+		if err := fn(p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	noVersion := write("noversion.parquet", func(p string) error {
+		return table.WriteFile(p, []table.ScaffoldItem{}, table.Meta{})
+	})
+	otherIter := write("iter.parquet", func(p string) error {
+		ps := threeProposals()
+		ps[0].Iteration = 4
+		return table.WriteFile(p, ps, table.Meta{})
+	})
+	otherSnap := write("othersnap.parquet", func(p string) error {
+		return table.WriteFile(p, threeProposals(), table.Meta{Extra: map[string]string{control.MetaScaffold: "sha256:0"}})
+	})
+	noCards := write("nocards.parquet", func(p string) error { return table.WriteFile(p, []table.Card{}, table.Meta{}) })
+	twoIters := write("twoiters.parquet", func(p string) error {
+		cs := cards()
+		cs[2].Iteration = 1
+		return table.WriteFile(p, cs, table.Meta{})
+	})
+	out := filepath.Join(dir, "out", "1.parquet")
+	dec := filepath.Join(dir, "out", "d.parquet")
+	ok := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Settings: control.DefaultSettings()}
+	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
+	badCaps := control.DefaultSettings()
+	badCaps.Control.MaxItems = 0
+	cases := map[string]struct {
+		f    Flags
+		want string
+	}{
+		"no version":       {with(func(f *Flags) { f.Scaffold = noVersion }), "noversion.parquet: snapshot metadata has no version"},
+		"missing snapshot": {with(func(f *Flags) { f.Scaffold = filepath.Join(dir, "none.parquet") }), "none.parquet: cannot read"},
+		"proposal kind":    {with(func(f *Flags) { f.Proposals = cardsPath }), "holds card rows, want proposal rows"},
+		"cards kind":       {with(func(f *Flags) { f.Cards = props }), "holds proposal rows, want card rows"},
+		"other iteration":  {with(func(f *Flags) { f.Proposals = otherIter }), "iter.parquet: proposal p-0-a-02 is of iteration 4"},
+		"other snapshot":   {with(func(f *Flags) { f.Proposals = otherSnap }), "othersnap.parquet: the proposals were made for snapshot sha256:0"},
+		"no cards":         {with(func(f *Flags) { f.Cards = noCards }), "nocards.parquet: no cards"},
+		"two iterations":   {with(func(f *Flags) { f.Cards = twoIters }), "twoiters.parquet: cards of iterations 0 and 1"},
+		"overwrite input":  {with(func(f *Flags) { f.Output = snap0 }), "would overwrite the input snapshot"},
+		"no decisions":     {with(func(f *Flags) { f.Decisions = "" }), "--decisions is required"},
+		"stdout":           {with(func(f *Flags) { f.Output = "-" }), "not stdout"},
+		"caps":             {with(func(f *Flags) { f.Settings = badCaps }), "caps must be positive"},
+	}
+	for name, c := range cases {
+		err := Execute(context.Background(), c.f, nil)
+		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
+		}
+		for _, p := range []string{out, dec} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s: %s written", name, p)
+			}
+		}
+	}
+	// init and show errors
+	badYAML := write("bad.yaml", func(p string) error { return os.WriteFile(p, []byte("items:\n  - layer: rules\n    text: x\n"), 0o644) })
+	if err := Init(InitFlags{From: badYAML, Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bad.yaml: line 2: unknown layer") {
+		t.Errorf("bad items file: %v", err)
+	}
+	if err := Init(InitFlags{From: filepath.Join(dir, "none.yaml"), Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "none.yaml: cannot read") {
+		t.Errorf("missing items file: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("init wrote a snapshot from a bad items file")
+	}
+	if err := Show(ShowFlags{Snapshot: noVersion}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+		t.Errorf("show of a snapshot without version: %v", err)
+	}
+	if err := Diff(DiffFlags{Old: snap0, New: snap0, Proposals: props}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+		t.Errorf("diff with proposals but no decisions: %v", err)
+	}
+}
