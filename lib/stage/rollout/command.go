@@ -42,6 +42,7 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
+	History        int    // turns an answer sees in full; 0 = the whole episode
 	Batch          int    // episodes decoding together (checkpoint policies)
 	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
 	Hints          string // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
@@ -83,8 +84,11 @@ func (f Flags) Options() (rollout.Options, error) {
 	if f.Tasks < 0 {
 		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	}
+	if f.History < 0 {
+		return o, command.Usagef("--history must be 0 (the whole episode) or more, got %d", f.History)
+	}
 	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
-		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {
