@@ -82,6 +82,7 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no demonstrations")
 	}
+	rows = sftSequences(rows)
 	lengths := make([]int, len(rows))
 	masks := make([][]bool, len(rows))
 	counts := make([]int, len(rows))
@@ -151,4 +152,45 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 		fmt.Fprintln(cfg.Progress)
 	}
 	return metrics, nil
+}
+
+// sftSequences replaces each windowed demonstration (rollout --history) by
+// one sequence per answer: the context it saw, as context (its earlier
+// answers get a prompt role), and the answer; rows without a window stay
+// as they are, and so does rows when none has one.
+func sftSequences(rows []table.Trajectory) []table.Trajectory {
+	win := false
+	for i := range rows {
+		win = win || Windowed(&rows[i])
+	}
+	if !win {
+		return rows
+	}
+	var out []table.Trajectory
+	for i := range rows {
+		r := &rows[i]
+		if !Windowed(r) {
+			out = append(out, *r)
+			continue
+		}
+		for _, s := range TurnSpans(r) {
+			row := *r
+			L := len(s.Index)
+			row.Tokens, row.Roles, row.Logprobs = make([]int32, L), make([]int8, L), make([]float32, L)
+			m := 0
+			for j, t := range s.Index {
+				switch {
+				case t < 0:
+					row.Tokens[j], row.Roles[j] = s.Marker[m], table.RoleObservation
+					m++
+				case j < s.Answer && table.PolicyWritten(r.Roles[t]):
+					row.Tokens[j], row.Roles[j] = r.Tokens[t], table.RoleObservation
+				default:
+					row.Tokens[j], row.Roles[j] = r.Tokens[t], r.Roles[t]
+				}
+			}
+			out = append(out, row)
+		}
+	}
+	return out
 }
