@@ -58,6 +58,8 @@ echo
 echo '```'
 go test -run '^$' -bench . -benchtime 1s ./lib/gemm ./lib/model ./lib/env/... ./lib/tokenizer 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
 echo '```'
+echo
+cat bench/profile.md
 } > "$tmp/results.md"
 mv "$tmp/results.md" "$out"
 echo "wrote $out"

@@ -75,12 +75,39 @@ func BenchmarkMicroKernel(b *testing.B) {
 	for _, kn := range availableKernels() {
 		b.Run(kn.name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 1))
-			a, bp := randSlice(r, kc*kn.mr), randSlice(r, kc*kn.nr)
-			c := make([]float32, kn.mr*kn.nr)
-			for b.Loop() {
-				kn.fn(kc, a, bp, c, kn.nr, 1, 1)
+			fn, nr := kn.fn, kn.nr
+			if kn.fn2 != nil {
+				fn, nr = kn.fn2, 2*kn.nr
 			}
-			b.ReportMetric(2*kc*float64(kn.mr*kn.nr)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			a, bp := randSlice(r, kc*kn.mr), randSlice(r, kc*nr)
+			c := make([]float32, kn.mr*nr)
+			for b.Loop() {
+				fn(kc, a, bp, c, nr, 1, 1)
+			}
+			b.ReportMetric(2*kc*float64(kn.mr*nr)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+// BenchmarkDecodeWorkers times the layer products of batched decoding
+// (tiny's q, gate and down projections at batch 16 and 64, weights [out,
+// in]) on one goroutine and on two, to place parallelMinWork.
+func BenchmarkDecodeWorkers(b *testing.B) {
+	for _, s := range []benchShape{
+		{"q_16x128x128", false, true, 16, 128, 128},
+		{"gate_16x384x128", false, true, 16, 384, 128},
+		{"q_64x128x128", false, true, 64, 128, 128},
+		{"gate_64x384x128", false, true, 64, 384, 128},
+		{"down_64x128x384", false, true, 64, 128, 384},
+	} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/workers=%d", s.name, workers), func(b *testing.B) {
+				r := rand.New(rand.NewPCG(1, 1))
+				a, lda, bm, ldb, c, ldc := operands(r, s.transA, s.transB, s.m, s.n, s.k, 0)
+				for b.Loop() {
+					gemmBlocked(current, workers, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
+				}
+			})
+		}
 	}
 }

@@ -256,7 +256,27 @@ func (j *job) runItem(f, it int, tmp []float32) {
 		beta = j.beta
 	}
 	kc := st.kc
-	for jr := c0; jr < c1; jr += nr {
+	jr := c0
+	if kn.fn2 != nil {
+		// Pairs of full B panels through the wide kernel; rows at the
+		// bottom edge and a last single panel go through fn below.
+		for ; jr+2*nr <= c1; jr += 2 * nr {
+			bpan := bp[(jr/nr)*kc*nr : (jr/nr+2)*kc*nr]
+			for ir := r0; ir < r1; ir += mr {
+				apan := ap[(ir/mr)*kc*mr : (ir/mr+1)*kc*mr]
+				off := (st.i0+ir)*j.ldc + st.j0 + jr
+				if mrr := min(mr, st.mo-ir); mrr < mr {
+					for h := 0; h < 2; h++ {
+						kn.fn(kc, apan, bpan[h*kc*nr:], tmp, nr, j.alpha, 0)
+						mergeEdge(tmp, nr, j.c[off+h*nr:], j.ldc, mrr, nr, beta)
+					}
+					continue
+				}
+				kn.fn2(kc, apan, bpan, j.c[off:], j.ldc, j.alpha, beta)
+			}
+		}
+	}
+	for ; jr < c1; jr += nr {
 		bpan := bp[(jr/nr)*kc*nr : (jr/nr+1)*kc*nr]
 		nrr := min(nr, st.nc-jr)
 		for ir := r0; ir < r1; ir += mr {

@@ -260,7 +260,7 @@ func TestGenericKernelAlwaysAvailable(t *testing.T) {
 // TestDirectPathSelection checks which products take the direct A*B^T path.
 func TestDirectPathSelection(t *testing.T) {
 	withKernel(t, func(t *testing.T) {
-		want := current.name == "avx2"
+		want := current.name == "avx2" || current.name == "avx512"
 		cases := []struct {
 			transA, transB bool
 			m, k           int
@@ -317,6 +317,42 @@ func TestSgemmConcurrentCallers(t *testing.T) {
 	for range probs {
 		if i := <-done; i < 0 {
 			t.Errorf("problem %d: concurrent result differs from the one computed alone", -1-i)
+		}
+	}
+}
+
+// TestAVX512MatchesAVX2Bits: where the processor has AVX-512, its kernel
+// gives the AVX2 kernel's bits on every shape (edges, several k blocks,
+// every transposition, alpha and beta), on one goroutine and on several.
+func TestAVX512MatchesAVX2Bits(t *testing.T) {
+	if !hasAVX512() {
+		t.Skip("no AVX-512 on this processor: the AVX2 kernel is the reference here")
+	}
+	shapes := [][3]int{ // m, n, k
+		{6, 32, 1}, {6, 32, 7}, {12, 64, 256}, {13, 70, 257}, {64, 384, 128},
+		{128, 6000, 128}, {7, 33, 600}, {300, 100, 40}, {255, 512, 513}, {5, 48, 64},
+	}
+	trans := [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
+	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}}
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, s := range shapes {
+		m, n, k := s[0], s[1], s[2]
+		for _, tr := range trans {
+			for si, sc := range scalars {
+				a, lda, b, ldb, c, ldc := operands(r, tr[0], tr[1], m, n, k, si%2*3)
+				for _, workers := range []int{1, 2, 3} {
+					want := append([]float32(nil), c...)
+					gemmBlocked(avx2Kernel, workers, tr[0], tr[1], m, n, k, sc[0], a, lda, b, ldb, sc[1], want, ldc)
+					got := append([]float32(nil), c...)
+					gemmBlocked(avx512Kernel, workers, tr[0], tr[1], m, n, k, sc[0], a, lda, b, ldb, sc[1], got, ldc)
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("m=%d n=%d k=%d trans=%v alpha,beta=%v workers=%d: element %d is %g, AVX2 gives %g",
+								m, n, k, tr, sc, workers, i, got[i], want[i])
+						}
+					}
+				}
+			}
 		}
 	}
 }

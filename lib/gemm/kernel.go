@@ -14,6 +14,10 @@ type microKernel struct {
 	// for the full mr x nr tile, then C[i*ldc+j] = alpha*acc + beta*C[i*ldc+j],
 	// not reading C when beta is 0. a holds kc*mr packed values, b kc*nr.
 	fn func(kc int, a, b, c []float32, ldc int, alpha, beta float32)
+	// fn2, when not nil, is fn over an mr x 2nr tile: b holds two packed
+	// micro-panels (kc*nr values each, one after the other) and each
+	// element is computed exactly as fn computes it.
+	fn2 func(kc int, a, b, c []float32, ldc int, alpha, beta float32)
 }
 
 // genericKernel is the portable pure-Go micro-kernel.

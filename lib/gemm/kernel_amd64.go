@@ -24,8 +24,31 @@ func hasAVX2() bool {
 	return cpu.X86.HasAVX2 && cpu.X86.HasFMA && os.Getenv("PATS_GEMM") != "go"
 }
 
+// avx512Kernel is the AVX2 kernel's tile and blocking with a second
+// function: a 6x32 tile over two consecutive B micro-panels in 12 zmm
+// accumulators, used wherever two full panels are side by side. Its sums
+// run in the AVX2 kernel's order with the same fused multiply-adds, so it
+// gives the AVX2 kernel's bits.
+var avx512Kernel = &microKernel{
+	name: "avx512",
+	mr:   6, nr: 16,
+	mc: 144, kc: 256, nc: 4096,
+	fn:  kernelAVX2,
+	fn2: kernelAVX512,
+}
+
+// hasAVX512 reports whether the AVX-512 kernel may run: AVX-512F with the
+// operating system saving its registers, the AVX2 kernel available, and
+// PATS_GEMM not "avx2" (which keeps a process on the AVX2 kernel).
+func hasAVX512() bool {
+	return hasAVX2() && cpu.X86.HasAVX512F && os.Getenv("PATS_GEMM") != "avx2"
+}
+
 func bestKernel() *microKernel {
-	if hasAVX2() {
+	switch {
+	case hasAVX512():
+		return avx512Kernel
+	case hasAVX2():
 		return avx2Kernel
 	}
 	return genericKernel
@@ -35,6 +58,9 @@ func availableKernels() []*microKernel {
 	ks := []*microKernel{genericKernel}
 	if hasAVX2() {
 		ks = append(ks, avx2Kernel)
+	}
+	if hasAVX512() {
+		ks = append(ks, avx512Kernel)
 	}
 	return ks
 }
@@ -49,6 +75,18 @@ func kernelAVX2(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
 	_ = b[kc*16-1]
 	_ = c[5*ldc+15]
 	kernelAVX2x6x16(kc, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
+
+// kernelAVX512x6x32 is implemented in kernel512_amd64.s.
+//
+//go:noescape
+func kernelAVX512x6x32(kc int, a, b, c *float32, ldc int, alpha, beta float32)
+
+func kernelAVX512(kc int, a, b, c []float32, ldc int, alpha, beta float32) {
+	_ = a[kc*6-1]
+	_ = b[kc*32-1]
+	_ = c[5*ldc+31]
+	kernelAVX512x6x32(kc, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
 
 // packB16AVX2 is implemented in kernel_amd64.s.
@@ -109,8 +147,8 @@ func packBT16(kc int, src []float32, ldb int, dst []float32) {
 func dotNT4x2AVX2(k8 int, a *float32, lda int, b *float32, ldb int, out *[8]float32)
 
 // directAvailable reports whether the direct A*B^T path may run: it uses
-// AVX2, and only while the AVX2 kernel is the selected one.
-func directAvailable() bool { return current == avx2Kernel }
+// AVX2, and only while an assembly kernel is the selected one.
+func directAvailable() bool { return current == avx2Kernel || current == avx512Kernel }
 
 // dotNT4x2 sets out[2*i+j] to the dot product over the first k8 (a positive
 // multiple of 8) terms of row i of a (4 rows, lda apart) and row j of b

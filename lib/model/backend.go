@@ -28,7 +28,9 @@ type Backend interface {
 	// Attention computes causal grouped-query attention for rows new query
 	// positions at absolute positions s.Past.. against s.Past+rows keys:
 	// out (rows x heads*headDim) and, if lse is not nil, the log-sum-exp of
-	// each row's scaled scores (heads x rows) for the backward.
+	// each row's scaled scores (heads x rows) for the backward. Batched
+	// decoding calls it from several goroutines at once, one per decoder,
+	// on disjoint outputs.
 	Attention(out, lse, q, k, v []float32, s AttnShape)
 	// AttentionBackward accumulates dq, dk, dv from dout, given the forward's
 	// inputs, out and lse (Past must be 0).

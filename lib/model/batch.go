@@ -1,6 +1,11 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
 
 // AppendBatch feeds chunks[i] to decs[i] for every i in one batched pass:
 // the rows of all chunks go through each linear layer together (one matrix
@@ -44,22 +49,22 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 	qd, kd, hd := c.QDim(), c.KVDim(), c.HeadDim()
 	eps := float32(c.RMSNormEps)
 	be := m.be
-	x := make([]float32, T*H)
+	x := make([]float32, T*H) // before the arena: its last rows are read after
 	for i := range decs {
 		for t, tok := range chunks[i] {
 			r := off[i] + t
 			copy(x[r*H:(r+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 		}
 	}
-	xn := make([]float32, T*H)
-	inv := make([]float32, T)
-	q := make([]float32, T*qd)
-	kn := make([]float32, T*kd)
-	vn := make([]float32, T*kd)
-	att := make([]float32, T*qd)
-	g := make([]float32, T*I)
-	u := make([]float32, T*I)
-	h := make([]float32, T*I)
+	attWork := 0
+	for i, d := range decs {
+		attWork += len(chunks[i]) * (d.n + len(chunks[i])) * qd
+	}
+	ar := getArena(T * (2*H + 1 + 2*qd + 2*kd + 3*I))
+	defer putArena(ar)
+	xn, inv, q := ar.take(T*H), ar.take(T), ar.take(T*qd)
+	kn, vn, att := ar.take(T*kd), ar.take(T*kd), ar.take(T*qd)
+	g, u, h := ar.take(T*I), ar.take(T*I), ar.take(T*I)
 	for li := range m.Layers {
 		w := &m.Layers[li]
 		be.RMSNorm(xn, inv, x, w.InputNorm.W, T, H, eps)
@@ -77,9 +82,16 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 			copy(vc[past*kd:], vn[a*kd:b*kd])
 			be.RoPE(kc[past*kd:], rows, c.NumKeyValueHeads, hd, past, m.cos, m.sin, false)
 			d.k[li], d.v[li] = kc, vc
-			shape := AttnShape{Rows: rows, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
-			be.Attention(att[a*qd:b*qd], nil, qi, kc, vc, shape)
 		}
+		// Each decoder's attention reads its own cache and writes its own
+		// rows of att, so the decoders run side by side; the arithmetic of
+		// each is the same whichever goroutine runs it.
+		forEach(len(decs), attWork, func(i int) {
+			d, rows := decs[i], len(chunks[i])
+			a, b := off[i], off[i+1]
+			shape := AttnShape{Rows: rows, Past: d.n, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
+			be.Attention(att[a*qd:b*qd], nil, q[a*qd:b*qd], d.k[li], d.v[li], shape)
+		})
 		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
 		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
 		m.linear(g, xn, T, w.Gate, nil)
@@ -101,4 +113,70 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 		out[i] = logits[i*c.VocabSize : (i+1)*c.VocabSize]
 	}
 	return out, nil
+}
+
+// forEach runs f(0..n-1) on up to GOMAXPROCS goroutines taking indices
+// from a shared counter (the caller's goroutine among them), or on the
+// caller alone when work (a rough count of multiply-adds) is too small to
+// pay for starting goroutines. Each index must touch disjoint outputs.
+func forEach(n, work int, f func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 || work < 1<<15 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	run := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
+}
+
+// arena is scratch space for the activations of one decoding step, kept
+// between steps (through arenas) so that decoding does not allocate and
+// clear them per token. Every buffer taken from it is written before it is
+// read.
+type arena struct {
+	buf []float32
+	off int
+}
+
+var arenas sync.Pool
+
+func getArena(n int) *arena {
+	a, _ := arenas.Get().(*arena)
+	if a == nil {
+		a = new(arena)
+	}
+	if cap(a.buf) < n {
+		a.buf = make([]float32, n)
+	}
+	a.buf, a.off = a.buf[:n], 0
+	return a
+}
+
+func putArena(a *arena) { arenas.Put(a) }
+
+// take returns the next n floats of the arena.
+func (a *arena) take(n int) []float32 {
+	s := a.buf[a.off : a.off+n : a.off+n]
+	a.off += n
+	return s
 }

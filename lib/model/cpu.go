@@ -97,28 +97,54 @@ func parallel(n int, work int, f func(i int)) {
 // Attention implements Backend. For each query row: the scores against
 // every visible key (vecmath.DotRows), their softmax (max, one fused
 // exp-and-sum pass) and the probability-weighted sum of value rows
-// (vecmath.AxpyRows), normalised once at the end.
+// (vecmath.AxpyRows), normalised once at the end. Query heads that share
+// a key/value head go in pairs, so that the value rows are read once for
+// both (vecmath.AxpyRows2, with AxpyRows' bits).
 func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 	hd, rep := s.HeadDim, s.Heads/s.KVHeads
 	qw, kw := s.Heads*hd, s.KVHeads*hd
 	keys := s.Past + s.Rows
 	scale := float32(1 / math.Sqrt(float64(hd)))
-	parallel(s.Heads, s.Rows*keys*hd, func(h int) {
-		g := h / rep
+	// Work items: pairs of query heads of one key/value head where rep is
+	// even, single heads otherwise.
+	width := 1
+	if rep%2 == 0 {
+		width = 2
+	}
+	parallel(s.Heads/width, s.Rows*keys*hd, func(it int) {
+		h0 := it * width
+		g := h0 / rep
 		kg, vg := k[g*hd:], v[g*hd:]
-		sc := make([]float32, keys)
+		sc := make([]float32, width*keys)
+		var ps [2][]float32
+		var os [2][]float32
+		var sums [2]float32
 		for i := 0; i < s.Rows; i++ {
-			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-			p := sc[:s.Past+i+1]
-			vecmath.DotRows(p, kg, kw, qi)
-			mx := vecmath.Max(p)
-			sum := vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
-			oi := out[i*qw+h*hd : i*qw+(h+1)*hd]
-			clear(oi)
-			vecmath.AxpyRows(oi, vg, kw, p)
-			vecmath.Scale(1/sum, oi)
-			if lse != nil {
-				lse[h*s.Rows+i] = scale*mx + float32(math.Log(float64(sum)))
+			n := s.Past + i + 1
+			if width == 2 {
+				vecmath.DotRows2(sc[:n], sc[keys:keys+n], kg, kw, q[i*qw+h0*hd:i*qw+(h0+1)*hd], q[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd])
+			} else {
+				vecmath.DotRows(sc[:n], kg, kw, q[i*qw+h0*hd:i*qw+(h0+1)*hd])
+			}
+			for w := 0; w < width; w++ {
+				h := h0 + w
+				p := sc[w*keys : w*keys+n]
+				mx := vecmath.Max(p)
+				sums[w] = vecmath.ExpAffine(p, p, scale, -scale*mx, 1)
+				if lse != nil {
+					lse[h*s.Rows+i] = scale*mx + float32(math.Log(float64(sums[w])))
+				}
+				ps[w] = p
+				os[w] = out[i*qw+h*hd : i*qw+(h+1)*hd]
+				clear(os[w])
+			}
+			if width == 2 {
+				vecmath.AxpyRows2(os[0], os[1], vg, kw, ps[0], ps[1])
+			} else {
+				vecmath.AxpyRows(os[0], vg, kw, ps[0])
+			}
+			for w := 0; w < width; w++ {
+				vecmath.Scale(1/sums[w], os[w])
 			}
 		}
 	})
@@ -139,28 +165,52 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 	scale := float32(1 / math.Sqrt(float64(hd)))
 	dkh := make([]float32, s.Heads*T*hd)
 	dvh := make([]float32, s.Heads*T*hd)
-	parallel(s.Heads, T*T*hd, func(h int) {
-		g := h / rep
+	// Work items as in Attention: pairs of query heads of one key/value
+	// head (dq of both from one pass over the key rows), or single heads.
+	width := 1
+	if rep%2 == 0 {
+		width = 2
+	}
+	parallel(s.Heads/width, T*T*hd, func(it int) {
+		h0 := it * width
+		g := h0 / rep
 		kg, vg := k[g*hd:], v[g*hd:]
-		myDK := dkh[h*T*hd : (h+1)*T*hd]
-		myDV := dvh[h*T*hd : (h+1)*T*hd]
-		pb := make([]float32, T)
-		dsb := make([]float32, T)
+		pb := make([]float32, width*T)
+		dsb := make([]float32, width*T)
+		var dss, dqs [2][]float32
 		for i := 0; i < T; i++ {
-			qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
-			doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
-			dqi := dq[i*qw+h*hd : i*qw+(h+1)*hd]
-			D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
-			p, ds := pb[:i+1], dsb[:i+1]
-			vecmath.DotRows(p, kg, kw, qi)
-			vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
-			vecmath.DotRows(ds, vg, kw, doi)
-			for j, pj := range p {
-				ds[j] = pj * (ds[j] - D) * scale
+			// Scores p = K q and dout . v rows, both heads at once.
+			q0, do0 := q[i*qw+h0*hd:i*qw+(h0+1)*hd], dout[i*qw+h0*hd:i*qw+(h0+1)*hd]
+			if width == 2 {
+				q1, do1 := q[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd], dout[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd]
+				vecmath.DotRows2(pb[:i+1], pb[T:T+i+1], kg, kw, q0, q1)
+				vecmath.DotRows2(dsb[:i+1], dsb[T:T+i+1], vg, kw, do0, do1)
+			} else {
+				vecmath.DotRows(pb[:i+1], kg, kw, q0)
+				vecmath.DotRows(dsb[:i+1], vg, kw, do0)
 			}
-			vecmath.AddOuter(myDV, hd, p, doi)
-			vecmath.AxpyRows(dqi, kg, kw, ds)
-			vecmath.AddOuter(myDK, hd, ds, qi)
+			for w := 0; w < width; w++ {
+				h := h0 + w
+				myDK := dkh[h*T*hd : (h+1)*T*hd]
+				myDV := dvh[h*T*hd : (h+1)*T*hd]
+				qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
+				doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
+				D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
+				p, ds := pb[w*T:w*T+i+1], dsb[w*T:w*T+i+1]
+				vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
+				for j, pj := range p {
+					ds[j] = pj * (ds[j] - D) * scale
+				}
+				vecmath.AddOuter(myDV, hd, p, doi)
+				vecmath.AddOuter(myDK, hd, ds, qi)
+				dss[w] = ds
+				dqs[w] = dq[i*qw+h*hd : i*qw+(h+1)*hd]
+			}
+			if width == 2 {
+				vecmath.AxpyRows2(dqs[0], dqs[1], kg, kw, dss[0], dss[1])
+			} else {
+				vecmath.AxpyRows(dqs[0], kg, kw, dss[0])
+			}
 		}
 	})
 	for h := 0; h < s.Heads; h++ {

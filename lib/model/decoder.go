@@ -59,13 +59,10 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 	for t, tok := range tokens {
 		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 	}
-	xn := make([]float32, T*H)
-	inv := make([]float32, T)
-	q := make([]float32, T*qd)
-	att := make([]float32, T*qd)
-	g := make([]float32, T*I)
-	u := make([]float32, T*I)
-	h := make([]float32, T*I)
+	ar := getArena(T * (H + 1 + 2*qd + 3*I))
+	defer putArena(ar)
+	xn, inv, q, att := ar.take(T*H), ar.take(T), ar.take(T*qd), ar.take(T*qd)
+	g, u, h := ar.take(T*I), ar.take(T*I), ar.take(T*I)
 	shape := AttnShape{Rows: T, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
 	for li := range m.Layers {
 		w := &m.Layers[li]

@@ -78,10 +78,13 @@
 // # Determinism
 //
 // Same parameters and inputs give bit-identical results whatever
-// GOMAXPROCS is: work is split over fixed partitions (attention by head;
-// per-head key/value gradients summed in head order afterwards; softmax by
-// row), and every sum has a fixed order. Initialisation and sampling use
-// seeded PCG generators. Exponentials and the other vector loops run on
+// GOMAXPROCS is: work is split over fixed partitions (attention by head,
+// and by decoder in batched decoding; per-head key/value gradients summed
+// in head order afterwards; softmax by row), and every sum has a fixed
+// order. Matrix products give the same bits on the AVX2 and AVX-512
+// kernels of lib/gemm. Initialisation and sampling use seeded PCG
+// generators; Sample finds the top-p nucleus by partial selection, in the
+// order a stable sort would give. Exponentials and the other vector loops run on
 // lib/vecmath's kernels (AVX2+FMA assembly, or pure Go; exp within about
 // 1e-7 relative).
 //

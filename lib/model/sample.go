@@ -3,7 +3,9 @@ package model
 import (
 	"math"
 	"math/rand/v2"
-	"sort"
+	"sync"
+
+	"github.com/pats-rl/pats/lib/vecmath"
 )
 
 // Sample draws a token from logits. temperature <= 0 is greedy (the
@@ -34,37 +36,21 @@ func Sample(logits []float32, temperature, topP float32, rng *rand.Rand) (tok in
 			mx = float64(v) * inv
 		}
 	}
-	p := make([]float64, len(logits))
-	var sum float64
+	buf := sampleBufs.Get().(*sampleBuf)
+	defer sampleBufs.Put(buf)
+	p := buf.probs(len(logits))
 	for i, v := range logits {
-		p[i] = math.Exp(float64(v)*inv - mx)
-		sum += p[i]
+		p[i] = float64(v)*inv - mx
+	}
+	vecmath.ExpF64(p, p) // math.Exp's bits, four at a time
+	var sum float64
+	for _, v := range p {
+		sum += v
 	}
 	logZ := mx + math.Log(sum)
 	lpOf := func(i int) float32 { return float32(float64(logits[i])*inv - logZ) }
 	if topP > 0 && topP < 1 {
-		idx := make([]int, len(p))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return p[idx[a]] > p[idx[b]] })
-		var cum float64
-		n := 0
-		for n < len(idx) {
-			cum += p[idx[n]]
-			n++
-			if cum >= float64(topP)*sum {
-				break
-			}
-		}
-		r := rng.Float64() * cum
-		for _, i := range idx[:n] {
-			r -= p[i]
-			if r < 0 {
-				return int32(i), lpOf(i)
-			}
-		}
-		i := idx[n-1]
+		i := buf.nucleus(p, float64(topP)*sum, rng)
 		return int32(i), lpOf(i)
 	}
 	r := rng.Float64() * sum
@@ -84,3 +70,81 @@ func Sample(logits []float32, temperature, topP float32, rng *rand.Rand) (tok in
 // NewRand returns the deterministic generator sampling expects: PCG
 // seeded with (seed, stream).
 func NewRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
+
+// sampleBuf is Sample's scratch space, kept between calls so that a
+// sampled token allocates nothing.
+type sampleBuf struct {
+	p    []float64
+	heap []int32
+}
+
+var sampleBufs = sync.Pool{New: func() any { return new(sampleBuf) }}
+
+func (b *sampleBuf) probs(n int) []float64 {
+	if cap(b.p) < n {
+		b.p = make([]float64, n)
+	}
+	return b.p[:n]
+}
+
+// nucleus draws from the smallest set of most probable tokens (ties by
+// lower id) whose mass reaches mass, renormalised: one rng.Float64 scaled
+// by the set's mass, then the set walked in order of decreasing
+// probability. The set is found by partial selection (a binary heap
+// popped until the mass is reached) rather than by sorting the whole
+// vocabulary; the pops come out in the order a stable sort by decreasing
+// probability gives, so the mass is summed and walked in that order.
+func (b *sampleBuf) nucleus(p []float64, mass float64, rng *rand.Rand) int {
+	if cap(b.heap) < len(p) {
+		b.heap = make([]int32, len(p))
+	}
+	h := b.heap[:len(p)]
+	for i := range h {
+		h[i] = int32(i)
+	}
+	// before says whether token x comes before token y: higher
+	// probability first, then lower id.
+	before := func(x, y int32) bool { return p[x] > p[y] || (p[x] == p[y] && x < y) }
+	down := func(h []int32, i int) {
+		n := len(h)
+		for {
+			c := 2*i + 1
+			if c >= n {
+				return
+			}
+			if c+1 < n && before(h[c+1], h[c]) {
+				c++
+			}
+			if !before(h[c], h[i]) {
+				return
+			}
+			h[i], h[c] = h[c], h[i]
+			i = c
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(h, i)
+	}
+	// Popped tokens are kept, in order, at the end of the array.
+	var cum float64
+	end := len(h)
+	for end > 0 {
+		top := h[0]
+		end--
+		h[0] = h[end]
+		h[end] = top
+		down(h[:end], 0)
+		cum += p[top]
+		if cum >= mass {
+			break
+		}
+	}
+	r := rng.Float64() * cum
+	for k := len(h) - 1; k >= end; k-- {
+		r -= p[h[k]]
+		if r < 0 {
+			return int(h[k])
+		}
+	}
+	return int(h[end])
+}

@@ -97,3 +97,44 @@ func BenchmarkSiLUMulBackward(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkAxpyRows2 compares one paired pass with two AxpyRows calls on
+// the shape of decoding attention: 800 cached positions of a 32-wide head
+// in a 64-wide key/value row.
+func BenchmarkAxpyRows2(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := randVec(rng, 800*64, -1, 1)
+	w1, w2 := randVec(rng, 800, 0, 1), randVec(rng, 800, 0, 1)
+	d1, d2 := make([]float32, 32), make([]float32, 32)
+	b.Run("paired", func(b *testing.B) {
+		for b.Loop() {
+			AxpyRows2(d1, d2, a, 64, w1, w2)
+		}
+	})
+	b.Run("two", func(b *testing.B) {
+		for b.Loop() {
+			AxpyRows(d1, a, 64, w1)
+			AxpyRows(d2, a, 64, w2)
+		}
+	})
+}
+
+// BenchmarkDotRows2 compares one paired pass with two DotRows calls on
+// the same shape: two 32-wide query heads against 800 cached keys.
+func BenchmarkDotRows2(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	a := randVec(rng, 800*64, -1, 1)
+	x1, x2 := randVec(rng, 32, -1, 1), randVec(rng, 32, -1, 1)
+	d1, d2 := make([]float32, 800), make([]float32, 800)
+	b.Run("paired", func(b *testing.B) {
+		for b.Loop() {
+			DotRows2(d1, d2, a, 64, x1, x2)
+		}
+	})
+	b.Run("two", func(b *testing.B) {
+		for b.Loop() {
+			DotRows(d1, a, 64, x1)
+			DotRows(d2, a, 64, x2)
+		}
+	})
+}

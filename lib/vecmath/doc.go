@@ -3,8 +3,11 @@
 // exponential in the shapes softmax needs (Exp, ExpAffine, ExpSums,
 // LogSumExp), small matrix-vector kernels for attention (DotRows: one
 // query against many keys; AxpyRows: probability-weighted sum of value
-// rows; AddOuter: rank-one gradient updates) and the SwiGLU activation
-// with its gradient (SiLUMul, SiLUMulBackward).
+// rows; DotRows2 and AxpyRows2: the same for two query heads sharing the
+// rows, with the single kernels' bits; AddOuter: rank-one gradient
+// updates), the SwiGLU activation with its gradient (SiLUMul,
+// SiLUMulBackward), and ExpF64, a float64 exponential with math.Exp's
+// bits for sampling.
 //
 // # Implementations
 //
@@ -45,7 +48,9 @@
 // the attention kernels; with them the model trains 2.3-3x faster per
 // CPU second. Figures and commands: bench/hotloops.md.
 //
-// AVX-512 is not used: the machines this runs on lack it, and the
-// kernels that matter are bound by the exponential's dependency chain and
-// by loads rather than by vector width.
+// AVX-512 is not used here, even where the processor has it (lib/gemm's
+// matrix kernel does use it): these kernels are under a tenth of the
+// model's training time, and 16-lane reductions would sum Dot, DotRows and
+// the exponential sums in another order than the 8-lane ones, so results
+// would differ between AVX2 and AVX-512 machines.
 package vecmath

@@ -167,6 +167,62 @@ func AxpyRows(dst, a []float32, lda int, w []float32) {
 	}
 }
 
+// DotRows2 is DotRows(d1, a, lda, x1) and DotRows(d2, a, lda, x2) in one
+// pass over the rows of a, with the same bits: two query heads that share
+// a key/value head score the same key rows. d1 and d2 have one length, x1
+// and x2 another.
+func DotRows2(d1, d2, a []float32, lda int, x1, x2 []float32) {
+	rows, k := len(d1), len(x1)
+	if len(d2) != rows || len(x2) != k {
+		panic(fmt.Sprintf("vecmath: DotRows2 into %d and %d elements from vectors of %d and %d", rows, len(d2), k, len(x2)))
+	}
+	if rows == 0 {
+		return
+	}
+	checkMatrix("DotRows2", len(a), rows, k, lda)
+	k8 := split(k)
+	if k8 == 0 {
+		DotRows(d1, a, lda, x1)
+		DotRows(d2, a, lda, x2)
+		return
+	}
+	dotRows2AVX2(d1, d2, a, lda, x1[:k8], x2[:k8])
+	if k8 < k {
+		for i := range d1 {
+			d1[i] += dotGo(x1[k8:], a[i*lda+k8:i*lda+k])
+			d2[i] += dotGo(x2[k8:], a[i*lda+k8:i*lda+k])
+		}
+	}
+}
+
+// AxpyRows2 is AxpyRows(d1, a, lda, w1) and AxpyRows(d2, a, lda, w2) in
+// one pass over the rows of a, with the same bits: two query heads that
+// share a key/value head weigh the same value rows. d1 and d2 have one
+// length, w1 and w2 another.
+func AxpyRows2(d1, d2, a []float32, lda int, w1, w2 []float32) {
+	rows, n := len(w1), len(d1)
+	if len(d2) != n || len(w2) != rows {
+		panic(fmt.Sprintf("vecmath: AxpyRows2 into %d and %d elements with %d and %d weights", n, len(d2), rows, len(w2)))
+	}
+	if rows == 0 || n == 0 {
+		return
+	}
+	checkMatrix("AxpyRows2", len(a), rows, n, lda)
+	n8 := split(n)
+	if n8 == 0 {
+		AxpyRows(d1, a, lda, w1)
+		AxpyRows(d2, a, lda, w2)
+		return
+	}
+	axpyRows2AVX2(d1[:n8], d2[:n8], a, lda, w1, w2)
+	if n8 < n {
+		for i := range w1 {
+			axpyGo(w1[i], a[i*lda+n8:i*lda+n], d1[n8:])
+			axpyGo(w2[i], a[i*lda+n8:i*lda+n], d2[n8:])
+		}
+	}
+}
+
 // AddOuter sets a[i*lda+j] += x[i] * y[j] for i < len(x), j < len(y): the
 // same as Axpy(x[i], y, row i of a) for each i.
 func AddOuter(a []float32, lda int, x, y []float32) {

@@ -68,3 +68,20 @@ func mulAddAVX2(dst, a, b []float32, s float32)
 
 //go:noescape
 func adamWAVX2(p, g, m, v []float32, c *adamConsts)
+
+// axpyRows2AVX2 needs len(d1) == len(d2) a positive multiple of 8 and
+// len(w1) == len(w2).
+//
+//go:noescape
+func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32)
+
+// dotRows2AVX2 needs len(x1) == len(x2) a positive multiple of 8 and
+// len(d1) == len(d2).
+//
+//go:noescape
+func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32)
+
+// expF64AVX2 needs len(dst) a multiple of 4 and len(src) >= len(dst).
+//
+//go:noescape
+func expF64AVX2(dst, src []float64, c *[14]uint64)

@@ -22,3 +22,9 @@ func dot3AVX2(a, b, c []float32) float32                      { panic("unreachab
 func mulAVX2(dst, a, b []float32, s float32)                  { panic("unreachable") }
 func mulAddAVX2(dst, a, b []float32, s float32)               { panic("unreachable") }
 func adamWAVX2(p, g, m, v []float32, c *adamConsts)           { panic("unreachable") }
+
+func axpyRows2AVX2(d1, d2, a []float32, lda int, w1, w2 []float32) { panic("unreachable") }
+
+func dotRows2AVX2(d1, d2, a []float32, lda int, x1, x2 []float32) { panic("unreachable") }
+
+func expF64AVX2(dst, src []float64, c *[14]uint64) { panic("unreachable") }

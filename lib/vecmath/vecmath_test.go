@@ -268,6 +268,29 @@ func TestMatrixKernels(t *testing.T) {
 					t.Errorf("%v: AxpyRows[%d] = %g, Axpy loop %g, want %g", sz, j, got[j], seq[j], want)
 				}
 			}
+			// DotRows2 gives each output DotRows' bits.
+			x2 := randVec(rng, sz.cols, -1, 1)
+			e1, e2 := make([]float32, sz.rows), make([]float32, sz.rows)
+			DotRows2(e1, e2, a, sz.ld, x, x2)
+			f2 := make([]float32, sz.rows)
+			DotRows(f2, a, sz.ld, x2)
+			for i := range e1 {
+				if math.Float32bits(e1[i]) != math.Float32bits(d[i]) || math.Float32bits(e2[i]) != math.Float32bits(f2[i]) {
+					t.Errorf("%v: DotRows2[%d] = %g, %g; DotRows gives %g, %g", sz, i, e1[i], e2[i], d[i], f2[i])
+				}
+			}
+			// AxpyRows2 gives each output AxpyRows' bits.
+			w2 := randVec(rng, len(w), -1, 1)
+			z0 := randVec(rng, sz.cols, -1, 1)
+			p1, p2 := append([]float32(nil), y0...), append([]float32(nil), z0...)
+			AxpyRows2(p1, p2, a, sz.ld, w, w2)
+			q2 := append([]float32(nil), z0...)
+			AxpyRows(q2, a, sz.ld, w2)
+			for j := range p1 {
+				if math.Float32bits(p1[j]) != math.Float32bits(got[j]) || math.Float32bits(p2[j]) != math.Float32bits(q2[j]) {
+					t.Errorf("%v: AxpyRows2[%d] = %g, %g; AxpyRows gives %g, %g", sz, j, p1[j], p2[j], got[j], q2[j])
+				}
+			}
 			// AddOuter equals Axpy per row, bit for bit, and leaves the
 			// gaps between rows alone.
 			outer := append([]float32(nil), a...)
