@@ -155,9 +155,8 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 }
 
 // sftSequences replaces each windowed demonstration (rollout --history) by
-// one sequence per answer: the context it saw, as context (its earlier
-// answers get a prompt role), and the answer; rows without a window stay
-// as they are, and so does rows when none has one.
+// its TurnSequences; rows without a window stay as they are, and so does
+// rows when none has one.
 func sftSequences(rows []table.Trajectory) []table.Trajectory {
 	win := false
 	for i := range rows {
@@ -168,29 +167,11 @@ func sftSequences(rows []table.Trajectory) []table.Trajectory {
 	}
 	var out []table.Trajectory
 	for i := range rows {
-		r := &rows[i]
-		if !Windowed(r) {
-			out = append(out, *r)
+		if !Windowed(&rows[i]) {
+			out = append(out, rows[i])
 			continue
 		}
-		for _, s := range TurnSpans(r) {
-			row := *r
-			L := len(s.Index)
-			row.Tokens, row.Roles, row.Logprobs = make([]int32, L), make([]int8, L), make([]float32, L)
-			m := 0
-			for j, t := range s.Index {
-				switch {
-				case t < 0:
-					row.Tokens[j], row.Roles[j] = s.Marker[m], table.RoleObservation
-					m++
-				case j < s.Answer && table.PolicyWritten(r.Roles[t]):
-					row.Tokens[j], row.Roles[j] = r.Tokens[t], table.RoleObservation
-				default:
-					row.Tokens[j], row.Roles[j] = r.Tokens[t], r.Roles[t]
-				}
-			}
-			out = append(out, row)
-		}
+		out = append(out, TurnSequences(&rows[i])...)
 	}
 	return out
 }

@@ -160,3 +160,33 @@ func sequences(prep []*Prepared) (seqs []*Prepared, owner []int) {
 	}
 	return seqs, owner
 }
+
+// TurnSequences gives one row per answer of a windowed trajectory (the
+// rows must have passed CheckTokens): tokens, roles and log-probabilities
+// of the context the answer saw followed by the answer, the marker and the
+// earlier answers in that context with role observation (context, not
+// policy-written here), so that the policy-written tokens of each row are
+// its answer's. Every other column is the trajectory's.
+func TurnSequences(r *table.Trajectory) []table.Trajectory {
+	spans := TurnSpans(r)
+	out := make([]table.Trajectory, len(spans))
+	for i, s := range spans {
+		row := *r
+		L := len(s.Index)
+		row.Tokens, row.Roles, row.Logprobs = make([]int32, L), make([]int8, L), make([]float32, L)
+		m := 0
+		for j, t := range s.Index {
+			switch {
+			case t < 0:
+				row.Tokens[j], row.Roles[j] = s.Marker[m], table.RoleObservation
+				m++
+			case j < s.Answer && table.PolicyWritten(r.Roles[t]):
+				row.Tokens[j], row.Roles[j] = r.Tokens[t], table.RoleObservation
+			default:
+				row.Tokens[j], row.Roles[j], row.Logprobs[j] = r.Tokens[t], r.Roles[t], r.Logprobs[t]
+			}
+		}
+		out[i] = row
+	}
+	return out
+}
