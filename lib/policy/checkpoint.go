@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
@@ -70,6 +71,7 @@ const maxPrefixes = 64
 
 // IsCheckpoint reports whether dir looks like a checkpoint folder.
 func IsCheckpoint(dir string) bool {
+	output.Recover(dir) // a replacement killed between its renames
 	_, err := os.Stat(filepath.Join(dir, model.ConfigFile))
 	return err == nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -141,6 +142,10 @@ func EpisodeSeed(seed int64, taskID string, sample int) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
+// DefaultBatch is the number of episodes that decode together when
+// Options.Batch is 0.
+const DefaultBatch = 32
+
 // GroupID names the group of a task in an iteration.
 func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", iteration, taskID) }
 
@@ -172,7 +177,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if bp, ok := o.Policy.(BatchPolicy); ok {
 		workers = o.Batch
 		if workers <= 0 {
-			workers = 32
+			workers = DefaultBatch
 		}
 		retire = bp.BeginBatch(workers)
 	}
@@ -374,6 +379,12 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	}
 	if invalid > 0 {
 		reward -= o.InvalidPenalty * float64(invalid)
+	}
+	if math.IsNaN(reward) || math.IsInf(reward, 0) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: the episode's reward %v is not finite (step rewards must add up to a finite number)", taskID, sample, reward)}
+	}
+	if !(score >= 0 && score <= 1) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: score %v is not in [0, 1]", taskID, sample, score)}
 	}
 	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
