@@ -33,7 +33,12 @@ func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, ma
 		if len(r.Logprobs) != len(r.Tokens) {
 			return bad("%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
 		}
-		if len(r.Tokens) > maxLen {
+		if Windowed(r) || len(r.TurnAt) > 0 || r.History < 0 {
+			// A history window: each answer's own context must fit.
+			if p := checkWindow(r, vocab, maxLen); p != "" {
+				return bad("%s", p)
+			}
+		} else if len(r.Tokens) > maxLen {
 			return bad("%d tokens exceed the model's %d positions", len(r.Tokens), maxLen)
 		}
 		n := 0

@@ -44,6 +44,7 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
+	History        int           // turns an answer sees in full; 0 = the whole episode
 	Batch          int           // episodes decoding together (checkpoint policies)
 	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
 	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
@@ -96,6 +97,8 @@ func (f Flags) check() error {
 		return command.Usagef("--group %d is more than one run's limit of %d episodes", f.Group, MaxEpisodes)
 	case f.Tasks < 0:
 		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	case f.History < 0:
+		return command.Usagef("--history must be 0 (the whole episode) or more, got %d", f.History)
 	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
 		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
 	case !(f.TopP >= 0 && f.TopP <= 1):
@@ -155,7 +158,7 @@ func (f Flags) Options() (rollout.Options, error) {
 		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
 	}
 	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
-		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {
