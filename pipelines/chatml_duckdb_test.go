@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
+	_ "github.com/pats-rl/pats/lib/env/builtin" // registers household
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"

@@ -43,6 +43,8 @@ func app() *cli.App {
 			&cli.StringFlag{Name: "prompt-format", Usage: "builtin or chatml; unset: chatml for a checkpoint whose chat template has <|im_start|>, else builtin"},
 			&cli.IntFlag{Name: "max-action-tokens", Usage: "tokens per answer; 0: 32 under builtin, 512 under chatml"},
 			&cli.BoolFlag{Name: "greedy", Usage: "greedy decoding"},
+			&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full; older ones are replaced by one marker line; 0: the whole episode"},
+			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
 			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
 		},
@@ -50,20 +52,26 @@ func app() *cli.App {
 			if c.NArg() > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
 			}
-			return evaluate.Execute(c.Context, evaluate.Flags{
+			f := evaluate.Flags{
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
-				Rollout: rollout.Flags{
+				Rollout: rollout.Flags{Batch: rollout.DefaultBatch,
 					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 					TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 					MaxActionTokens: c.Int("max-action-tokens"), InvalidPenalty: 0.1,
-					MaxContext: c.Int("max-context"), Progress: command.Progress(),
+					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Progress: command.Progress(),
 				},
-			}, os.Stdout)
+			}
+			if c.IsSet("policy") {
+				if err := f.Rollout.Check(); err != nil {
+					return err
+				}
+			}
+			return evaluate.Execute(c.Context, f, os.Stdout)
 		},
 	}
 }

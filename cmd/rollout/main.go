@@ -48,6 +48,8 @@ func app() *cli.App {
 			&cli.IntFlag{Name: "max-action-tokens", Usage: "tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml"},
 			&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 			&cli.IntFlag{Name: "batch", Value: 32, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
+			&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full; older ones are replaced by one marker line; 0: the whole episode"},
+			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
 		},
@@ -55,7 +57,7 @@ func app() *cli.App {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			return rollout.Execute(c.Context, rollout.Flags{
+			f := rollout.Flags{
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Tokenizer: c.String("tokenizer"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
@@ -63,8 +65,12 @@ func app() *cli.App {
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 				TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 				InvalidPenalty: c.Float64("invalid-penalty"), MaxActionTokens: c.Int("max-action-tokens"),
-				MaxContext: c.Int("max-context"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
-			})
+				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
+			}
+			if err := f.Check(); err != nil {
+				return err
+			}
+			return rollout.Execute(c.Context, f)
 		},
 	}
 }

@@ -16,6 +16,13 @@ type Context struct {
 	Logprobs []float32
 	// Format writes the prompt and turns; nil is Builtin.
 	Format Format
+	// History is the history window: the number of latest turns the
+	// policy sees in full (see Visible); 0 keeps the whole episode.
+	History int
+
+	cueAt  int     // first token of the last cue written
+	turns  []Turn  // the answers written so far
+	marker []int32 // Marker's ids, once computed
 }
 
 // format is c's format, Builtin when none is set.

@@ -45,4 +45,9 @@
 // or before a chat token, so encoding them one by one gives the ids the
 // whole text gets (the golden test checks this against an independent
 // tokenizer).
+//
+// A history window (Context.History, rollout --history) shows each answer
+// the prompt, a marker line for the dropped turns and the last N turns
+// (Visible); the context keeps the whole episode and records per answer
+// what it saw (Turns, Window), for the trainer to rebuild.
 package agent

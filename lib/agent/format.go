@@ -72,6 +72,7 @@ func (Builtin) Begin(c *Context, p Prompt) {
 	c.AddSpecial(tokenizer.Task, table.RoleTask)
 	c.Add(p.Goal, table.RoleTask)
 	c.Add(p.Observation, table.RoleTask)
+	c.markCue()
 	c.AddSpecial(tokenizer.Act, table.RoleObservation)
 }
 
@@ -79,6 +80,7 @@ func (Builtin) Begin(c *Context, p Prompt) {
 func (Builtin) Observe(c *Context, obs string) {
 	c.AddSpecial(tokenizer.Obs, table.RoleObservation)
 	c.Add(obs, table.RoleObservation)
+	c.markCue()
 	c.AddSpecial(tokenizer.Act, table.RoleObservation)
 }
 
@@ -86,6 +88,7 @@ func (Builtin) Observe(c *Context, obs string) {
 func (Builtin) SkillBody(c *Context, body string) {
 	c.AddSpecial(tokenizer.Skill, table.RoleSkillBody)
 	c.Add(body, table.RoleSkillBody)
+	c.markCue()
 	c.AddSpecial(tokenizer.Act, table.RoleObservation)
 }
 
@@ -195,6 +198,7 @@ func (f *ChatML) Begin(c *Context, p Prompt) {
 
 // cue opens the assistant turn.
 func (f *ChatML) cue(c *Context) {
+	c.markCue()
 	c.AddIDs([]int32{f.Start}, table.RoleObservation, nil)
 	c.Add("assistant\n", table.RoleObservation)
 }

@@ -73,6 +73,7 @@ func ActionRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
 // log-probabilities (nil: zeros).
 func AddAction(c *Context, ids []int32, logprobs []float32) {
 	roles := c.format().AnswerRoles(c.Tok, ids)
+	c.recordTurn()
 	for i, id := range ids {
 		var lp float32
 		if logprobs != nil {

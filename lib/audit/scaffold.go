@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -62,12 +63,29 @@ func NLL(m *model.Model, seqs [][]int32, roles [][]int8) (float64, int64, error)
 // the scaffold in the context and with it removed; the gap is
 // without - with, and its relative change is taken against the first
 // checkpoint's gap. load opens a checkpoint by name; one model is held at
-// a time.
+// a time. An episode rolled out with a history window counts as one
+// sequence per answer, the context it saw (rl.TurnSequences).
 func Scaffold(ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory) ([]table.ScaffoldAudit, error) {
 	var with, without [][]int32
 	var rWith, rWithout [][]int8
+	var rows []table.Trajectory
+	episodes := 0
 	for i := range traj {
-		r := &traj[i]
+		for _, role := range traj[i].Roles {
+			if role == table.RoleScaffold {
+				episodes++
+				break
+			}
+		}
+		if rl.Windowed(&traj[i]) {
+			// A history window: each answer under the context it saw.
+			rows = append(rows, rl.TurnSequences(&traj[i])...)
+		} else {
+			rows = append(rows, traj[i])
+		}
+	}
+	for i := range rows {
+		r := &rows[i]
 		has := false
 		for _, role := range r.Roles {
 			has = has || role == table.RoleScaffold
@@ -96,7 +114,7 @@ func Scaffold(ckpts []string, load func(name string) (*model.Model, error), traj
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		row := table.ScaffoldAudit{Checkpoint: name, Index: int32(k), Episodes: int32(len(with)), Tokens: n,
+		row := table.ScaffoldAudit{Checkpoint: name, Index: int32(k), Episodes: int32(episodes), Tokens: n,
 			NLLWith: a, NLLWithout: b, Gap: b - a}
 		if k > 0 {
 			g0 := out[0].Gap

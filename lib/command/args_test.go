@@ -1,6 +1,7 @@
 package command
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -68,5 +69,36 @@ func TestSubcommandUsageError(t *testing.T) {
 	}
 	if c := Run(app, []string{"x", "sub", "--n", "3"}, &sink); c != ExitOK {
 		t.Errorf("good subcommand: exit %d", c)
+	}
+}
+
+func TestMissingOrUnknownSubcommand(t *testing.T) {
+	app := func() *cli.App {
+		return &cli.App{Name: "x", Commands: []*cli.Command{{Name: "sub", Action: func(*cli.Context) error { return nil }}}}
+	}
+	var sink discard
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"x"}, ExitUsage},
+		{[]string{"x", "foo"}, ExitUsage},
+		{[]string{"x", "sub"}, ExitOK},
+		{[]string{"x", "--help"}, ExitOK},
+	} {
+		if got := Run(app(), c.args, &sink); got != c.want {
+			t.Errorf("%v: exit %d, want %d", c.args, got, c.want)
+		}
+	}
+}
+
+func TestErrorLineScrubsCredentials(t *testing.T) {
+	app := &cli.App{Name: "x", Action: func(*cli.Context) error {
+		return errString(`Post "http://alice:s3cret@127.0.0.1:1/v1/chat/completions": connection refused`)
+	}}
+	var b strings.Builder
+	Run(app, []string{"x"}, &b)
+	if strings.Contains(b.String(), "s3cret") || strings.Contains(b.String(), "alice") {
+		t.Errorf("stderr %q keeps the credentials", b.String())
 	}
 }

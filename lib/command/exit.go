@@ -8,10 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/cleanup"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -38,7 +42,7 @@ func Code(err error) int {
 		return ExitOK
 	}
 	var u *UsageError
-	if errors.As(err, &u) || table.IsInputError(err) {
+	if errors.As(err, &u) || table.IsInputError(err) || output.IsRefusal(err) {
 		return ExitUsage
 	}
 	return ExitFailure
@@ -65,14 +69,100 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	if app.Action == nil && len(app.Commands) == 0 {
 		panic("command: app without action")
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := app.RunContext(ctx, reorder(app, args))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var got atomic.Value // the signal received, if any
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case sig := <-sigs:
+			got.Store(sig)
+			interrupt(app.Name, sig, cancel, stderr)
+		case <-done:
+		}
+	}()
+	err := subcommand(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, reorder(app, args))
+	}
+	if sig, ok := got.Load().(os.Signal); ok && err != nil {
+		fmt.Fprintf(stderr, "%s: interrupted by %s; nothing written\n", app.Name, signalName(sig))
+		return signalCode(sig)
+	}
 	if err != nil {
-		msg := strings.ReplaceAll(err.Error(), "\n", " ")
+		msg := table.Scrub(strings.ReplaceAll(err.Error(), "\n", " "))
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
 	}
 	return Code(err)
+}
+
+// Grace is how long an interrupted command may take to wind down (its
+// context is cancelled, its children and temporaries are gone) before the
+// process exits regardless, for a command blocked where no context
+// reaches (opening a FIFO, a read from a child that ignores signals).
+var Grace = 3 * time.Second
+
+// interrupt handles SIGINT or SIGTERM: it cancels the run's context, ends
+// the children and removes the temporary outputs registered with
+// lib/cleanup at once, and exits after Grace if the command has not
+// returned by then. A second signal exits at once.
+func interrupt(name string, sig os.Signal, cancel func(), stderr io.Writer) {
+	cancel()
+	cleanup.Run()
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	select {
+	case <-time.After(Grace):
+	case <-again:
+	}
+	cleanup.Run()
+	fmt.Fprintf(stderr, "%s: interrupted by %s; nothing written\n", name, signalName(sig))
+	os.Exit(signalCode(sig))
+}
+
+func signalName(sig os.Signal) string {
+	if sig == os.Interrupt {
+		return "SIGINT"
+	}
+	return "SIGTERM"
+}
+
+// signalCode is the customary exit status of a command ended by sig:
+// 128 + the signal's number (130 for SIGINT, 143 for SIGTERM).
+func signalCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return ExitFailure
+}
+
+// subcommand refuses a missing or unknown subcommand of an app that has
+// subcommands and no action of its own (usage: exit 2).
+func subcommand(app *cli.App, args []string) error {
+	if app.Action != nil || len(app.Commands) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range app.Commands {
+		names = append(names, c.Name)
+	}
+	if len(args) < 2 {
+		return Usagef("want a subcommand: %s (see --help)", strings.Join(names, ", "))
+	}
+	a := args[1]
+	if a == "help" || strings.HasPrefix(a, "-") {
+		return nil
+	}
+	for _, c := range app.Commands {
+		if c.HasName(a) {
+			return nil
+		}
+	}
+	return Usagef("unknown subcommand %q: want %s (see --help)", a, strings.Join(names, ", "))
 }
 
 // Main runs app on the process arguments and exits.

@@ -128,12 +128,18 @@ func Register(name string, ctor func() (Env, error)) {
 // Open returns the environment called name ("exec:COMMAND" runs a child
 // process).
 func Open(name string) (Env, error) {
+	return OpenWith(name, ExecOptions{})
+}
+
+// OpenWith is Open with the limits of an exec: environment (ignored for
+// the others).
+func OpenWith(name string, opts ExecOptions) (Env, error) {
 	mu.Lock()
 	ctor, ok := registry[name]
 	mu.Unlock()
 	if !ok {
 		if len(name) > 5 && name[:5] == "exec:" {
-			return OpenExec(name[5:])
+			return OpenExecWith(name[5:], opts)
 		}
 		return nil, fmt.Errorf("unknown environment %q (known: %v)", name, Names())
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pats-rl/pats/lib/cleanup"
 )
 
 // ProtocolVersion is the version of the JSON-lines protocol that OpenExec
@@ -336,6 +338,9 @@ type execEnv struct {
 	exited  chan struct{} // closed when the child has exited
 	waitErr error         // set before exited is closed
 
+	opts ExecOptions
+	undo func() // removes the child's entry from lib/cleanup
+
 	mu       sync.Mutex
 	broken   error // set once the stream is unusable; every later call returns it
 	info     InfoResponse
@@ -371,11 +376,39 @@ const (
 // adds the feature "failure:env_error". After the child crashes or sends a
 // malformed line the Env is broken: every later call returns that error.
 //
-// There is no timeout: a child that never answers blocks the caller.
+// With no ExecOptions.StepTimeout a child that never answers blocks the
+// caller until the command is interrupted: the child runs in a process
+// group of its own, which is killed when the Env breaks or closes, when
+// the command gets SIGINT or SIGTERM (lib/cleanup), and, on Linux, when
+// the command itself dies (the parent-death signal). An answer line longer
+// than ExecOptions.MaxLine breaks the Env.
 //
 // Name is the name the child reports. Oracle returns nil: the protocol has
 // no oracle, so exec environments cannot be used with the oracle policy.
 func OpenExec(command string) (Env, error) {
+	return OpenExecWith(command, ExecOptions{})
+}
+
+// ExecOptions are the limits of an exec: environment.
+type ExecOptions struct {
+	// StepTimeout bounds the wait for each answer (and each request's
+	// write); 0: no bound. A child that misses it is killed and the Env
+	// breaks.
+	StepTimeout time.Duration
+	// MaxLine bounds the length of one answer line in bytes; 0:
+	// DefaultMaxLine.
+	MaxLine int
+}
+
+// DefaultMaxLine is the longest answer line read from an exec: child
+// unless ExecOptions.MaxLine says otherwise.
+const DefaultMaxLine = 16 << 20
+
+// OpenExecWith is OpenExec with limits.
+func OpenExecWith(command string, opts ExecOptions) (Env, error) {
+	if opts.MaxLine <= 0 {
+		opts.MaxLine = DefaultMaxLine
+	}
 	args, err := SplitCommand(command)
 	if err != nil {
 		return nil, fmt.Errorf("exec env: %w", err)
@@ -395,10 +428,11 @@ func OpenExec(command string) (Env, error) {
 	}
 	e := &execEnv{
 		command: command, stdin: inW, stdoutF: outR, stdout: bufio.NewReader(outR),
-		stderr: &stderrTail{}, exited: make(chan struct{}), tasks: map[string][]string{},
+		stderr: &stderrTail{}, exited: make(chan struct{}), tasks: map[string][]string{}, opts: opts,
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	e.cmd.Stdin, e.cmd.Stdout, e.cmd.Stderr = inR, outW, e.stderr
+	e.cmd.SysProcAttr = childAttr()
 	err = e.cmd.Start()
 	// The child holds its own copies of these ends.
 	inR.Close()
@@ -408,8 +442,10 @@ func OpenExec(command string) (Env, error) {
 		outR.Close()
 		return nil, fmt.Errorf("exec env %q: cannot start: %w", command, err)
 	}
+	e.undo = cleanup.Add(e.kill)
 	go func() {
 		e.waitErr = e.cmd.Wait()
+		e.undo()
 		close(e.exited)
 	}()
 	if err := e.call(Request{Op: OpInfo}, &e.info); err != nil {
@@ -444,11 +480,24 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	if err != nil {
 		return fmt.Errorf("exec env %q: encoding %s request: %w", e.command, req.Op, err)
 	}
+	if t := e.opts.StepTimeout; t > 0 {
+		e.stdin.SetWriteDeadline(time.Now().Add(t))
+		e.stdoutF.SetReadDeadline(time.Now().Add(t))
+	}
 	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return e.breakWith(fmt.Sprintf("the child took no %s request within --step-timeout %s", req.Op, e.opts.StepTimeout), nil, false)
+		}
 		return e.breakWith(fmt.Sprintf("cannot send %s request", req.Op), err, true)
 	}
-	got, err := e.stdout.ReadBytes('\n')
+	got, err := readLine(e.stdout, e.opts.MaxLine)
 	if err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return e.breakWith(fmt.Sprintf("no answer to %s within --step-timeout %s", req.Op, e.opts.StepTimeout), nil, false)
+		}
+		if errors.Is(err, errLongLine) {
+			return e.breakWith(fmt.Sprintf("answer to %s longer than %d bytes", req.Op, e.opts.MaxLine), nil, false)
+		}
 		if err == io.EOF {
 			return e.breakWith(fmt.Sprintf("child closed its output before answering %s", req.Op), nil, true)
 		}
@@ -492,7 +541,7 @@ func (e *execEnv) breakWith(what string, cause error, gone bool) error {
 			msg += "; child exited with status 0"
 		}
 	default:
-		e.cmd.Process.Kill()
+		e.kill()
 		<-e.exited
 		msg += "; child killed"
 	}
@@ -501,6 +550,31 @@ func (e *execEnv) breakWith(what string, cause error, gone bool) error {
 	}
 	e.broken = errors.New(msg)
 	return e.broken
+}
+
+var errLongLine = errors.New("line too long")
+
+// readLine reads one line of at most max bytes (newline included).
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		if len(line)+len(part) > max {
+			return nil, errLongLine
+		}
+		line = append(line, part...)
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return line, err
+	}
+}
+
+// kill ends the child's whole process group.
+func (e *execEnv) kill() {
+	if p := e.cmd.Process; p != nil {
+		killGroup(p)
+	}
 }
 
 func clip(s string, n int) string {
@@ -524,7 +598,7 @@ func (e *execEnv) Close() error {
 	select {
 	case <-e.exited:
 	case <-time.After(closeWait):
-		e.cmd.Process.Kill()
+		e.kill()
 		<-e.exited
 	}
 	e.stdoutF.Close()

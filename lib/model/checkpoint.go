@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pats-rl/pats/lib/model/safetensors"
+	"github.com/pats-rl/pats/lib/output"
 )
 
 // File names inside a checkpoint folder.
@@ -49,7 +50,31 @@ func (m *Model) SaveWith(dir string, tokenizerJSON []byte, o SaveOptions) error 
 	if o.DType != safetensors.F32 && o.DType != safetensors.BF16 {
 		return fmt.Errorf("save %s: weights dtype %q (want F32 or BF16)", dir, o.DType)
 	}
-	return atomicDir(dir, func(tmp string) error {
+	if err := output.WriteDir(dir, m.fill(tokenizerJSON, o)); err != nil {
+		return fmt.Errorf("save %s: %w", dir, err)
+	}
+	return nil
+}
+
+// StageSave writes the checkpoint folder dir as one output of the run u
+// (see output.Unit): complete in a temporary folder now, in place at
+// u.Commit.
+func (m *Model) StageSave(u *output.Unit, dir string, tokenizerJSON []byte, o SaveOptions) error {
+	if o.DType == "" {
+		o.DType = safetensors.F32
+	}
+	if o.DType != safetensors.F32 && o.DType != safetensors.BF16 {
+		return fmt.Errorf("save %s: weights dtype %q (want F32 or BF16)", dir, o.DType)
+	}
+	if err := u.Dir(dir, m.fill(tokenizerJSON, o)); err != nil {
+		return fmt.Errorf("save %s: %w", dir, err)
+	}
+	return nil
+}
+
+// fill writes the checkpoint's files into the folder tmp.
+func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error {
+	return func(tmp string) error {
 		cfg := m.Cfg
 		cfg.Architectures = []string{"Qwen2ForCausalLM"}
 		cfg.ModelType = "qwen2"
@@ -99,7 +124,7 @@ func (m *Model) SaveWith(dir string, tokenizerJSON []byte, o SaveOptions) error 
 			return o.Optimizer.save(tmp)
 		}
 		return nil
-	})
+	}
 }
 
 type optimizerJSON struct {
@@ -132,18 +157,27 @@ func (o *AdamW) save(dir string) error {
 // BF16 or F16. A tied model ignores a stored lm_head.weight; unknown
 // tensors (such as rotary inv_freq buffers) are ignored; a missing or
 // misshapen tensor is an error.
+//
+// The configuration is checked against the tensors' shapes and against
+// the machine's memory before the model is allocated. A folder that a
+// kill left missing in the middle of a replacement is restored first
+// (output.Recover).
 func Load(dir string) (*Model, error) {
+	output.Recover(dir)
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, err
 	}
-	m, err := alloc(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
-	}
 	ts, err := safetensors.ReadDir(dir)
 	if err != nil {
 		return nil, err
+	}
+	if err := checkShapes(cfg, ts); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	m, err := alloc(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	for _, p := range m.params {
 		t, ok := ts[p.Name]
@@ -160,6 +194,35 @@ func Load(dir string) (*Model, error) {
 		p.W = w
 	}
 	return m, nil
+}
+
+// checkShapes compares the shapes config.json implies for the embedding
+// and the first layer's projections with the stored tensors, so that a
+// config.json that does not describe its weights is refused before
+// anything is allocated.
+func checkShapes(c Config, ts map[string]safetensors.Tensor) error {
+	want := map[string][]int{
+		"model.embed_tokens.weight":              {c.VocabSize, c.HiddenSize},
+		"model.layers.0.self_attn.q_proj.weight": {c.NumAttentionHeads * c.HeadDim(), c.HiddenSize},
+		"model.layers.0.self_attn.k_proj.weight": {c.NumKeyValueHeads * c.HeadDim(), c.HiddenSize},
+		"model.layers.0.mlp.gate_proj.weight":    {c.IntermediateSize, c.HiddenSize},
+		"model.norm.weight":                      {c.HiddenSize},
+	}
+	for _, name := range []string{"model.embed_tokens.weight", "model.layers.0.self_attn.q_proj.weight",
+		"model.layers.0.self_attn.k_proj.weight", "model.layers.0.mlp.gate_proj.weight", "model.norm.weight"} {
+		t, ok := ts[name]
+		if !ok {
+			return fmt.Errorf("tensor %s missing", name)
+		}
+		if !slices.Equal(t.Shape, want[name]) {
+			return fmt.Errorf("tensor %s has shape %v, config.json wants %v", name, t.Shape, want[name])
+		}
+	}
+	last := fmt.Sprintf("model.layers.%d.input_layernorm.weight", c.NumHiddenLayers-1)
+	if _, ok := ts[last]; !ok {
+		return fmt.Errorf("config.json has %d layers, tensor %s missing", c.NumHiddenLayers, last)
+	}
+	return nil
 }
 
 // LoadAdamW reads the optimizer state saved beside a checkpoint for m. A
@@ -213,52 +276,4 @@ func writeFile(path string, b []byte) error {
 		return err
 	}
 	return f.Close()
-}
-
-// atomicDir runs fill on a fresh temporary folder beside dir and renames
-// it to dir. An existing dir is moved aside first and removed after the
-// new one is in place (restored if the rename fails).
-func atomicDir(dir string, fill func(tmp string) error) (err error) {
-	dir = filepath.Clean(dir)
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp-")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-			err = fmt.Errorf("save %s: %w", dir, err)
-		}
-	}()
-	if err = fill(tmp); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	var old string
-	if _, statErr := os.Lstat(dir); statErr == nil {
-		old = tmp + ".old"
-		if err = os.Rename(dir, old); err != nil {
-			return err
-		}
-	}
-	if err = os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return err
-	}
-	if old != "" {
-		os.RemoveAll(old)
-	}
-	if d, e := os.Open(parent); e == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

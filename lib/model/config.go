@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 )
 
 // Config is a Qwen2 model configuration as stored in a Hugging Face
@@ -118,6 +120,54 @@ func (c Config) NumParams() int {
 		n += c.VocabSize * h
 	}
 	return n
+}
+
+// MemoryBytes is the memory the model's weights and rotary tables take in
+// float32, computed in float64 so that absurd sizes do not overflow.
+func (c Config) MemoryBytes() float64 {
+	h, in, v := float64(c.HiddenSize), float64(c.IntermediateSize), float64(c.VocabSize)
+	q := float64(c.NumAttentionHeads) * float64(c.HeadDim())
+	kv := float64(c.NumKeyValueHeads) * float64(c.HeadDim())
+	layer := 2*h + q*h + q + 2*(kv*h+kv) + h*q + 3*h*in
+	n := v*h + float64(c.NumHiddenLayers)*layer + h
+	if !c.TieWordEmbeddings {
+		n += v * h
+	}
+	rope := float64(c.MaxPositionEmbeddings) * float64(c.HeadDim())
+	return 4 * (n + rope)
+}
+
+// checkMemory refuses a configuration whose weights would not fit in the
+// machine's memory (MemTotal of /proc/meminfo; 1 TiB where that is not
+// known), before anything is allocated.
+func (c Config) checkMemory() error { return c.CheckMemory(1, "for its weights alone") }
+
+// CheckMemory refuses a configuration when factor times its weights'
+// memory (MemoryBytes) exceeds the machine's memory; what names the use
+// in the message (training keeps gradients and two optimizer moments
+// beside the weights: factor 4).
+func (c Config) CheckMemory(factor float64, what string) error {
+	need := factor * c.MemoryBytes()
+	have := totalMemory()
+	if need > have {
+		return fmt.Errorf("the model would take %.3g GiB of memory %s, more than the machine's %.3g GiB (hidden_size %d, intermediate_size %d, vocab_size %d, layers %d, max_position_embeddings %d)",
+			need/(1<<30), what, have/(1<<30), c.HiddenSize, c.IntermediateSize, c.VocabSize, c.NumHiddenLayers, c.MaxPositionEmbeddings)
+	}
+	return nil
+}
+
+func totalMemory() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseFloat(f[1], 64); err == nil && kb > 0 {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 1 << 40
 }
 
 // ParseConfig decodes a config.json, fills Qwen2 defaults for absent keys

@@ -62,6 +62,9 @@ func alloc(cfg Config) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := cfg.checkMemory(); err != nil {
+		return nil, err
+	}
 	h, q, kv, in, v := cfg.HiddenSize, cfg.QDim(), cfg.KVDim(), cfg.IntermediateSize, cfg.VocabSize
 	m := &Model{Cfg: cfg, be: CPU{}}
 	add := func(t *Tensor) *Tensor { m.params = append(m.params, t); return t }

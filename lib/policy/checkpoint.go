@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
@@ -70,6 +71,7 @@ const maxPrefixes = 64
 
 // IsCheckpoint reports whether dir looks like a checkpoint folder.
 func IsCheckpoint(dir string) bool {
+	output.Recover(dir) // a replacement killed between its renames
 	_, err := os.Stat(filepath.Join(dir, model.ConfigFile))
 	return err == nil
 }
@@ -166,6 +168,8 @@ type Driver struct {
 	dec   *model.Decoder
 	key   int64
 	batch *batcher
+	from  int            // where the kept history the decoder holds starts (agent.Context.VisibleFrom)
+	head  *model.Decoder // the prompt and the history marker, once a window dropped a turn
 }
 
 // feed appends tokens to the episode's decoder, batched when a batch is on.
@@ -181,26 +185,48 @@ func (d *Driver) feed(tokens []int32) ([]float32, error) {
 func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
 	var logits []float32
 	limit := d.p.M.Cfg.MaxPositionEmbeddings
-	if d.dec == nil {
-		if len(c.Tokens)+1 >= limit {
+	view := c.Visible()
+	from := c.VisibleFrom()
+	switch {
+	case d.dec == nil:
+		if len(view)+1 >= limit {
 			return "", agent.ErrContextLimit
 		}
-		e := d.p.shared(d.group, c.Tokens)
+		e := d.p.shared(d.group, view)
 		if e.err != nil {
 			return "", e.err
 		}
 		d.dec = e.dec.Clone()
 		logits = e.logits
-	} else {
-		fresh := c.Tokens[d.dec.Len():]
-		if d.dec.Len()+len(fresh)+1 >= limit {
+	case from == d.from:
+		fresh := view[d.dec.Len():]
+		if len(view)+1 >= limit {
 			return "", agent.ErrContextLimit
 		}
 		var err error
 		if logits, err = d.feed(fresh); err != nil {
 			return "", err
 		}
+	default:
+		// The window moved: the oldest kept turn was dropped. Start again
+		// from the prompt and the marker, then the kept turns.
+		if len(view)+1 >= limit {
+			return "", agent.ErrContextLimit
+		}
+		head := c.PromptLen() + len(c.Marker())
+		if d.head == nil {
+			d.head = d.p.M.NewDecoder()
+			if _, err := d.head.Append(view[:head]); err != nil {
+				return "", err
+			}
+		}
+		d.dec = d.head.Clone()
+		var err error
+		if logits, err = d.feed(view[head:]); err != nil {
+			return "", err
+		}
 	}
+	d.from = from
 	ends := c.Ends()
 	maxTokens := d.p.Opt.MaxActionTokens
 	if maxTokens <= 0 {

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"os"
-
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -28,13 +26,4 @@ func MixGroups(tables ...[]table.Trajectory) []table.Trajectory {
 		}
 	}
 	return out
-}
-
-// rename moves a finished temporary file into place.
-func rename(tmp, path string) error {
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

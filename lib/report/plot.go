@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"sort"
@@ -12,6 +13,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/pats-rl/pats/lib/output"
 )
 
 // Primitives in the order the primitive plot stacks them.
@@ -188,13 +191,13 @@ func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) erro
 	return nil
 }
 
-// save writes a PNG atomically (a temporary name, then a rename).
+// save writes a PNG atomically (lib/output).
 func save(p *plot.Plot, path string) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp.png")
-	if err := p.Save(7*vg.Inch, 4.5*vg.Inch, tmp); err != nil {
+	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return rename(tmp, path)
+	return output.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err })
 }
 
 // intTicks labels the whole numbers of an axis (iterations).

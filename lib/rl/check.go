@@ -33,7 +33,12 @@ func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, ma
 		if len(r.Logprobs) != len(r.Tokens) {
 			return bad("%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
 		}
-		if len(r.Tokens) > maxLen {
+		if Windowed(r) || len(r.TurnAt) > 0 || r.History < 0 {
+			// A history window: each answer's own context must fit.
+			if p := checkWindow(r, vocab, maxLen); p != "" {
+				return bad("%s", p)
+			}
+		} else if len(r.Tokens) > maxLen {
 			return bad("%d tokens exceed the model's %d positions", len(r.Tokens), maxLen)
 		}
 		n := 0
@@ -65,11 +70,21 @@ func CheckGRPO(rows []table.Trajectory, paths []string) error {
 	for i := range rows {
 		size[rows[i].GroupID]++
 	}
+	type key struct {
+		group  string
+		sample int32
+	}
+	first := map[key]int{}
 	for i := range rows {
 		r := &rows[i]
 		bad := func(format string, a ...any) error {
 			return &table.InputError{Path: paths[i], Problem: episodeName(r) + ": " + fmt.Sprintf(format, a...)}
 		}
+		k := key{r.GroupID, r.Sample}
+		if j, ok := first[k]; ok {
+			return bad("appears twice (also in %s): one episode per (group_id, sample); to pool rollouts use report mix", paths[j])
+		}
+		first[k] = i
 		if math.IsNaN(r.Reward) || math.IsInf(r.Reward, 0) {
 			return bad("reward %v is not finite", r.Reward)
 		}

@@ -135,4 +135,11 @@
 // tables apart from the seconds column: shuffles use seeded PCG streams,
 // sequences are processed in a fixed order and the model's arithmetic does
 // not depend on GOMAXPROCS.
+//
+// An episode rolled out with a history window (its history column > 0)
+// saw a different context at each answer; GRPO and SFT train it as one
+// sequence per answer, rebuilt from its turn_at, turn_from, prompt_len and
+// history_marker columns (TurnSpans), with the loss on that answer's
+// tokens and the episode's token credit, so the recomputed
+// log-probabilities are those rollout recorded.
 package rl

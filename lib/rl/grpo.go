@@ -74,9 +74,15 @@ type Prepared struct {
 	// (select_coef under SelectGroup, 1 under SelectNone); the KL term is
 	// not scaled.
 	SelectScale float64
-	NLoss       int  // policy-written tokens
-	NSelect     int  // of them, tokens in the selection channel
-	ZeroVarGrp  bool // its group's rewards are all equal
+	// Turns are the sequences of a windowed episode (rollout --history),
+	// one per answer: the context it saw and its tokens, the loss on
+	// those; nil without a window, where the episode is its own sequence.
+	// NLoss and NSelect count the whole episode, so an episode weighs the
+	// same with or without a window.
+	Turns      []Prepared
+	NLoss      int  // policy-written tokens
+	NSelect    int  // of them, tokens in the selection channel
+	ZeroVarGrp bool // its group's rewards are all equal
 }
 
 // Credits computes the advantage and channel of every token of every
@@ -159,6 +165,10 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 		}
 		prep = append(prep, Prepared{Row: r, Mask: mask, Adv: adv, Channels: ch, Outcome: outcome[i], Selection: sel,
 			SelectScale: scale, NLoss: n, NSelect: nsel, ZeroVarGrp: zv[r.GroupID]})
+		if Windowed(r) {
+			p := &prep[len(prep)-1]
+			p.Turns = turnPrepared(p)
+		}
 		row.Outcome, row.Selection, row.Advantages, row.Channels = outcome[i], sel, adv, ch
 		advRows[i] = row
 	}
@@ -272,17 +282,24 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 			groups := map[string]bool{}
 			zv := map[string]bool{}
 			for j, i := range idx {
-				seqs[j], masks[j], batch[j] = prep[i].Row.Tokens, prep[i].Mask, &prep[i]
+				batch[j] = &prep[i]
 				groups[prep[i].Row.GroupID] = true
 				if prep[i].ZeroVarGrp {
 					zv[prep[i].Row.GroupID] = true
 				}
 			}
 			aw := ChannelWeights(batch, cfg.Agg, cfg.SelectNorm)
+			parts, owner := sequences(batch)
+			if len(parts) != len(batch) {
+				seqs, masks = make([][]int32, len(parts)), make([][]bool, len(parts))
+			}
+			for j, p := range parts {
+				seqs[j], masks[j] = p.Row.Tokens, p.Mask
+			}
 			var st stepStats
 			m.ZeroGrad()
 			_, _, err := m.ForwardBackward(seqs, masks, func(j int, lp, ent []float32) []float32 {
-				return grpoWeights(&prep[idx[j]], lp, ent, aw[j], cfg, &st)
+				return grpoWeights(parts[j], lp, ent, aw[owner[j]], cfg, &st)
 			})
 			if err != nil {
 				return nil, fmt.Errorf("step %d: %w", step, err)
@@ -329,17 +346,22 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 // RefLogProbs fills the reference log-probabilities of the prepared
 // episodes from ref.
 func RefLogProbs(ref *model.Model, prep []Prepared) error {
-	seqs := make([][]int32, len(prep))
-	masks := make([][]bool, len(prep))
+	all := make([]*Prepared, len(prep))
 	for i := range prep {
-		seqs[i], masks[i] = prep[i].Row.Tokens, prep[i].Mask
+		all[i] = &prep[i]
+	}
+	parts, _ := sequences(all)
+	seqs := make([][]int32, len(parts))
+	masks := make([][]bool, len(parts))
+	for i, p := range parts {
+		seqs[i], masks[i] = p.Row.Tokens, p.Mask
 	}
 	lp, _, err := ref.LogProbs(seqs, masks)
 	if err != nil {
 		return fmt.Errorf("reference model: %w", err)
 	}
-	for i := range prep {
-		prep[i].Ref = lp[i]
+	for i, p := range parts {
+		p.Ref = lp[i]
 	}
 	return nil
 }

@@ -82,6 +82,7 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no demonstrations")
 	}
+	rows = sftSequences(rows)
 	lengths := make([]int, len(rows))
 	masks := make([][]bool, len(rows))
 	counts := make([]int, len(rows))
@@ -151,4 +152,26 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 		fmt.Fprintln(cfg.Progress)
 	}
 	return metrics, nil
+}
+
+// sftSequences replaces each windowed demonstration (rollout --history) by
+// its TurnSequences; rows without a window stay as they are, and so does
+// rows when none has one.
+func sftSequences(rows []table.Trajectory) []table.Trajectory {
+	win := false
+	for i := range rows {
+		win = win || Windowed(&rows[i])
+	}
+	if !win {
+		return rows
+	}
+	var out []table.Trajectory
+	for i := range rows {
+		if !Windowed(&rows[i]) {
+			out = append(out, rows[i])
+			continue
+		}
+		out = append(out, TurnSequences(&rows[i])...)
+	}
+	return out
 }

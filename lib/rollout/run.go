@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
@@ -75,7 +76,12 @@ type Options struct {
 	// answer without a well-formed action (chatml).
 	InvalidPenalty float64
 
-	MaxContext int // context limit in tokens; 0 = no limit
+	// History is the history window: each answer sees the prompt and the
+	// last History turns in full, older ones replaced by a marker line
+	// (agent.Context.Visible); 0 keeps the whole episode.
+	History int
+
+	MaxContext int // context limit in tokens (of the context an answer sees); 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
 	// Batch is how many episodes of a batching policy (a checkpoint)
 	// decode together, one batched forward per generated token; finished
@@ -136,6 +142,10 @@ func EpisodeSeed(seed int64, taskID string, sample int) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
+// DefaultBatch is the number of episodes that decode together when
+// Options.Batch is 0.
+const DefaultBatch = 32
+
 // GroupID names the group of a task in an iteration.
 func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", iteration, taskID) }
 
@@ -144,6 +154,9 @@ func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", 
 func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if o.Group < 1 {
 		return nil, fmt.Errorf("--group must be at least 1, got %d", o.Group)
+	}
+	if o.History < 0 {
+		return nil, fmt.Errorf("--history must be 0 (the whole episode) or more, got %d", o.History)
 	}
 	if o.Shard.N == 0 {
 		o.Shard = Shard{0, 1}
@@ -164,7 +177,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if bp, ok := o.Policy.(BatchPolicy); ok {
 		workers = o.Batch
 		if workers <= 0 {
-			workers = 32
+			workers = DefaultBatch
 		}
 		retire = bp.BeginBatch(workers)
 	}
@@ -267,6 +280,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	}
 	c := agent.NewContext(o.Tok)
 	c.Format = o.Format
+	c.History = o.History
 	agent.Begin(c, p)
 	drv := o.Policy.NewEpisode(tr.GroupID, seed)
 	if o.FirstRead != nil && o.Skills != nil {
@@ -295,7 +309,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	// acts from: a skill read leaves the state (and the key) as it was.
 	key := env.InitialKey(ep)
 	for steps < ep.MaxSteps() && turns < maxTurns {
-		if o.MaxContext > 0 && c.Len() >= o.MaxContext {
+		if o.MaxContext > 0 && seen(c) >= o.MaxContext {
 			limited = true
 			break
 		}
@@ -366,6 +380,12 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	if invalid > 0 {
 		reward -= o.InvalidPenalty * float64(invalid)
 	}
+	if math.IsNaN(reward) || math.IsInf(reward, 0) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: the episode's reward %v is not finite (step rewards must add up to a finite number)", taskID, sample, reward)}
+	}
+	if !(score >= 0 && score <= 1) {
+		return tr, &table.InputError{Path: o.Env.Name(), Problem: fmt.Sprintf("task %s sample %d: score %v is not in [0, 1]", taskID, sample, score)}
+	}
 	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
 	if limited {
@@ -382,7 +402,30 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	tr.NTokens = int32(c.Len())
 	tr.NPolicyTokens = int32(c.PolicyTokens())
 	tr.NScaffoldTokens = int32(c.Count(func(r int8) bool { return r == table.RoleScaffold }))
+	if o.History > 0 {
+		recordWindow(&tr, c)
+	}
 	return tr, nil
+}
+
+// seen is the length of the context the next answer sees.
+func seen(c *agent.Context) int {
+	if c.History > 0 {
+		return len(c.Visible())
+	}
+	return c.Len()
+}
+
+// recordWindow writes what each answer of a windowed episode saw.
+func recordWindow(tr *table.Trajectory, c *agent.Context) {
+	tr.History = int32(c.History)
+	tr.PromptLen = int32(c.PromptLen())
+	tr.HistoryMarker = append([]int32{}, c.Marker()...)
+	tr.TurnAt, tr.TurnFrom = []int32{}, []int32{}
+	for _, t := range c.Turns() {
+		tr.TurnAt = append(tr.TurnAt, int32(t.At))
+		tr.TurnFrom = append(tr.TurnFrom, int32(t.From))
+	}
 }
 
 // failurePriority orders failure features from most to least specific.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -88,6 +89,17 @@ func ReadSnapshot(path string) (Snapshot, error) {
 // (".NAME.tmp-*") are removed first. path must name a file ("-" is refused:
 // a snapshot is a commit, not a stream).
 func WriteSnapshot(path string, s Snapshot, meta table.Meta) error {
+	var u output.Unit
+	defer u.Abort()
+	if err := StageSnapshot(&u, path, s, meta); err != nil {
+		return err
+	}
+	return u.Commit()
+}
+
+// StageSnapshot writes s as WriteSnapshot does, as one output of the run u:
+// complete in a temporary file now, at path once u commits.
+func StageSnapshot(u *output.Unit, path string, s Snapshot, meta table.Meta) error {
 	if path == "" || path == "-" {
 		return fmt.Errorf("a snapshot is written to a file, not %q", path)
 	}
@@ -110,7 +122,7 @@ func WriteSnapshot(path string, s Snapshot, meta table.Meta) error {
 	meta.Path = ""
 	RemoveStaleTemps(path)
 	pause, _ := time.ParseDuration(os.Getenv(PauseEnv))
-	return table.AtomicWrite(path, func(w io.Writer) error {
+	return u.File(path, func(w io.Writer) error {
 		if err := table.Write(w, table.Parquet, items, meta); err != nil {
 			return fmt.Errorf("%s: %w", path, err)
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/output"
 )
 
 // Format is an on-disk or on-pipe table format.
@@ -72,19 +74,30 @@ func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
 // as an Arrow IPC file when the name ends in ".arrow". A path of "-" writes
 // an Arrow IPC stream to stdout instead, and refuses a terminal.
 func WriteFile[T any](path string, rows []T, meta Meta) error {
-	if path == "-" {
-		if st, err := os.Stdout.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			return fmt.Errorf("stdout: refusing to write an Arrow stream to a terminal; redirect it or name an output file")
+	var u output.Unit
+	defer u.Abort()
+	if err := Stage(&u, path, rows, meta); err != nil {
+		return err
+	}
+	return u.Commit()
+}
+
+// Stage writes rows as WriteFile does, as one output of the run u: the
+// file is complete in a temporary sibling when Stage returns and reaches
+// path at u.Commit.
+func Stage[T any](u *output.Unit, path string, rows []T, meta Meta) error {
+	format := ArrowStream
+	if path != "-" {
+		format = Parquet
+		if strings.HasSuffix(path, ".arrow") {
+			format = ArrowFile
 		}
-		return AtomicWrite("-", func(w io.Writer) error { return Write(w, ArrowStream, rows, meta) })
 	}
-	format := Parquet
-	if strings.HasSuffix(path, ".arrow") {
-		format = ArrowFile
-	}
-	return AtomicWrite(path, func(w io.Writer) error {
-		if err := Write(w, format, rows, meta); err != nil {
+	return u.File(path, func(w io.Writer) error {
+		if err := Write(w, format, rows, meta); err != nil && path != "-" {
 			return fmt.Errorf("%s: %w", path, err)
+		} else if err != nil {
+			return err
 		}
 		return nil
 	})
@@ -140,9 +153,13 @@ func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
 	}
 	var rows []T
 	metas := make([]Meta, 0, len(files))
+	seen := map[string]string{}
 	for _, f := range files {
 		r, m, err := readOne[T](f, k, cols)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := checkRows(f, r, seen); err != nil {
 			return nil, nil, err
 		}
 		if rows == nil {

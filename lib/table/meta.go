@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,12 +110,27 @@ func metaFrom(path string, keys []string, lookup func(string) (string, bool)) (M
 
 // CommandLine returns os.Args joined by spaces, each argument quoted for a
 // POSIX shell where it needs quoting, so that pasting it reruns the command.
+//
+// Credentials written into a URL argument (scheme://user:password@host)
+// are replaced by "REDACTED" (see Scrub): metadata travels with the file.
 func CommandLine() string {
 	q := make([]string, len(os.Args))
 	for i, a := range os.Args {
-		q[i] = ShellQuote(a)
+		q[i] = ShellQuote(Scrub(a))
 	}
 	return strings.Join(q, " ")
+}
+
+// userinfo matches the credentials part of a URL.
+var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@`)
+
+// Scrub replaces the user and password of every URL in s by "REDACTED",
+// so that command lines and messages can be recorded without secrets.
+func Scrub(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	return userinfo.ReplaceAllString(s, "${1}REDACTED@")
 }
 
 // ShellQuote quotes s for a POSIX shell if it contains anything but letters,

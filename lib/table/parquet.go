@@ -46,6 +46,9 @@ func readParquet[T any](path string, r io.ReaderAt, size int64, k KindInfo, cols
 	if err == nil {
 		err = checkParquetSchema(path, f.Schema(), k, cols, meta.SchemaVersion)
 	}
+	if err == nil {
+		err = checkParquetNulls(path, f, k)
+	}
 	if err != nil {
 		return nil, meta, err
 	}
@@ -107,6 +110,35 @@ func checkParquetSchema(path string, got *parquet.Schema, k KindInfo, cols []col
 		wn, gn := logicalName(wt), logicalName(gt)
 		if wt.Kind() != gt.Kind() || wn != "" && gn != "" && wn != gn {
 			return inputErr(path, fmt.Sprintf("schema mismatch: column %q is %s, want %s", joinPath(p), typeDesc(gt), typeDesc(wt)), nil)
+		}
+	}
+	return nil
+}
+
+// checkParquetNulls refuses NULL values in a column that the row struct
+// requires (a file written by another tool with a nullable column): read
+// into the struct they would silently become zeros. The null counts come
+// from the column chunks' statistics; a chunk without them is not checked.
+func checkParquetNulls(path string, f *parquet.File, k KindInfo) error {
+	want := parquet.SchemaOf(reflect.New(k.Type).Elem().Interface())
+	got := f.Schema()
+	for _, p := range want.Columns() {
+		if len(p) != 1 {
+			continue // list elements: an empty list is the nullable case
+		}
+		wl, _ := want.Lookup(p...)
+		gl, ok := got.Lookup(p...)
+		if !ok || wl.Node.Optional() || !gl.Node.Optional() {
+			continue
+		}
+		var nulls int64
+		for _, rg := range f.Metadata().RowGroups {
+			if gl.ColumnIndex < len(rg.Columns) {
+				nulls += rg.Columns[gl.ColumnIndex].MetaData.Statistics.NullCount
+			}
+		}
+		if nulls > 0 {
+			return inputErr(path, fmt.Sprintf("column %s: %d NULL values; every row needs one", p[0], nulls), nil)
 		}
 	}
 	return nil

@@ -70,6 +70,15 @@ type Trajectory struct {
 	// Added in version 3 (read as 0 from older files): chat-formatted
 	// episodes (lib/agent's chatml).
 	Invalid int32 `parquet:"invalid" since:"3"` // version 3: answers without a well-formed action (chatml): no step, reward less --invalid-penalty each
+
+	// Added in version 4 (read as 0 or empty from older files): the
+	// history window (rollout --history, lib/agent's Window). Without a
+	// window they are 0 and empty and every answer saw tokens[:its start].
+	History       int32   `parquet:"history" since:"4"`             // version 4: turns kept in full (--history); 0 = the whole episode
+	PromptLen     int32   `parquet:"prompt_len" since:"4"`          // version 4: tokens of the prompt every answer saw (before the first answer's cue); 0 without a window
+	TurnAt        []int32 `parquet:"turn_at,list" since:"4"`        // version 4: per answer (policy turn), with a window: index in tokens of its first token; it runs to the next token that is not policy-written
+	TurnFrom      []int32 `parquet:"turn_from,list" since:"4"`      // version 4: per answer, with a window: index in tokens where the history it saw starts; it saw tokens[:prompt_len], then, when turn_from > prompt_len, history_marker, then tokens[turn_from:turn_at]
+	HistoryMarker []int32 `parquet:"history_marker,list" since:"4"` // version 4: token ids of the line that stands for dropped turns; empty without a window
 }
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or

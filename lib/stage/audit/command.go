@@ -11,6 +11,7 @@ import (
 	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
@@ -37,6 +38,9 @@ func ExecuteCredit(f CreditFlags) error {
 	}
 	if f.Bins < 1 {
 		return command.Usagef("--bins must be at least 1")
+	}
+	if err := output.Check(append([]string{f.Advantages}, f.Traj...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
+		return err
 	}
 	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
 	if err != nil {
@@ -72,15 +76,17 @@ func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot
 			return fmt.Errorf("plot %s: %w", plotPath, err)
 		}
 	}
-	if err := table.WriteFile(out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
 		return err
 	}
 	if plotPath != "" {
-		if err := table.AtomicWrite(plotPath, func(w io.Writer) error { _, err := w.Write(png.Bytes()); return err }); err != nil {
+		if err := u.File(plotPath, func(w io.Writer) error { _, err := w.Write(png.Bytes()); return err }); err != nil {
 			return err
 		}
 	}
-	return nil
+	return u.Commit()
 }
 
 // ScaffoldFlags are audit scaffold's options.
@@ -103,6 +109,9 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 	}
 	if len(f.Traj) == 0 {
 		return command.Usagef("--traj is required")
+	}
+	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
+		return err
 	}
 	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
 	if err != nil {
@@ -186,6 +195,9 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	}
 	if f.Policy == "" {
 		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	}
+	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
 	}
 	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
 		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -38,8 +39,8 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if f.Top < 1 {
 		return command.Usagef("--top must be at least 1, got %d", f.Top)
 	}
-	if f.Evidence != "" && f.Evidence == f.Output {
-		return command.Usagef("--evidence and -o name the same file %s", f.Output)
+	if err := output.Check(f.Inputs, output.File("-o", f.Output), output.File("--evidence", f.Evidence)); err != nil {
+		return err
 	}
 	trajs, metas, err := table.ReadFiles[table.Trajectory](f.Inputs...)
 	if err != nil {
@@ -64,12 +65,17 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	}
 	meta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{
 		card.MetaPer: f.Per, card.MetaTop: strconv.Itoa(f.Top), card.MetaIteration: strconv.Itoa(int(iter))}}
+	var u output.Unit
+	defer u.Abort()
 	if f.Evidence != "" {
-		if err := table.WriteFile(f.Evidence, ev, meta); err != nil {
+		if err := table.Stage(&u, f.Evidence, ev, meta); err != nil {
 			return err
 		}
 	}
-	return table.WriteFile(f.Output, cards, meta)
+	if err := table.Stage(&u, f.Output, cards, meta); err != nil {
+		return err
+	}
+	return u.Commit()
 }
 
 // metaPath names the input in an error: the one file read, else the

@@ -4,13 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
@@ -39,6 +42,23 @@ type Flags struct {
 	Progress io.Writer           // one line per scope when non-nil
 }
 
+// CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
+// with a host. Its message never repeats credentials written in the URL.
+func CheckEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	shown := table.Scrub(endpoint)
+	if err != nil {
+		return fmt.Errorf("--endpoint %q is not a URL", shown)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("--endpoint %q: want an http:// or https:// URL", shown)
+	}
+	if u.Host == "" || strings.ContainsAny(endpoint, " \t\n") {
+		return fmt.Errorf("--endpoint %q: want a URL with a host and no spaces", shown)
+	}
+	return nil
+}
+
 // NewRefiner returns the refiner the flags name; unknown names and a
 // missing endpoint or model for openai are usage errors.
 func (f Flags) NewRefiner() (refiner.Refiner, error) {
@@ -51,6 +71,9 @@ func (f Flags) NewRefiner() (refiner.Refiner, error) {
 	case "openai":
 		if f.Endpoint == "" || f.Model == "" {
 			return nil, command.Usagef("--refiner openai needs --endpoint and --model")
+		}
+		if err := CheckEndpoint(f.Endpoint); err != nil {
+			return nil, command.Usagef("%v", err)
 		}
 		if f.Timeout <= 0 {
 			return nil, command.Usagef("--timeout must be positive, got %s", f.Timeout)
@@ -84,10 +107,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return command.Usagef("-o is required (the proposals)")
 	case f.StateOut == "":
 		return command.Usagef("--state-out is required (the controller state after this iteration)")
-	case f.StateOut == f.Output:
-		return command.Usagef("--state-out and -o name the same file %s", f.Output)
 	case f.State != "" && f.State == f.StateOut:
 		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
+	}
+	if err := output.Check([]string{f.Cards, f.Scaffold, f.State}, output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
+		return err
 	}
 	if err := f.Settings.Validate(); err != nil {
 		return command.Usagef("%v", err)
@@ -153,11 +177,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
 		}
 		if res.Reason != "" {
-			reasons[refiner.ScopeName(st.TaskType)] = res.Reason
+			reasons[refiner.ScopeName(st.TaskType)] = table.Scrub(res.Reason)
 		}
 		props = append(props, res.Proposals...)
 		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), res.Reason)
+			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), table.Scrub(res.Reason))
 		}
 	}
 	sort.SliceStable(props, func(i, j int) bool { return props[i].ProposalID < props[j].ProposalID })
@@ -181,8 +205,13 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		extra[refiner.MetaReasonPrefix+s] = r
 	}
 	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: hashes, Extra: extra}
-	if err := table.WriteFile(f.Output, props, meta); err != nil {
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, f.Output, props, meta); err != nil {
 		return err
 	}
-	return table.WriteFile(f.StateOut, states, meta)
+	if err := table.Stage(&u, f.StateOut, states, meta); err != nil {
+		return err
+	}
+	return u.Commit()
 }

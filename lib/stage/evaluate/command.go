@@ -6,6 +6,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/eval"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -21,6 +22,12 @@ type Flags struct {
 
 // Execute summarises and prints the Markdown table to stdout.
 func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+	ins := append([]string{f.Rollout.Scaffold, f.Rollout.Policy, f.Rollout.SkillsDir}, f.Inputs...)
+	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajout", f.Trajout)); err != nil {
+		return err
+	}
+	var u output.Unit
+	defer u.Abort()
 	var trajs []table.Trajectory
 	var meta table.Meta
 	labels := eval.Labels{}
@@ -56,16 +63,19 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		if f.Trajout != "" {
 			tm := meta
 			tm.Kind = "trajectory"
-			if err := table.WriteFile(f.Trajout, trajs, tm); err != nil {
+			if err := table.Stage(&u, f.Trajout, trajs, tm); err != nil {
 				return err
 			}
 		}
 	}
 	rows := eval.Summarize(trajs, labels)
 	if f.Output != "" {
-		if err := table.WriteFile(f.Output, rows, meta); err != nil {
+		if err := table.Stage(&u, f.Output, rows, meta); err != nil {
 			return err
 		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
 	}
 	if f.Output == "-" {
 		return nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -62,11 +63,15 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 		}
 		return &Init{Model: m, Tok: tok, TokJSON: js}, nil
 	}
+	output.Recover(init) // a replacement killed between its renames
 	if st, err := os.Stat(init); err != nil || !st.IsDir() {
 		return nil, command.Usagef("--%s %s: not tiny, small or a checkpoint folder", flag, init)
 	}
 	f, err := model.OpenFolder(init)
 	if err != nil {
+		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
+	}
+	if err := f.Model.Cfg.CheckMemory(4, "to train (weights, gradients, two optimizer moments)"); err != nil && flag == "init" {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
 	opt, err := model.LoadAdamW(init, f.Model)
@@ -158,11 +163,17 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if len(f.Demos) == 0 {
 		return command.Usagef("--demos is required (trajectories to imitate)")
 	}
+	if err := output.Check(append([]string{f.Init}, f.Demos...), output.Checkpoint("-o", f.Output), output.File("--metrics", f.Metrics)); err != nil {
+		return err
+	}
 	if err := checkOptim(f.Config.Optim); err != nil {
 		return err
 	}
-	if f.Config.Epochs < 1 || f.Config.BatchTokens < 1 {
-		return command.Usagef("--epochs and --batch-tokens must be at least 1")
+	if err := checkTraining(f.Config.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if f.Config.BatchTokens < 1 {
+		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
 	in, err := LoadInit("init", f.Init, f.Seed)
 	if err != nil {
@@ -207,12 +218,19 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if len(f.Traj) == 0 {
 		return command.Usagef("want at least one trajectory file (see --help)")
 	}
+	if err := output.Check(append([]string{f.Init, f.Ref}, f.Traj...), output.Checkpoint("-o", f.Output),
+		output.File("--metrics", f.Metrics), output.File("--advantages", f.Advantages)); err != nil {
+		return err
+	}
 	c := f.Config
 	if err := checkOptim(c.Optim); err != nil {
 		return err
 	}
-	if c.Epochs < 1 || c.Minibatch < 0 {
-		return command.Usagef("--epochs must be at least 1 and --minibatch not negative")
+	if err := checkTraining(c.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if c.Minibatch < 0 {
+		return command.Usagef("--minibatch must not be negative, got %d", c.Minibatch)
 	}
 	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
 		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
@@ -299,8 +317,25 @@ func checkOptim(o rl.OptimConfig) error {
 	if o.Warmup < 0 || o.Warmup > 1 {
 		return command.Usagef("--warmup must be a share of the steps in [0, 1], got %v", o.Warmup)
 	}
-	if o.MaxGradNorm < 0 {
-		return command.Usagef("--max-grad-norm must not be negative")
+	if !(o.MaxGradNorm >= 0) || notFinite(o.MaxGradNorm) {
+		return command.Usagef("--max-grad-norm must be a finite number, 0 or more (0: no clipping), got %v", o.MaxGradNorm)
+	}
+	if !(o.MinLRRatio >= 0 && o.MinLRRatio <= 1) {
+		return command.Usagef("--min-lr-ratio must be a share of --lr in [0, 1], got %v", o.MinLRRatio)
+	}
+	return nil
+}
+
+// MaxEpochs bounds --epochs, so that a mistyped count is refused before
+// the schedule for it is built.
+const MaxEpochs = 100000
+
+func checkTraining(epochs int, weightDecay float64) error {
+	if epochs < 1 || epochs > MaxEpochs {
+		return command.Usagef("--epochs must be from 1 to %d, got %d", MaxEpochs, epochs)
+	}
+	if !(weightDecay >= 0) || notFinite(weightDecay) {
+		return command.Usagef("--weight-decay must be a finite number, 0 or more, got %v", weightDecay)
 	}
 	return nil
 }
@@ -311,25 +346,28 @@ func adamCfg(wd float64) model.AdamWConfig {
 	return c
 }
 
-// finish writes the metrics and advantages files, then the checkpoint:
-// a checkpoint on disk means everything else of the run is there too.
+// finish writes the checkpoint, the metrics and the advantages as one
+// unit (lib/output): all complete in temporaries first, then renamed into
+// place, the checkpoint first; on any error none of them is written.
 func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
 	in *Init, opt *model.AdamW, inputs map[string]string, seed int64) error {
 	meta := func() table.Meta {
 		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs}
 	}
+	var u output.Unit
+	defer u.Abort()
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
+		return err
+	}
 	if metricsPath != "" {
-		if err := table.WriteFile(metricsPath, metrics, meta()); err != nil {
+		if err := table.Stage(&u, metricsPath, metrics, meta()); err != nil {
 			return fmt.Errorf("write %s: %w", metricsPath, err)
 		}
 	}
 	if advPath != "" {
-		if err := table.WriteFile(advPath, adv, meta()); err != nil {
+		if err := table.Stage(&u, advPath, adv, meta()); err != nil {
 			return fmt.Errorf("write %s: %w", advPath, err)
 		}
 	}
-	if err := in.Model.SaveWith(out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
-		return err
-	}
-	return nil
+	return u.Commit()
 }

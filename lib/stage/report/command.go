@@ -9,13 +9,17 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/report"
 	"github.com/pats-rl/pats/lib/table"
 )
 
 // Mix concatenates trajectory files so that episodes of one task form
 // one group (report.MixGroups) and writes them to output.
-func Mix(inputs []string, output string) error {
+func Mix(inputs []string, out string) error {
+	if err := output.Check(inputs, output.File("-o", out)); err != nil {
+		return err
+	}
 	var tabs [][]table.Trajectory
 	var seed int64
 	for _, p := range inputs {
@@ -32,7 +36,7 @@ func Mix(inputs []string, output string) error {
 	if err != nil {
 		return err
 	}
-	return table.WriteFile(output, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
+	return table.WriteFile(out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
 }
 
 // IterationLine prints one line on iteration k (given as text) of a run.
@@ -117,15 +121,20 @@ func Sweep(f SweepFlags, stdout io.Writer) error {
 	}
 	res := report.Aggregate(runs, variants)
 	meta := table.Meta{Command: table.CommandLine()}
+	var u output.Unit
+	defer u.Abort()
 	if p := f.Runs; p != "" {
-		if err := table.WriteFile(p, runs, meta); err != nil {
+		if err := table.Stage(&u, p, runs, meta); err != nil {
 			return err
 		}
 	}
 	if p := f.Output; p != "" {
-		if err := table.WriteFile(p, res, meta); err != nil {
+		if err := table.Stage(&u, p, res, meta); err != nil {
 			return err
 		}
+	}
+	if err := u.Commit(); err != nil {
+		return err
 	}
 	var b bytes.Buffer
 	report.WriteSweepMarkdown(&b, res, missing)

@@ -10,12 +10,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
 	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
@@ -42,9 +44,11 @@ type Flags struct {
 	TopP           float64
 	Greedy         bool
 	MaxContext     int
-	Batch          int    // episodes decoding together (checkpoint policies)
-	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
-	Hints          string // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
+	History        int           // turns an answer sees in full; 0 = the whole episode
+	Batch          int           // episodes decoding together (checkpoint policies)
+	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
+	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
 	Output         string
 	Progress       io.Writer
 
@@ -57,12 +61,71 @@ type Flags struct {
 	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
 }
 
+// DefaultBatch is the number of episodes that decode together when
+// Flags.Batch is 0 (library use).
+const DefaultBatch = rollout.DefaultBatch
+
+// MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
+// that a mistyped count is refused before memory for it is allocated.
+const MaxEpisodes = 1 << 20
+
+// Check checks the flags as the rollout and evaluate commands give them,
+// before any work: on top of what Options checks, the values whose zero
+// stands for a default in library use (top-p, max-context, batch, slate)
+// must be given in range, since the commands' own defaults are not zero.
+func (f Flags) Check() error {
+	switch {
+	case f.TopP == 0:
+		return command.Usagef("--top-p must be in (0, 1], got 0")
+	case f.MaxContext == 0:
+		return command.Usagef("--max-context must be at least 1 token, got 0")
+	case f.Batch == 0:
+		return command.Usagef("--batch must be at least 1, got 0")
+	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
+		return command.Usagef("--slate must be at least 1, got 0")
+	}
+	return f.check()
+}
+
+// check refuses values out of range; a zero top-p, max-context, batch or
+// slate means the default (1, no limit, 32, 16).
+func (f Flags) check() error {
+	switch {
+	case f.Group < 1:
+		return command.Usagef("--group must be at least 1, got %d", f.Group)
+	case f.Group > MaxEpisodes:
+		return command.Usagef("--group %d is more than one run's limit of %d episodes", f.Group, MaxEpisodes)
+	case f.Tasks < 0:
+		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	case f.History < 0:
+		return command.Usagef("--history must be 0 (the whole episode) or more, got %d", f.History)
+	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
+		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
+	case !(f.TopP >= 0 && f.TopP <= 1):
+		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
+	case f.MaxContext < 0:
+		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
+	case f.Batch < 0:
+		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
+	case f.Slate < 0:
+		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
+	case f.StepTimeout < 0:
+		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
+	case f.ScaffoldBudget < 0:
+		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	return nil
+}
+
 // Options resolves the flags: opens the environment, the policy, the
 // tokenizer, the skill library and the scaffold. Problems with the user's
 // values are usage errors.
 func (f Flags) Options() (rollout.Options, error) {
 	var o rollout.Options
-	e, err := env.Open(f.Env)
+	if err := f.check(); err != nil {
+		return o, err
+	}
+	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
 	if err != nil {
 		return o, command.Usagef("%v", err)
 	}
@@ -80,11 +143,22 @@ func (f Flags) Options() (rollout.Options, error) {
 	if f.Group < 1 {
 		return o, command.Usagef("--group must be at least 1, got %d", f.Group)
 	}
-	if f.Tasks < 0 {
-		return o, command.Usagef("--tasks must not be negative, got %d", f.Tasks)
+	all, err := e.Tasks(f.Split)
+	if err != nil {
+		return o, command.Usagef("split %s of %s: %v", f.Split, f.Env, err)
+	}
+	if f.Tasks > len(all) {
+		return o, command.Usagef("--tasks %d: split %s of %s has only %d tasks", f.Tasks, f.Split, f.Env, len(all))
+	}
+	n := f.Tasks
+	if n == 0 {
+		n = len(all)
+	}
+	if int64(n)*int64(f.Group) > MaxEpisodes {
+		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
 	}
 	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
-		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {
@@ -236,6 +310,9 @@ func Rows(ctx context.Context, f Flags) ([]table.Trajectory, error) {
 func Execute(ctx context.Context, f Flags) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	}
+	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
+		return err
 	}
 	o, err := f.Options()
 	if err != nil {

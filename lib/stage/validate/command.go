@@ -11,6 +11,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
@@ -59,8 +60,9 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return command.Usagef("-o: a snapshot is written to a file, not stdout")
 	case f.Output == f.Scaffold:
 		return command.Usagef("-o %s would overwrite the input snapshot: write snapshot k+1 to a new file", f.Output)
-	case f.Decisions == f.Output:
-		return command.Usagef("--decisions and -o name the same file %s", f.Output)
+	}
+	if err := output.Check([]string{f.Scaffold, f.Proposals, f.Cards}, output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
+		return err
 	}
 	if err := f.Settings.Validate(); err != nil {
 		return command.Usagef("%v", err)
@@ -119,12 +121,17 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	dmeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: extra}
-	if err := table.WriteFile(f.Decisions, decisions, dmeta); err != nil {
+	var u output.Unit
+	defer u.Abort()
+	if err := table.Stage(&u, f.Decisions, decisions, dmeta); err != nil {
 		return err
 	}
 	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{control.MetaIteration: strconv.Itoa(int(k))}}
 	out := scaffold.Snapshot{Items: next, Version: snap.Version + 1, Parent: scaffold.Hash(snap.Items), Tokenizer: tokHash}
-	if err := scaffold.WriteSnapshot(f.Output, out, smeta); err != nil {
+	if err := scaffold.StageSnapshot(&u, f.Output, out, smeta); err != nil {
+		return err
+	}
+	if err := u.Commit(); err != nil {
 		return err
 	}
 	if f.Progress != nil {
@@ -149,6 +156,9 @@ func Init(f InitFlags) error {
 	}
 	if f.Output == "-" {
 		return command.Usagef("-o: a snapshot is written to a file, not stdout")
+	}
+	if err := output.Check([]string{f.From}, output.File("-o", f.Output)); err != nil {
+		return err
 	}
 	count, tokHash := counter(f.Tok)
 	items := []table.ScaffoldItem{}

@@ -1,0 +1,615 @@
+package output
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pats-rl/pats/lib/cleanup"
+)
+
+// Refusal is an output path refused before any work: bad usage.
+type Refusal struct{ Msg string }
+
+func (r *Refusal) Error() string { return r.Msg }
+
+// IsRefusal reports whether err is or wraps a *Refusal.
+func IsRefusal(err error) bool {
+	var r *Refusal
+	return errors.As(err, &r)
+}
+
+func refuse(format string, args ...any) error {
+	return &Refusal{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Target is one output of a run: its flag (for messages), its path, and
+// whether it is a checkpoint folder rather than a file. An empty path is an
+// output not asked for and is skipped.
+type Target struct {
+	Flag string
+	Path string
+	Dir  bool
+}
+
+// File and Checkpoint make targets.
+func File(flag, path string) Target       { return Target{Flag: flag, Path: path} }
+func Checkpoint(flag, path string) Target { return Target{Flag: flag, Path: path, Dir: true} }
+
+// IsCheckpoint reports whether the folder dir holds a checkpoint (a
+// config.json); it is the test Check uses before replacing a folder.
+func IsCheckpoint(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "config.json"))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// Check refuses outputs that would clobber something that is not theirs to
+// replace (see the package documentation). inputs are the paths the run
+// reads; "-", "" and names of no existing file are ignored. Each refusal
+// names the flag and the path.
+func Check(inputs []string, targets ...Target) error {
+	type seen struct {
+		flag string
+		fi   os.FileInfo
+		abs  string
+	}
+	var ins []seen
+	for _, p := range inputs {
+		if p == "" || p == "-" {
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		ins = append(ins, seen{fi: fi, abs: resolved(p)})
+	}
+	var outs []seen
+	stdout := ""
+	for _, t := range targets {
+		if t.Path == "" {
+			continue
+		}
+		if t.Path == "-" {
+			if t.Dir {
+				return refuse("%s: a checkpoint is a folder, not stdout", t.Flag)
+			}
+			if stdout != "" {
+				return refuse("%s and %s both name stdout", stdout, t.Flag)
+			}
+			stdout = t.Flag
+			if IsTerminal(os.Stdout) {
+				return refuse("%s -: stdout is a terminal; redirect it or name an output file", t.Flag)
+			}
+			continue
+		}
+		abs := resolved(t.Path)
+		for _, o := range outs {
+			if o.abs == abs {
+				return refuse("%s and %s name the same file %s", o.flag, t.Flag, t.Path)
+			}
+		}
+		if lfi, err := os.Lstat(t.Path); err == nil && t.Dir && lfi.Mode()&os.ModeSymlink != 0 {
+			return refuse("%s %s is a symbolic link; a checkpoint is written to a folder: name the folder itself", t.Flag, t.Path)
+		}
+		fi, err := os.Stat(t.Path)
+		if err == nil {
+			for _, in := range ins {
+				if in.abs == abs || os.SameFile(in.fi, fi) {
+					return refuse("%s %s names an input of this run; write the output to another path", t.Flag, t.Path)
+				}
+			}
+			if err := checkExisting(t, fi); err != nil {
+				return err
+			}
+			if t.Dir {
+				for _, in := range ins {
+					if strings.HasPrefix(in.abs, abs+string(filepath.Separator)) {
+						return refuse("%s %s holds an input of this run (%s); write the checkpoint to another folder", t.Flag, t.Path, in.abs)
+					}
+				}
+			}
+		} else if lfi, lerr := os.Lstat(t.Path); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
+			return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)
+		}
+		if err := checkParent(t); err != nil {
+			return err
+		}
+		outs = append(outs, seen{flag: t.Flag, fi: fi, abs: abs})
+	}
+	return nil
+}
+
+// checkParent refuses an output whose folder cannot be made or written
+// in: the nearest existing ancestor must be a folder this process may
+// write in (so that the run does not fail only at its end).
+func checkParent(t Target) error {
+	dir := filepath.Dir(filepath.Clean(t.Path))
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return refuse("%s %s: %s is not a folder", t.Flag, t.Path, dir)
+			}
+			if !writable(dir) {
+				return refuse("%s %s: cannot write in %s", t.Flag, t.Path, dir)
+			}
+			return nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil
+		}
+		dir = parent
+	}
+}
+
+// checkExisting refuses an existing path of the wrong kind for t.
+func checkExisting(t Target, fi os.FileInfo) error {
+	switch {
+	case t.Dir && fi.Mode().IsRegular():
+		return refuse("%s %s is a file; a checkpoint is written to a folder", t.Flag, t.Path)
+	case t.Dir && fi.IsDir():
+		if IsCheckpoint(t.Path) || isEmptyDir(t.Path) {
+			return nil
+		}
+		return refuse("%s %s is a folder that holds no checkpoint; it would be replaced as a whole: name a new or empty folder", t.Flag, t.Path)
+	case !t.Dir && fi.IsDir():
+		return refuse("%s %s is a folder; name a file", t.Flag, t.Path)
+	case !fi.Mode().IsRegular():
+		return refuse("%s %s is not a regular file (%s); name a file", t.Flag, t.Path, kindOf(fi.Mode()))
+	}
+	return nil
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + m.String()
+}
+
+func isEmptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Readdirnames(1)
+	return err == io.EOF
+}
+
+// resolved is the absolute path of p with symbolic links resolved as far as
+// they exist.
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		abs = filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	dir, base := filepath.Split(abs)
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return filepath.Join(r, base)
+	}
+	return abs
+}
+
+// target returns the path a write of path replaces: path itself, or the
+// file a symbolic link at path points to (written through, the link kept).
+func target(path string) (string, error) {
+	lfi, err := os.Lstat(path)
+	if err != nil || lfi.Mode()&os.ModeSymlink == 0 {
+		return path, nil
+	}
+	r, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return "", refuse("%s is a symbolic link to nothing; remove it or name another output", path)
+	}
+	return r, nil
+}
+
+// staged is one output waiting for Commit.
+type staged struct {
+	path string // final name
+	tmp  string // temporary sibling holding the new content
+	dir  bool
+	buf  *bytes.Buffer // stdout: the bytes to write at Commit
+	undo func()        // removes the temporary's entry from lib/cleanup
+}
+
+// Unit collects the outputs of one run and puts them in place together.
+// The zero Unit is ready to use; call Abort (deferred) after Commit or on
+// failure: after a successful Commit it does nothing.
+type Unit struct {
+	staged []staged
+	done   bool
+}
+
+// File writes the output file path through fn into a temporary sibling (or,
+// for "-", a buffer for stdout). The writer given to fn is buffered. Once
+// fn succeeds the temporary is complete and synced; it reaches path at
+// Commit. An existing path that is not a regular file (or a link to one) is
+// refused.
+func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
+	if path == "" {
+		return fmt.Errorf("output: empty output path")
+	}
+	if path == "-" {
+		if IsTerminal(os.Stdout) {
+			return refuse("stdout is a terminal; redirect it or name an output file")
+		}
+		var b bytes.Buffer
+		if err := fn(&b); err != nil {
+			return err
+		}
+		u.staged = append(u.staged, staged{path: "-", buf: &b})
+		return nil
+	}
+	real, err := target(path)
+	if err != nil {
+		return err
+	}
+	if fi, err := os.Stat(real); err == nil {
+		if err := checkExisting(Target{Flag: "output", Path: path}, fi); err != nil {
+			return err
+		}
+	}
+	dir, base := filepath.Split(real)
+	if dir == "" {
+		dir = "."
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	RemoveStale(real)
+	tmp, err := os.CreateTemp(dir, tmpPattern(base))
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	undo := cleanup.Add(func() { interrupt(func() { os.Remove(tmp.Name()) }) })
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			undo()
+		}
+	}()
+	bw := newBuffered(tmp)
+	if err := fn(bw); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	ok = true
+	u.staged = append(u.staged, staged{path: real, tmp: tmp.Name(), undo: undo})
+	return nil
+}
+
+// Dir fills a temporary sibling folder of dir through fill; it replaces dir
+// at Commit. An existing dir must be a folder (a checkpoint or empty).
+func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
+	dir = filepath.Clean(dir)
+	if dir == "-" || dir == "." || dir == "/" {
+		return refuse("%s: a checkpoint is written to a named folder", dir)
+	}
+	if fi, err := os.Lstat(dir); err == nil && !fi.IsDir() {
+		if fi.Mode()&os.ModeSymlink != 0 {
+			return refuse("%s is a symbolic link; a checkpoint is written to a folder", dir)
+		}
+		return refuse("%s is not a folder; a checkpoint is written to a folder", dir)
+	}
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	Recover(dir)
+	RemoveStale(dir)
+	tmp, err := os.MkdirTemp(parent, tmpPattern(filepath.Base(dir)))
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	undo := cleanup.Add(func() { interrupt(func() { os.RemoveAll(tmp) }) })
+	ok := false
+	defer func() {
+		if !ok {
+			os.RemoveAll(tmp)
+			undo()
+		}
+	}()
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	syncDir(tmp)
+	if err := hook("staged"); err != nil {
+		return err
+	}
+	ok = true
+	u.staged = append(u.staged, staged{path: dir, tmp: tmp, dir: true, undo: undo})
+	return nil
+}
+
+// commitMu orders commits against an interruption: the temporaries that
+// lib/cleanup removes on SIGINT or SIGTERM are removed either before any
+// rename of a commit (which then fails as a whole) or after all of them.
+var (
+	commitMu    sync.Mutex
+	interrupted bool
+)
+
+// interrupt runs remove (a temporary's removal) as part of an
+// interruption: no commit starts after it.
+func interrupt(remove func()) {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	interrupted = true
+	remove()
+}
+
+// Commit writes the stdout output, then puts every staged file and
+// folder in place, in the order staged. A Unit commits once. After an interruption
+// (lib/cleanup ran) it renames nothing.
+func (u *Unit) Commit() error {
+	if u.done {
+		return fmt.Errorf("output: unit committed twice")
+	}
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	if interrupted {
+		return fmt.Errorf("output: interrupted before the outputs were put in place")
+	}
+	// stdout first: a write that fails (a closed pipe) leaves the files
+	// unrenamed; a rename after it fails only if the folder changed.
+	for _, s := range u.staged {
+		if s.buf != nil {
+			if _, err := os.Stdout.Write(s.buf.Bytes()); err != nil {
+				return fmt.Errorf("stdout: %w", unwrapPath(err))
+			}
+		}
+	}
+	u.done = true
+	for i := range u.staged {
+		s := &u.staged[i]
+		if s.buf != nil {
+			continue
+		}
+		var err error
+		if s.dir {
+			err = replaceDir(s.tmp, s.path)
+		} else {
+			err = hook("rename-file")
+			if err == nil {
+				err = os.Rename(s.tmp, s.path)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.path, err)
+		}
+		s.tmp = ""
+		s.undo()
+		syncDir(filepath.Dir(s.path))
+	}
+	return nil
+}
+
+// unwrapPath drops an *os.PathError's repetition of the path.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Abort removes every temporary not yet committed.
+func (u *Unit) Abort() {
+	for i := range u.staged {
+		if t := u.staged[i].tmp; t != "" {
+			os.RemoveAll(t)
+			u.staged[i].tmp = ""
+			u.staged[i].undo()
+		}
+	}
+}
+
+// Write writes one file output through fn as a unit of its own.
+func Write(path string, fn func(w io.Writer) error) error {
+	var u Unit
+	defer u.Abort()
+	if err := u.File(path, fn); err != nil {
+		return err
+	}
+	return u.Commit()
+}
+
+// WriteDir writes one folder output through fill as a unit of its own.
+func WriteDir(dir string, fill func(tmp string) error) error {
+	var u Unit
+	defer u.Abort()
+	if err := u.Dir(dir, fill); err != nil {
+		return err
+	}
+	return u.Commit()
+}
+
+// TestHook, when set (by tests only), is called before each rename of a
+// commit with the step's name; an error stops the commit there, leaving
+// everything as a kill at that instant would.
+var TestHook func(step string) error
+
+func hook(step string) error {
+	if TestHook != nil {
+		return TestHook(step)
+	}
+	return nil
+}
+
+// NoExchange, when set, makes folder replacement use the rename-aside
+// sequence even where an atomic exchange is available (for tests of that
+// sequence).
+var NoExchange = false
+
+// replaceDir puts the folder tmp in place of dir. With dir absent it is one
+// rename. Otherwise the two are exchanged atomically where the system can,
+// and the old folder (now under tmp's name) is removed; else the old one is
+// renamed aside, the new one renamed in, and the aside copy removed, with
+// Recover restoring the aside copy if a kill leaves the name empty.
+func replaceDir(tmp, dir string) error {
+	if _, err := os.Lstat(dir); os.IsNotExist(err) {
+		if err := hook("rename-new"); err != nil {
+			return err
+		}
+		return os.Rename(tmp, dir)
+	}
+	if !NoExchange {
+		if err := hook("exchange"); err != nil {
+			return err
+		}
+		err := exchange(tmp, dir)
+		if err == nil {
+			if err := hook("remove-old"); err != nil {
+				return err
+			}
+			os.RemoveAll(tmp)
+			return nil
+		}
+		if !errors.Is(err, errNoExchange) {
+			return err
+		}
+	}
+	aside := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".old-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	if err := hook("rename-aside"); err != nil {
+		return err
+	}
+	if err := os.Rename(dir, aside); err != nil {
+		return err
+	}
+	if err := hook("rename-new"); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.Rename(aside, dir)
+		return err
+	}
+	if err := hook("remove-old"); err != nil {
+		return err
+	}
+	os.RemoveAll(aside)
+	return nil
+}
+
+// Recover restores a checkpoint folder that a kill between the two renames
+// of a rename-aside replacement left missing: when dir does not exist and
+// an aside copy (".NAME.old-*") does, the newest is renamed back. It
+// reports whether it restored one. Loaders call it before reading.
+func Recover(dir string) bool {
+	dir = filepath.Clean(dir)
+	if _, err := os.Lstat(dir); !os.IsNotExist(err) {
+		return false
+	}
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return false
+	}
+	var best string
+	var bestT time.Time
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "."+base+".old-") {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		if best == "" || fi.ModTime().After(bestT) {
+			best, bestT = e.Name(), fi.ModTime()
+		}
+	}
+	if best == "" {
+		return false
+	}
+	return os.Rename(filepath.Join(parent, best), dir) == nil
+}
+
+// StaleAge is the age past which a temporary is removed even when the
+// process that made it still seems to run (its id may have been reused).
+const StaleAge = 24 * time.Hour
+
+func tmpPattern(base string) string {
+	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+}
+
+// RemoveStale removes the temporaries that writers of path left behind when
+// they were killed: ".NAME.tmp-PID-*" and, while path exists, aside copies
+// ".NAME.old-PID-*", whose process PID is gone or which are older than
+// StaleAge. Errors are ignored: a leftover temporary is hidden and harmless
+// to readers.
+func RemoveStale(path string) {
+	dir, base := filepath.Split(filepath.Clean(path))
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	_, statErr := os.Lstat(path)
+	for _, e := range ents {
+		n := e.Name()
+		var rest string
+		switch {
+		case strings.HasPrefix(n, "."+base+".tmp-"):
+			rest = n[len(base)+6:]
+		case strings.HasPrefix(n, "."+base+".old-") && statErr == nil:
+			rest = n[len(base)+6:]
+		default:
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue
+		}
+		pid, _, _ := strings.Cut(rest, "-")
+		id, err := strconv.Atoi(pid)
+		if (err == nil && id != os.Getpid() && !alive(id)) || time.Since(fi.ModTime()) > StaleAge {
+			os.RemoveAll(filepath.Join(dir, n))
+		}
+	}
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}

@@ -1,0 +1,192 @@
+package rl
+
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// Windowed reports whether a trajectory was rolled out with a history
+// window (rollout --history): its answers saw different contexts, recorded
+// per answer in TurnAt and TurnFrom.
+func Windowed(r *table.Trajectory) bool { return r.History > 0 }
+
+// TurnSpan is one answer of a windowed trajectory: the indices into its
+// tokens of the context the answer saw (-1 for a marker token, whose id is
+// Marker) followed by the answer's own tokens, and where the answer
+// starts in that list.
+type TurnSpan struct {
+	Index  []int // per position of the turn's sequence: index in the trajectory's tokens, or -1 for the i-th marker token
+	Marker []int32
+	Answer int // position in Index of the answer's first token
+}
+
+// answerEnd is the first token after the answer starting at at: the next
+// token that is not policy-written.
+func answerEnd(roles []int8, at int) int {
+	e := at
+	for e < len(roles) && table.PolicyWritten(roles[e]) {
+		e++
+	}
+	return e
+}
+
+// TurnSpans gives the sequence of every answer of a windowed trajectory:
+// tokens[:prompt_len], then the marker when turn_from > prompt_len, then
+// tokens[turn_from:end] with end the answer's last token + 1. The rows
+// must have passed CheckWindow.
+func TurnSpans(r *table.Trajectory) []TurnSpan {
+	out := make([]TurnSpan, len(r.TurnAt))
+	prompt := int(r.PromptLen)
+	for i := range r.TurnAt {
+		at, from := int(r.TurnAt[i]), int(r.TurnFrom[i])
+		end := answerEnd(r.Roles, at)
+		var idx []int
+		if from > prompt {
+			idx = make([]int, 0, prompt+len(r.HistoryMarker)+end-from)
+			for t := 0; t < prompt; t++ {
+				idx = append(idx, t)
+			}
+			for range r.HistoryMarker {
+				idx = append(idx, -1)
+			}
+		} else {
+			from = 0
+			idx = make([]int, 0, end)
+		}
+		for t := from; t < end; t++ {
+			idx = append(idx, t)
+		}
+		out[i] = TurnSpan{Index: idx, Marker: r.HistoryMarker, Answer: len(idx) - (end - at)}
+	}
+	return out
+}
+
+// checkWindow checks the window columns of one trajectory whose token,
+// role and log-probability columns have one entry per token: nothing set
+// without a window; else one turn_from per turn_at, answers in order,
+// each starting on a policy-written token, histories inside the episode
+// before their answer, marker ids inside the vocabulary, and every
+// answer's sequence within maxLen positions. It returns the problem, or
+// "".
+func checkWindow(r *table.Trajectory, vocab, maxLen int) string {
+	if r.History < 0 {
+		return fmt.Sprintf("history %d is negative", r.History)
+	}
+	if !Windowed(r) {
+		if len(r.TurnAt) > 0 || len(r.TurnFrom) > 0 || len(r.HistoryMarker) > 0 || r.PromptLen != 0 {
+			return "turn_at, turn_from, history_marker or prompt_len set without a history window"
+		}
+		return ""
+	}
+	if len(r.TurnFrom) != len(r.TurnAt) {
+		return fmt.Sprintf("%d turn_from for %d turn_at", len(r.TurnFrom), len(r.TurnAt))
+	}
+	n, prompt, prev := len(r.Tokens), int(r.PromptLen), -1
+	if prompt < 0 || prompt > n {
+		return fmt.Sprintf("prompt_len %d outside the %d tokens", prompt, n)
+	}
+	for t, id := range r.HistoryMarker {
+		if id < 0 || int(id) >= vocab {
+			return fmt.Sprintf("history_marker token %d is id %d, outside the model's vocabulary of %d", t, id, vocab)
+		}
+	}
+	for k := range r.TurnAt {
+		at, from := int(r.TurnAt[k]), int(r.TurnFrom[k])
+		if at <= prev || at >= n || !table.PolicyWritten(r.Roles[at]) {
+			return fmt.Sprintf("turn_at %d (%d) is not the start of a policy-written answer after the previous one", k, at)
+		}
+		if from < prompt || from > at {
+			return fmt.Sprintf("turn_from %d (%d) is outside [prompt_len %d, turn_at %d]", k, from, prompt, at)
+		}
+		prev = answerEnd(r.Roles, at) - 1
+		l := prev + 1
+		if from > prompt {
+			l = prompt + len(r.HistoryMarker) + prev + 1 - from
+		}
+		if l > maxLen {
+			return fmt.Sprintf("answer %d's context of %d tokens exceeds the model's %d positions", k, l, maxLen)
+		}
+	}
+	return ""
+}
+
+// turnPrepared splits a windowed episode's prepared credit into one
+// sequence per answer: the context it saw and its own tokens, the loss on
+// those only, with the episode's token advantages and channels.
+func turnPrepared(p *Prepared) []Prepared {
+	r := p.Row
+	spans := TurnSpans(r)
+	out := make([]Prepared, len(spans))
+	for i, s := range spans {
+		row := *r
+		L := len(s.Index)
+		row.Tokens, row.Roles, row.Logprobs = make([]int32, L), make([]int8, L), make([]float32, L)
+		q := Prepared{Row: &row, Mask: make([]bool, L), Adv: make([]float32, L), Channels: make([]int8, L),
+			Outcome: p.Outcome, Selection: p.Selection, SelectScale: p.SelectScale, ZeroVarGrp: p.ZeroVarGrp}
+		m := 0
+		for j, t := range s.Index {
+			if t < 0 {
+				row.Tokens[j], row.Roles[j] = s.Marker[m], table.RoleObservation
+				m++
+				continue
+			}
+			row.Tokens[j], row.Roles[j], row.Logprobs[j] = r.Tokens[t], r.Roles[t], r.Logprobs[t]
+			if j >= s.Answer && p.Mask[t] {
+				q.Mask[j], q.Adv[j], q.Channels[j] = true, p.Adv[t], p.Channels[t]
+				q.NLoss++
+				if p.Channels[t] == ChannelSelection {
+					q.NSelect++
+				}
+			}
+		}
+		out[i] = q
+	}
+	return out
+}
+
+// sequences lists the sequences the prepared episodes train on, in order:
+// an episode without a window is one sequence (itself), a windowed one one
+// per answer; owner gives each sequence's episode.
+func sequences(prep []*Prepared) (seqs []*Prepared, owner []int) {
+	for i, p := range prep {
+		if p.Turns == nil {
+			seqs, owner = append(seqs, p), append(owner, i)
+			continue
+		}
+		for j := range p.Turns {
+			seqs, owner = append(seqs, &p.Turns[j]), append(owner, i)
+		}
+	}
+	return seqs, owner
+}
+
+// TurnSequences gives one row per answer of a windowed trajectory (the
+// rows must have passed CheckTokens): tokens, roles and log-probabilities
+// of the context the answer saw followed by the answer, the marker and the
+// earlier answers in that context with role observation (context, not
+// policy-written here), so that the policy-written tokens of each row are
+// its answer's. Every other column is the trajectory's.
+func TurnSequences(r *table.Trajectory) []table.Trajectory {
+	spans := TurnSpans(r)
+	out := make([]table.Trajectory, len(spans))
+	for i, s := range spans {
+		row := *r
+		L := len(s.Index)
+		row.Tokens, row.Roles, row.Logprobs = make([]int32, L), make([]int8, L), make([]float32, L)
+		m := 0
+		for j, t := range s.Index {
+			switch {
+			case t < 0:
+				row.Tokens[j], row.Roles[j] = s.Marker[m], table.RoleObservation
+				m++
+			case j < s.Answer && table.PolicyWritten(r.Roles[t]):
+				row.Tokens[j], row.Roles[j] = r.Tokens[t], table.RoleObservation
+			default:
+				row.Tokens[j], row.Roles[j], row.Logprobs[j] = r.Tokens[t], r.Roles[t], r.Logprobs[t]
+			}
+		}
+		out[i] = row
+	}
+	return out
+}

@@ -1,0 +1,230 @@
+package table
+
+import (
+	"fmt"
+	"math"
+)
+
+// RowChecker is implemented by row kinds whose values have invariants
+// beyond their column types (finite numbers, ranges, list lengths that
+// must agree, required values). ReadFiles calls CheckRow on every row it
+// reads; an error names the column and becomes an *InputError naming the
+// file and the row.
+type RowChecker interface {
+	CheckRow() error
+}
+
+// RowKeyer is implemented by row kinds whose rows carry an id that must be
+// unique within one read (ReadFiles refuses a repeated key).
+type RowKeyer interface {
+	RowKey() string
+}
+
+// rowChecks is turned off only by the I/O tests, whose rows hold arbitrary
+// values.
+var rowChecks = true
+
+// checkRows runs the row kind's invariants over rows read from path.
+func checkRows[T any](path string, rows []T, seen map[string]string) error {
+	if !rowChecks {
+		return nil
+	}
+	for i := range rows {
+		if c, ok := any(&rows[i]).(RowChecker); ok {
+			if err := c.CheckRow(); err != nil {
+				return inputErr(path, fmt.Sprintf("row %d: %v", i, err), nil)
+			}
+		}
+		if k, ok := any(&rows[i]).(RowKeyer); ok && seen != nil {
+			key := k.RowKey()
+			if prev, dup := seen[key]; dup {
+				return inputErr(path, fmt.Sprintf("row %d: id %s repeats %s", i, key, prev), nil)
+			}
+			seen[key] = fmt.Sprintf("row %d of %s", i, path)
+		}
+	}
+	return nil
+}
+
+// colErr is an invariant broken in one column.
+func colErr(col, format string, a ...any) error {
+	return fmt.Errorf("column %s: %s", col, fmt.Sprintf(format, a...))
+}
+
+func finite(col string, x float64) error {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return colErr(col, "%v is not finite", x)
+	}
+	return nil
+}
+
+func share(col string, x float64) error {
+	if !(x >= 0 && x <= 1) {
+		return colErr(col, "%v is not a share in [0, 1]", x)
+	}
+	return nil
+}
+
+func count(col string, n int32) error {
+	if n < 0 {
+		return colErr(col, "negative count %d", n)
+	}
+	return nil
+}
+
+func sameLen(col string, n int, other string, m int) error {
+	if n != m {
+		return colErr(col, "%d %s for %d %s", n, col, m, other)
+	}
+	return nil
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// CheckRow implements RowChecker.
+func (r *Trajectory) CheckRow() error {
+	if err := firstErr(
+		count("sample", r.Sample), count("steps", r.Steps),
+		finite("reward", r.Reward), finite("score", r.Score),
+		sameLen("roles", len(r.Roles), "tokens", len(r.Tokens)),
+		sameLen("reads_right", len(r.ReadsRight), "reads", len(r.Reads)),
+		sameLen("reads_misleading", len(r.ReadsMisleading), "reads", len(r.Reads)),
+		count("n_tokens", r.NTokens), count("n_policy_tokens", r.NPolicyTokens), count("n_scaffold_tokens", r.NScaffoldTokens),
+		count("invalid", r.Invalid),
+	); err != nil {
+		return err
+	}
+	if len(r.Logprobs) != 0 && len(r.Logprobs) != len(r.Tokens) {
+		return colErr("logprobs", "%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
+	}
+	if len(r.StepKeys) != 0 && len(r.StepKeys) != len(r.Actions) {
+		return colErr("step_keys", "%d step_keys for %d actions", len(r.StepKeys), len(r.Actions))
+	}
+	if len(r.StepRewards) != 0 && len(r.StepRewards) != len(r.Actions) {
+		return colErr("step_rewards", "%d step_rewards for %d actions", len(r.StepRewards), len(r.Actions))
+	}
+	for _, x := range r.StepRewards {
+		if err := finite("step_rewards", x); err != nil {
+			return err
+		}
+	}
+	for i, ro := range r.Roles {
+		if ro < 0 || int(ro) >= len(RoleNames) {
+			return colErr("roles", "role %d at position %d is not one of the %d roles", ro, i, len(RoleNames))
+		}
+	}
+	for i, lp := range r.Logprobs {
+		if math.IsNaN(float64(lp)) || math.IsInf(float64(lp), 0) {
+			return colErr("logprobs", "%v at position %d is not finite", lp, i)
+		}
+	}
+	return nil
+}
+
+func required(col, s string) error {
+	if s == "" {
+		return colErr(col, "empty; a value is required")
+	}
+	return nil
+}
+
+// CheckRow implements RowChecker.
+func (c *Card) CheckRow() error {
+	if err := firstErr(
+		required("card_id", c.CardID),
+		share("success_rate", c.SuccessRate),
+		count("n_episodes", c.NEpisodes), count("n_success", c.NSuccess),
+		sameLen("success_freqs", len(c.SuccessFreqs), "success_features", len(c.SuccessFeatures)),
+		sameLen("failure_freqs", len(c.FailureFreqs), "failure_features", len(c.FailureFeatures)),
+		sameLen("contrast_diff", len(c.ContrastDiff), "contrast", len(c.Contrast)),
+		sameLen("failure_mode_counts", len(c.FailureModeCounts), "failure_modes", len(c.FailureModes)),
+	); err != nil {
+		return err
+	}
+	if c.NSuccess > c.NEpisodes {
+		return colErr("n_success", "%d successes of %d episodes", c.NSuccess, c.NEpisodes)
+	}
+	for col, xs := range map[string][]float64{"success_freqs": c.SuccessFreqs, "failure_freqs": c.FailureFreqs} {
+		for _, x := range xs {
+			if err := share(col, x); err != nil {
+				return err
+			}
+		}
+	}
+	for _, x := range c.ContrastDiff {
+		if !(x >= -1 && x <= 1) {
+			return colErr("contrast_diff", "%v is not a difference of shares in [-1, 1]", x)
+		}
+	}
+	for _, n := range c.FailureModeCounts {
+		if err := count("failure_mode_counts", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RowKey implements RowKeyer: card ids are unique.
+func (c *Card) RowKey() string { return c.CardID }
+
+// CheckRow implements RowChecker.
+func (e *TypeEvidence) CheckRow() error {
+	if err := firstErr(
+		share("success_rate", e.SuccessRate),
+		count("n_cards", e.NCards), count("n_episodes", e.NEpisodes), count("n_types", e.NTypes),
+		sameLen("contrast_diff", len(e.ContrastDiff), "contrast", len(e.Contrast)),
+		sameLen("failure_mode_counts", len(e.FailureModeCounts), "failure_modes", len(e.FailureModes)),
+	); err != nil {
+		return err
+	}
+	for _, x := range e.ContrastDiff {
+		if !(x >= -1 && x <= 1) {
+			return colErr("contrast_diff", "%v is not a difference of shares in [-1, 1]", x)
+		}
+	}
+	return nil
+}
+
+// CheckRow implements RowChecker.
+func (s *ControllerState) CheckRow() error {
+	return firstErr(
+		share("smoothed_success", s.SmoothedSuccess), share("last_success", s.LastSuccess),
+		count("n_observed", s.NObserved), count("n_items", s.NItems), count("n_tokens", s.NTokens),
+		count("n_expand", s.NExpand), count("n_revise", s.NRevise), count("n_compress", s.NCompress),
+		count("n_forced_prune", s.NForcedPrune), count("n_none", s.NNone),
+	)
+}
+
+// CheckRow implements RowChecker.
+func (a *TokenAdvantages) CheckRow() error {
+	if err := firstErr(
+		count("sample", a.Sample),
+		finite("reward", a.Reward), finite("outcome", a.Outcome), finite("selection", a.Selection),
+		sameLen("channels", len(a.Channels), "advantages", len(a.Advantages)),
+	); err != nil {
+		return err
+	}
+	for i, x := range a.Advantages {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return colErr("advantages", "%v at position %d is not finite", x, i)
+		}
+	}
+	for i, c := range a.Channels {
+		if c < 0 || c > 2 {
+			return colErr("channels", "channel %d at position %d is not 0, 1 or 2", c, i)
+		}
+	}
+	for _, x := range a.StepAdvantages {
+		if err := finite("step_advantages", x); err != nil {
+			return err
+		}
+	}
+	return nil
+}

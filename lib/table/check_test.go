@@ -1,0 +1,73 @@
+package table
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRowChecks(t *testing.T) {
+	good := Card{CardID: "c-0-g", SuccessRate: 0.5, NEpisodes: 4, NSuccess: 2,
+		Contrast: []string{"a"}, ContrastDiff: []float64{0.5}, FailureModes: []string{"loop"}, FailureModeCounts: []int32{2}}
+	cases := []struct {
+		name string
+		edit func(c *Card)
+		want string // "" for a good row
+	}{
+		{"good", func(*Card) {}, ""},
+		{"nan success", func(c *Card) { c.SuccessRate = math.NaN() }, "row 0: column success_rate: NaN is not a share"},
+		{"success above 1", func(c *Card) { c.SuccessRate = 1.5 }, "column success_rate: 1.5"},
+		{"negative count", func(c *Card) { c.NEpisodes = -1 }, "column n_episodes: negative count -1"},
+		{"more successes than episodes", func(c *Card) { c.NSuccess = 5 }, "column n_success: 5 successes of 4 episodes"},
+		{"contrast lists disagree", func(c *Card) { c.ContrastDiff = nil }, "column contrast_diff: 0 contrast_diff for 1 contrast"},
+		{"no id", func(c *Card) { c.CardID = "" }, "column card_id: empty"},
+	}
+	for _, c := range cases {
+		row := good
+		c.edit(&row)
+		path := filepath.Join(t.TempDir(), "cards.parquet")
+		if err := WriteFile(path, []Card{row}, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := ReadFiles[Card](path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !IsInputError(err) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path)):
+			t.Errorf("%s: got %v, want an input error naming %s with %q", c.name, err, path, c.want)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "dup.parquet")
+	if err := WriteFile(path, []Card{good, good}, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadFiles[Card](path); err == nil || !strings.Contains(err.Error(), "row 1: id c-0-g repeats row 0") {
+		t.Errorf("repeated card id: %v", err)
+	}
+	os.Remove(path)
+}
+
+func TestTrajectoryRowChecks(t *testing.T) {
+	good := Trajectory{GroupID: "g", TaskType: "t", Tokens: []int32{1, 2}, Roles: []int8{0, 6}, Logprobs: []float32{0, -1}}
+	cases := []struct {
+		edit func(r *Trajectory)
+		want string
+	}{
+		{func(*Trajectory) {}, ""},
+		{func(r *Trajectory) { r.Reward = math.Inf(1) }, "column reward: +Inf"},
+		{func(r *Trajectory) { r.Roles = []int8{0} }, "column roles: 1 roles for 2 tokens"},
+		{func(r *Trajectory) { r.Roles = []int8{0, 9} }, "column roles: role 9"},
+		{func(r *Trajectory) { r.Logprobs = []float32{0} }, "column logprobs: 1 logprobs for 2 tokens"},
+		{func(r *Trajectory) { r.Reads = []string{"x"} }, "column reads_right: 0 reads_right for 1 reads"},
+	}
+	for i, c := range cases {
+		row := good
+		c.edit(&row)
+		err := row.CheckRow()
+		if (c.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), c.want) {
+			t.Errorf("case %d: got %v, want %q", i, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package pats
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hangEnv is an exec: environment that answers info and tasks and then
+// hangs on reset in a grandchild process (sleep); it records its own
+// process id and the sleep's.
+const hangEnv = `#!/bin/bash
+echo $$ > child.pid
+while IFS= read -r line; do
+  case "$line" in
+    *'"op":"info"'*) echo '{"protocol":1,"name":"hang","task_types":["t"],"splits":["train"],"vocabulary":["go"]}' ;;
+    *'"op":"tasks"'*) echo '{"tasks":["a"]}' ;;
+    *'"op":"reset"'*) sleep 600 & echo $! > sleep.pid; wait ;;
+    *) echo '{"ok":true}' ;;
+  esac
+done
+`
+
+// gone reports whether process pid has ended (a zombie counts as ended:
+// its parent, the killed command, is gone and nobody may reap it).
+func gone(pid int) bool {
+	if err := syscall.Kill(pid, 0); err != nil {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	return len(f) > 0 && f[0] == "Z"
+}
+
+func readPid(t *testing.T, path string) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never appeared", path)
+	return 0
+}
+
+// TestSignalEndsRollout runs rollout against an exec: child that hangs and
+// signals it: SIGTERM and SIGINT must end it within 5 s (a correctness
+// bound with a wide margin, not a speed claim) with exit 143 or 130 and
+// one line on stderr, leave no output and no temporary, and leave no
+// process of the child's group behind; SIGKILL must take the child along
+// (the parent-death signal).
+func TestSignalEndsRollout(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every binary")
+	}
+	buildOnce.Do(func() { binDir, fixDir, buildErr = buildAll() })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}, {syscall.SIGKILL, -1}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			work := t.TempDir()
+			if err := os.WriteFile(filepath.Join(work, "hang.sh"), []byte(hangEnv), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(filepath.Join(binDir, "rollout"), "--env", "exec:./hang.sh", "--split", "train",
+				"--policy", "random", "-o", "t.parquet")
+			cmd.Dir = work
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			child := readPid(t, filepath.Join(work, "child.pid"))
+			sleeper := readPid(t, filepath.Join(work, "sleep.pid"))
+			defer syscall.Kill(sleeper, syscall.SIGKILL)
+			sent := time.Now()
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(5 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("rollout still ran 5 s after %s", c.sig)
+			}
+			t.Logf("%s: ended after %v, exit %d, stderr %q", c.sig, time.Since(sent).Round(time.Millisecond), cmd.ProcessState.ExitCode(), stderr.String())
+			if got := cmd.ProcessState.ExitCode(); got != c.code {
+				t.Errorf("exit %d, want %d", got, c.code)
+			}
+			if c.sig != syscall.SIGKILL {
+				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+				if len(lines) != 1 || !strings.Contains(lines[0], "interrupted by "+map[syscall.Signal]string{syscall.SIGTERM: "SIGTERM", syscall.SIGINT: "SIGINT"}[c.sig]) {
+					t.Errorf("stderr %q, want one line saying it was interrupted", stderr.String())
+				}
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for !gone(child) && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !gone(child) {
+				t.Errorf("the exec: child %d still runs", child)
+			}
+			if c.sig != syscall.SIGKILL && !gone(sleeper) {
+				t.Errorf("the child's own child %d still runs", sleeper)
+			}
+			ents, _ := os.ReadDir(work)
+			var names []string
+			for _, e := range ents {
+				names = append(names, e.Name())
+			}
+			if strings.Join(names, " ") != "child.pid hang.sh sleep.pid" {
+				t.Errorf("left in the working folder: %v", names)
+			}
+		})
+	}
+}
+
+// TestSignalEndsBlockedRead signals cards while it is blocked opening a
+// FIFO that nobody writes: no context reaches that wait, so the command
+// exits after its grace period, within the 5 s bound, with exit 143.
+func TestSignalEndsBlockedRead(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every binary")
+	}
+	buildOnce.Do(func() { binDir, fixDir, buildErr = buildAll() })
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	work := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(work, "in"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(binDir, "cards"), "in", "-o", "c.parquet")
+	cmd.Dir = work
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("cards still ran 5 s after SIGTERM")
+	}
+	if got := cmd.ProcessState.ExitCode(); got != 143 {
+		t.Errorf("exit %d, want 143; stderr %q", got, stderr.String())
+	}
+	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 {
+		t.Errorf("stderr %q, want one line", stderr.String())
+	}
+	if ents, _ := os.ReadDir(work); len(ents) != 1 {
+		t.Errorf("left in the working folder: %d entries", len(ents))
+	}
+}

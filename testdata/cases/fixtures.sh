@@ -1,0 +1,15 @@
+# The shared fixtures of the bad-input cases, made in $FIX with the
+# binaries on PATH (cases_test.go runs this once).
+rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed 1 -o traj.parquet
+validate init -o snap.parquet
+cards traj.parquet -o cards.parquet
+control --cards cards.parquet --scaffold snap.parquet -o proposals.parquet --state-out state.parquet
+learn sft --init tiny --demos traj.parquet -o ckpt --epochs 1
+rollout --env household --split train --tasks 2 --group 2 --policy ckpt --max-context 512 -o ptraj.parquet
+mkdir bad
+for m in cards-nan-success cards-success-range cards-negative-count cards-contrast-mismatch cards-duplicate-id; do
+  mkbad $m cards.parquet bad/$m.parquet
+done
+mkbad traj-nan-reward traj.parquet bad/traj-nan-reward.parquet
+mkbad traj-roles-short traj.parquet bad/traj-roles-short.parquet
+mkbad traj-null-reward traj.parquet bad/traj-null-reward.parquet
