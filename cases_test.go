@@ -51,7 +51,10 @@ var (
 	buildErr  error
 )
 
-func TestCases(t *testing.T) {
+// built skips the test in -short mode; otherwise it builds every binary and
+// fixture into binDir and fixDir, once for all the tests.
+func built(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds every binary and fixture")
 	}
@@ -59,6 +62,10 @@ func TestCases(t *testing.T) {
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
+}
+
+func TestCases(t *testing.T) {
+	built(t)
 	dirs, err := filepath.Glob(filepath.Join("testdata", "cases", "*", "*", "cmd"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no cases: %v", err)

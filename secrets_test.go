@@ -14,13 +14,7 @@ import (
 // a reason; the command succeeds) and checks that neither the outputs'
 // metadata nor stderr carries the user or the password.
 func TestNoSecretsInMetadata(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds every binary")
-	}
-	buildOnce.Do(func() { binDir, fixDir, buildErr = buildAll() })
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
+	built(t)
 	work := t.TempDir()
 	cmd := exec.Command(filepath.Join(binDir, "control"), "--cards", filepath.Join(fixDir, "cards.parquet"),
 		"--scaffold", filepath.Join(fixDir, "snap.parquet"), "-o", "p.parquet", "--state-out", "s.parquet",

@@ -56,6 +56,21 @@ func readPid(t *testing.T, path string) int {
 	return 0
 }
 
+// endsWithin5s waits for cmd, which was sent sig; when it still runs 5 s
+// later it kills it and fails the test.
+func endsWithin5s(t *testing.T, cmd *exec.Cmd, sig syscall.Signal) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("%s still ran 5 s after %s", filepath.Base(cmd.Path), sig)
+	}
+}
+
 // TestSignalEndsRollout runs rollout against an exec: child that hangs and
 // signals it: SIGTERM and SIGINT must end it within 5 s (a correctness
 // bound with a wide margin, not a speed claim) with exit 143 or 130 and
@@ -63,13 +78,7 @@ func readPid(t *testing.T, path string) int {
 // process of the child's group behind; SIGKILL must take the child along
 // (the parent-death signal).
 func TestSignalEndsRollout(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds every binary")
-	}
-	buildOnce.Do(func() { binDir, fixDir, buildErr = buildAll() })
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
+	built(t)
 	for _, c := range []struct {
 		sig  syscall.Signal
 		code int
@@ -94,15 +103,7 @@ func TestSignalEndsRollout(t *testing.T) {
 			if err := cmd.Process.Signal(c.sig); err != nil {
 				t.Fatal(err)
 			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case <-exited:
-			case <-time.After(5 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-				t.Fatalf("rollout still ran 5 s after %s", c.sig)
-			}
+			endsWithin5s(t, cmd, c.sig)
 			t.Logf("%s: ended after %v, exit %d, stderr %q", c.sig, time.Since(sent).Round(time.Millisecond), cmd.ProcessState.ExitCode(), stderr.String())
 			if got := cmd.ProcessState.ExitCode(); got != c.code {
 				t.Errorf("exit %d, want %d", got, c.code)
@@ -139,13 +140,7 @@ func TestSignalEndsRollout(t *testing.T) {
 // FIFO that nobody writes: no context reaches that wait, so the command
 // exits after its grace period, within the 5 s bound, with exit 143.
 func TestSignalEndsBlockedRead(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds every binary")
-	}
-	buildOnce.Do(func() { binDir, fixDir, buildErr = buildAll() })
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
+	built(t)
 	work := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(work, "in"), 0o644); err != nil {
 		t.Fatal(err)
@@ -159,15 +154,7 @@ func TestSignalEndsBlockedRead(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	cmd.Process.Signal(syscall.SIGTERM)
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		<-exited
-		t.Fatal("cards still ran 5 s after SIGTERM")
-	}
+	endsWithin5s(t, cmd, syscall.SIGTERM)
 	if got := cmd.ProcessState.ExitCode(); got != 143 {
 		t.Errorf("exit %d, want 143; stderr %q", got, stderr.String())
 	}

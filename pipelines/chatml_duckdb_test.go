@@ -11,12 +11,8 @@ package pipelines
 //	go test -tags duckdb -run DuckDB ./pipelines/
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -28,14 +24,11 @@ import (
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/table/interop/duckdb"
 )
 
 func TestDuckDBReadsQwenTrajectory(t *testing.T) {
 	root := repoRoot(t)
-	query := filepath.Join(root, "lib", "table", "interop", "duckdb")
-	if _, err := os.Stat(filepath.Join(query, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Fatalf("DuckDB for Node.js is not installed: run `npm ci --prefix lib/table/interop/duckdb` first")
-	}
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "ckpt")
 	qwenCheckpoint(t, root, ckpt)
@@ -74,19 +67,9 @@ func TestDuckDBReadsQwenTrajectory(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sql, _ := json.Marshal([]string{"SELECT * EXCLUDE (file_row_number) FROM read_parquet('" + path + "', file_row_number = true) ORDER BY file_row_number"})
-	cmd := exec.Command("node", filepath.Join(query, "query.mjs"))
-	cmd.Stdin = bytes.NewReader(sql)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	res, err := duckdb.Query(filepath.Join(root, "lib", "table", "interop", "duckdb"),
+		"SELECT * EXCLUDE (file_row_number) FROM read_parquet('"+path+"', file_row_number = true) ORDER BY file_row_number")
 	if err != nil {
-		t.Fatalf("DuckDB: %v\n%s", err, stderr.String())
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var res [][]map[string]any
-	if err := dec.Decode(&res); err != nil {
 		t.Fatal(err)
 	}
 	got := res[0]

@@ -7,34 +7,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-func ep(group, typ string, sample int32, ok bool, steps int32, mode string, feats ...string) table.Trajectory {
-	return table.Trajectory{
-		Iteration: 2, TaskID: "task-" + group, TaskType: typ, GroupID: group, Sample: sample,
-		Success: ok, Steps: steps, FailureMode: mode, Features: feats,
-		Actions: []string{"go " + group, "step " + string(rune('a'+sample))},
-	}
-}
-
-// handMade: group g1 (type heat): 2 successes, 3 failures.
-func handMade() []table.Trajectory {
-	return []table.Trajectory{
-		ep("g1", "heat", 0, false, 50, "max_steps", "action:take", "failure:max_steps"),
-		ep("g1", "heat", 1, true, 12, "", "action:take", "action:heat", "object:apple"),
-		ep("g1", "heat", 2, false, 20, "loop", "action:take", "failure:loop", "object:apple"),
-		ep("g1", "heat", 3, true, 9, "", "action:take", "action:heat", "action:heat"),
-		ep("g1", "heat", 4, false, 30, "loop", "failure:loop"),
-		ep("g2", "cool", 0, true, 7, "", "action:cool"),
-		ep("g2", "cool", 1, true, 7, "", "action:cool", "object:apple"),
-		ep("g3", "heat", 0, false, 10, "", "action:take"),
-		ep("g3", "heat", 1, true, 5, "", "action:heat"),
-	}
-}
-
 func TestBuildGroupCards(t *testing.T) {
-	tr := handMade()
+	tr := cardtest.HandMade()
 	cards, ev, err := Build(tr, Options{Per: PerGroup, TopContrast: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +91,7 @@ func TestBuildGroupCards(t *testing.T) {
 }
 
 func TestBuildTrajectoryCards(t *testing.T) {
-	cards, ev, err := Build(handMade(), Options{Per: PerTrajectory})
+	cards, ev, err := Build(cardtest.HandMade(), Options{Per: PerTrajectory})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +104,7 @@ func TestBuildTrajectoryCards(t *testing.T) {
 		}
 	}
 	// pooled type contrast is the same as with group cards (same episodes)
-	_, evg, _ := Build(handMade(), Options{})
+	_, evg, _ := Build(cardtest.HandMade(), Options{})
 	if !reflect.DeepEqual(ev[2].Contrast, evg[2].Contrast) {
 		t.Fatalf("pooled contrast differs: %v vs %v", ev[2].Contrast, evg[2].Contrast)
 	}
@@ -136,7 +114,7 @@ func TestBuildTrajectoryCards(t *testing.T) {
 }
 
 func TestBuildOrderIndependent(t *testing.T) {
-	tr := handMade()
+	tr := cardtest.HandMade()
 	a, ea, _ := Build(tr, Options{})
 	r := rand.New(rand.NewSource(1))
 	for i := 0; i < 5; i++ {
@@ -156,11 +134,11 @@ func TestBuildErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"per", handMade(), Options{Per: "episode"}, "unknown card granularity"},
+		{"per", cardtest.HandMade(), Options{Per: "episode"}, "unknown card granularity"},
 		{"group", []table.Trajectory{{TaskType: "x"}}, Options{}, "empty group_id"},
 		{"type", []table.Trajectory{{GroupID: "g"}}, Options{}, "empty task_type"},
-		{"mixed", []table.Trajectory{ep("g", "a", 0, true, 1, ""), ep("g", "b", 1, true, 1, "")}, Options{}, "mixes tasks"},
-		{"repeat", []table.Trajectory{ep("g", "a", 0, true, 1, ""), ep("g", "a", 0, true, 1, "")}, Options{}, "repeats sample 0"},
+		{"mixed", []table.Trajectory{cardtest.Episode("g", "a", 0, true, 1, ""), cardtest.Episode("g", "b", 1, true, 1, "")}, Options{}, "mixes tasks"},
+		{"repeat", []table.Trajectory{cardtest.Episode("g", "a", 0, true, 1, ""), cardtest.Episode("g", "a", 0, true, 1, "")}, Options{}, "repeats sample 0"},
 	}
 	for _, b := range bad {
 		if _, _, err := Build(b.tr, b.opts); err == nil || !strings.Contains(err.Error(), b.want) {

@@ -8,41 +8,15 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/card"
+	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/validate"
 )
 
-const heat = "pick_heat_then_place_in_recep"
-const cool = "pick_cool_then_place_in_recep"
-
-// episodes makes groups of 8 episodes of a type where succeeding episodes
-// heat (or cool) the object and failing ones loop or run out of steps; pSucc
-// is the success probability.
-func episodes(r *rand.Rand, typ, verb string, groups int, pSucc float64) []table.Trajectory {
-	var out []table.Trajectory
-	for g := 0; g < groups; g++ {
-		gid := fmt.Sprintf("%s-g%d", typ, g)
-		for s := 0; s < 8; s++ {
-			t := table.Trajectory{Iteration: 3, TaskID: gid, TaskType: typ, GroupID: gid, Sample: int32(s),
-				Steps: int32(10 + r.Intn(30)), Actions: []string{"go to countertop 1", "take apple 1 from countertop 1"}}
-			t.Features = []string{"action:take", "object:apple"}
-			if r.Float64() < pSucc {
-				t.Success = true
-				t.Features = append(t.Features, "action:"+verb, "milestone:took_target")
-			} else if r.Intn(3) > 0 {
-				t.FailureMode = "loop"
-				t.Features = append(t.Features, "failure:loop")
-			} else {
-				t.FailureMode = "max_steps"
-				t.Features = append(t.Features, "failure:max_steps")
-			}
-			out = append(out, t)
-		}
-	}
-	return out
-}
+// The two task types of the episodes of cardtest.Episodes these tests use.
+const heat, cool = cardtest.Heat, cardtest.Cool
 
 func build(t *testing.T, trajs []table.Trajectory) ([]table.Card, []table.TypeEvidence) {
 	t.Helper()
@@ -95,7 +69,7 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 
 func TestBuiltinExpand(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	cards, ev := build(t, episodes(r, heat, "heat", 4, 0.3))
+	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
 	props, next := run(t, control.Expand, heat, cards, ev, nil)
 	if len(props) != 3 {
 		t.Fatalf("%d proposals, want the quota of 3: %+v", len(props), props)
@@ -131,7 +105,7 @@ func TestBuiltinExpand(t *testing.T) {
 
 func TestBuiltinExpandGeneral(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	tr := append(episodes(r, heat, "heat", 3, 0.3), episodes(r, cool, "cool", 3, 0.3)...)
+	tr := append(cardtest.Episodes(r, heat, "heat", 3, 0.3), cardtest.Episodes(r, cool, "cool", 3, 0.3)...)
 	cards, ev := build(t, tr)
 	props, _ := run(t, control.Expand, "", cards, ev, nil)
 	for _, p := range props {
@@ -147,7 +121,7 @@ func TestBuiltinExpandGeneral(t *testing.T) {
 
 func TestBuiltinRevise(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
-	cards, ev := build(t, episodes(r, heat, "heat", 4, 0.55))
+	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.55))
 	items := []table.ScaffoldItem{
 		it("t-h-1", "task", heat, "Heat the object with the microwave before placing it.", 1, "old1"),
 		it("t-h-2", "task", heat, "Heat the object with the microwave before you place it.", 2, "old2"),
@@ -181,7 +155,7 @@ func TestBuiltinRevise(t *testing.T) {
 func TestBuiltinCompress(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	// Every episode heats: heat no longer separates; failures (rare) loop.
-	tr := episodes(r, heat, "heat", 4, 0.9)
+	tr := cardtest.Episodes(r, heat, "heat", 4, 0.9)
 	for i := range tr {
 		tr[i].Features = append(tr[i].Features, "action:heat")
 	}
@@ -207,7 +181,7 @@ func TestBuiltinCompress(t *testing.T) {
 
 func TestBuiltinForcedPrune(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
-	cards, ev := build(t, episodes(r, heat, "heat", 4, 0.3))
+	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
 	var items []table.ScaffoldItem
 	for i := 0; i < 12; i++ {
 		items = append(items, it(fmt.Sprintf("t-h-%02d", i), "task", heat, fmt.Sprintf("Rule number %d says something.", i), int32(i)))
@@ -235,7 +209,7 @@ func TestBuiltinNoneAndUnknown(t *testing.T) {
 	}
 	// No separating feature: no proposal, a reason.
 	r := rand.New(rand.NewSource(6))
-	cards, _ := build(t, episodes(r, heat, "heat", 2, 1.0))
+	cards, _ := build(t, cardtest.Episodes(r, heat, "heat", 2, 1.0))
 	res, _ = NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: control.Expand, Cards: cards})
 	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered feature") {
 		t.Fatalf("all-success EXPAND: %+v", res)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/pats-rl/pats/lib/card"
+	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/validate"
@@ -26,7 +27,7 @@ func chat(content string) string {
 
 func openaiInput(t *testing.T) (Input, []table.Card) {
 	r := rand.New(rand.NewSource(9))
-	cards, ev := build(t, episodes(r, heat, "heat", 3, 0.3))
+	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 3, 0.3))
 	e, _ := card.EvidenceFor(ev, heat, 3)
 	items := []table.ScaffoldItem{it("t-h-1", "task", heat, "Take the object first.", 1)}
 	return Input{Iteration: 3, TaskType: heat, Primitive: control.Expand, Evidence: e, Cards: cards, Items: items}, cards

@@ -14,9 +14,9 @@ import (
 var (
 	commandLayer = []string{"cmd/..."}
 	stageLayer   = []string{"lib/stage/...", "lib/command"}
-	domainLayer  = []string{"lib/env/...", "lib/skill", "lib/scaffold", "lib/card", "lib/control", "lib/refiner",
+	domainLayer  = []string{"lib/env/...", "lib/skill", "lib/scaffold", "lib/card", "lib/card/cardtest", "lib/control", "lib/refiner",
 		"lib/validate", "lib/rl", "lib/agent", "lib/policy", "lib/rollout", "lib/eval", "lib/audit", "lib/report"}
-	groundLayer = []string{"lib/table", "lib/model/...", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup"}
+	groundLayer = []string{"lib/table", "lib/model/...", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/table/interop/duckdb"}
 	cli         = "github.com/urfave/cli/..."
 )
 

@@ -7,7 +7,7 @@
 // the output tables with their metadata. Inside a stage package the domain
 // package of the same name (lib/rollout in lib/stage/rollout) is imported
 // under its own name; the stage's own identifiers are Flags and Execute.
-// This package holds what several stages share (Tokenizer, CardsIteration).
+// This package holds what several stages share (Tokenizer, ReadCards).
 //
 // The layer rule: a command is a flag table and one call of its stage; a
 // stage may import the domain packages, this package and lib/command (the

@@ -19,9 +19,23 @@ func Tokenizer(path string) (tokenizer.Tokenizer, error) {
 	return t, nil
 }
 
-// CardsIteration returns the one iteration of cards; cards of several
+// ReadCards reads the cards of one iteration from the file path with their metadata// comma-separated list) with their metadata and returns that iteration;
+// cards of several iterations, or none, are an input error naming path.
+func ReadCards(path string) ([]table.Card, []table.Meta, int32, error) {
+	cards, meta, err := table.ReadFiles[table.Card](path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	k, err := cardsIteration(cards, path)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return cards, meta, k, nil
+}
+
+// cardsIteration returns the one iteration of cards; cards of several
 // iterations, or none, are an input error naming path.
-func CardsIteration(cards []table.Card, path string) (int32, error) {
+func cardsIteration(cards []table.Card, path string) (int32, error) {
 	if len(cards) == 0 {
 		return 0, &table.InputError{Path: path, Problem: "no cards"}
 	}

@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -26,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	duckdbquery "github.com/pats-rl/pats/lib/table/interop/duckdb"
 )
 
 const duckdbDir = "interop/duckdb"
@@ -33,23 +33,9 @@ const duckdbDir = "interop/duckdb"
 // duckdb runs the statements and returns each one's rows.
 func duckdb(t *testing.T, sql ...string) [][]map[string]any {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join(duckdbDir, "node_modules", "@duckdb", "node-api")); err != nil {
-		t.Fatalf("DuckDB for Node.js is not installed: run `npm ci --prefix lib/table/%s` first", duckdbDir)
-	}
-	in, _ := json.Marshal(sql)
-	cmd := exec.Command("node", filepath.Join(duckdbDir, "query.mjs"))
-	cmd.Stdin = bytes.NewReader(in)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	res, err := duckdbquery.Query(duckdbDir, sql...)
 	if err != nil {
-		t.Fatalf("node query.mjs: %v\n%s", err, stderr.String())
-	}
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var res [][]map[string]any
-	if err := dec.Decode(&res); err != nil {
-		t.Fatalf("decoding DuckDB output: %v", err)
+		t.Fatal(err)
 	}
 	return res
 }

@@ -9,38 +9,15 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/card"
+	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-func ep(group, typ string, sample int32, ok bool, steps int32, mode string, feats ...string) table.Trajectory {
-	return table.Trajectory{
-		Iteration: 2, TaskID: "task-" + group, TaskType: typ, GroupID: group, Sample: sample,
-		Success: ok, Steps: steps, FailureMode: mode, Features: feats,
-		Actions: []string{"go " + group, "step " + string(rune('a'+sample))},
-	}
-}
-
-// handMade: group g1 (type heat): 2 successes, 3 failures (as in
-// lib/card's tests).
-func handMade() []table.Trajectory {
-	return []table.Trajectory{
-		ep("g1", "heat", 0, false, 50, "max_steps", "action:take", "failure:max_steps"),
-		ep("g1", "heat", 1, true, 12, "", "action:take", "action:heat", "object:apple"),
-		ep("g1", "heat", 2, false, 20, "loop", "action:take", "failure:loop", "object:apple"),
-		ep("g1", "heat", 3, true, 9, "", "action:take", "action:heat", "action:heat"),
-		ep("g1", "heat", 4, false, 30, "loop", "failure:loop"),
-		ep("g2", "cool", 0, true, 7, "", "action:cool"),
-		ep("g2", "cool", 1, true, 7, "", "action:cool", "object:apple"),
-		ep("g3", "heat", 0, false, 10, "", "action:take"),
-		ep("g3", "heat", 1, true, 5, "", "action:heat"),
-	}
-}
-
 func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "traj.parquet")
-	if err := table.WriteFile(in, handMade(), table.Meta{}); err != nil {
+	if err := table.WriteFile(in, cardtest.HandMade(), table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "cards", "2.parquet")
@@ -53,7 +30,7 @@ func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, wantEv, _ := card.Build(handMade(), card.Options{Per: card.PerGroup, TopContrast: 3})
+	want, wantEv, _ := card.Build(cardtest.HandMade(), card.Options{Per: card.PerGroup, TopContrast: 3})
 	if len(cards) != len(want) || cards[1].CardID != want[1].CardID || cards[1].SuccessRate != want[1].SuccessRate {
 		t.Fatalf("cards %+v", cards)
 	}
@@ -92,17 +69,17 @@ func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 func TestExecuteBadInput(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "traj.parquet")
-	if err := table.WriteFile(good, handMade(), table.Meta{}); err != nil {
+	if err := table.WriteFile(good, cardtest.HandMade(), table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	mixed := filepath.Join(dir, "mixed.parquet")
-	tr := handMade()
+	tr := cardtest.HandMade()
 	tr[0].Iteration = 3
 	if err := table.WriteFile(mixed, tr, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
 	noGroup := filepath.Join(dir, "nogroup.parquet")
-	tr = handMade()
+	tr = cardtest.HandMade()
 	tr[2].GroupID = ""
 	if err := table.WriteFile(noGroup, tr, table.Meta{}); err != nil {
 		t.Fatal(err)

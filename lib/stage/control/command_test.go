@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pats-rl/pats/lib/card"
+	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
@@ -25,8 +27,11 @@ import (
 func controlFiles(t *testing.T, dir string) (cardsPath, snapPath string) {
 	t.Helper()
 	r := rand.New(rand.NewSource(5))
-	trajs := append(episodes(r, heat, "heat", 3, 0.15), episodes(r, cool, "cool", 3, 0.95)...)
-	cards, _ := build(t, trajs)
+	trajs := append(cardtest.Episodes(r, cardtest.Heat, "heat", 3, 0.15), cardtest.Episodes(r, cardtest.Cool, "cool", 3, 0.95)...)
+	cards, _, err := card.Build(trajs, card.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	cardsPath = filepath.Join(dir, "cards.parquet")
 	if err := table.WriteFile(cardsPath, cards, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -58,7 +63,7 @@ func TestExecuteControl(t *testing.T) {
 			t.Errorf("state of iteration %d, want the cards' 3", s.Iteration)
 		}
 	}
-	if prim[heat] != control.Expand || prim[cool] != control.Compress {
+	if prim[cardtest.Heat] != control.Expand || prim[cardtest.Cool] != control.Compress {
 		t.Errorf("primitives %v, want heat EXPAND and cool COMPRESS", prim)
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](out)
@@ -70,7 +75,7 @@ func TestExecuteControl(t *testing.T) {
 		if p.Iteration != 3 || p.Refiner != "builtin" {
 			t.Errorf("proposal %+v", p)
 		}
-		if p.TaskType == heat && p.Op == "add" {
+		if p.TaskType == cardtest.Heat && p.Op == "add" {
 			adds++
 		}
 	}
@@ -82,8 +87,8 @@ func TestExecuteControl(t *testing.T) {
 		t.Errorf("metadata %+v", m)
 	}
 	// COMPRESS of an empty type has nothing to do: the reason is recorded
-	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cool], "every item still separates") {
-		t.Errorf("reason for cool %q", m.Extra[refiner.MetaReasonPrefix+cool])
+	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cardtest.Cool], "every item still separates") {
+		t.Errorf("reason for cool %q", m.Extra[refiner.MetaReasonPrefix+cardtest.Cool])
 	}
 	// the next iteration reads the state; a state of the same iteration is refused
 	f2 := f
@@ -126,7 +131,7 @@ func TestExecuteControlOpenAIUnusable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(props) != 0 || !strings.Contains(pm[0].Extra[refiner.MetaReasonPrefix+heat], "no JSON") || pm[0].Extra[refiner.MetaRefiner] != "openai:m" {
+	if len(props) != 0 || !strings.Contains(pm[0].Extra[refiner.MetaReasonPrefix+cardtest.Heat], "no JSON") || pm[0].Extra[refiner.MetaRefiner] != "openai:m" {
 		t.Errorf("%d proposals, metadata %v", len(props), pm[0].Extra)
 	}
 }

@@ -75,11 +75,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cards, _, err := table.ReadFiles[table.Card](f.Cards)
-	if err != nil {
-		return err
-	}
-	k, err := stage.CardsIteration(cards, f.Cards)
+	cards, _, k, err := stage.ReadCards(f.Cards)
 	if err != nil {
 		return err
 	}
