@@ -5,7 +5,9 @@
 set -eu
 cd "$(dirname "$0")/../.."
 if ! dpkg -s libopenblas-dev >/dev/null 2>&1; then
-	apt-get update && apt-get install -y libopenblas-dev
+	# quietly: this script's output is the results table
+	(apt-get update && apt-get install -y libopenblas-dev) >/dev/null 2>&1 ||
+		{ echo "bench/gemm: could not install libopenblas-dev" >&2; exit 1; }
 fi
 date -u "+%Y-%m-%d %H:%M UTC"
 grep -m1 "model name" /proc/cpuinfo
