@@ -27,3 +27,12 @@ type Hinter interface {
 type Reader interface {
 	Read(text string)
 }
+
+// BodyStater is an environment whose right skills' bodies state facts of
+// the task, as its right rules do (household-drawn, whose conventions are
+// drawn per task, so no fixed body can state them). When an episode reads
+// a skill that is right for its task type, the rollout shows
+// RightBody(taskID, body) in place of the library's body.
+type BodyStater interface {
+	RightBody(taskID, body string) string
+}

@@ -223,3 +223,51 @@ func TestFirstRead(t *testing.T) {
 		}
 	}
 }
+
+// TestRightBodyShown: in household-drawn (an env.BodyStater) a read of the
+// right skill answers with the body that states the task's draws, a read of
+// any other skill with the library's body.
+func TestRightBodyShown(t *testing.T) {
+	e, _ := env.Open("household-drawn")
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := skill.Builtin("household-drawn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewritten := map[bool]int{}
+	for _, read := range []string{"right", "random"} {
+		o := Options{Env: e, Split: env.SplitTrain, Tasks: 24, Group: 1, Seed: 5, Tok: tok, Skills: lib, Slate: 16,
+			TextRead: read, Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, ScaffoldVersion: -1}
+		rows, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if len(r.Reads) != 1 || !r.Success {
+				t.Fatalf("%s: reads %v success %v", r.TaskID, r.Reads, r.Success)
+			}
+			body, _ := lib.Get(r.Reads[0])
+			want := body.Body
+			if r.ReadsRight[0] {
+				want = e.(env.BodyStater).RightBody(r.TaskID, body.Body)
+			}
+			if r.Observations[1] != want {
+				t.Fatalf("%s (%s, right %v): the read's answer is %q, want %q", r.TaskID, read, r.ReadsRight[0], r.Observations[1], want)
+			}
+			rewritten[r.ReadsRight[0]] = rewritten[r.ReadsRight[0]] + b2i(r.Observations[1] != body.Body)
+		}
+	}
+	if rewritten[true] == 0 || rewritten[false] != 0 {
+		t.Fatalf("bodies differing from the library's, by right read: %v", rewritten)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

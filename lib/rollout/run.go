@@ -352,6 +352,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 				tr.ReadsMisleading = append(tr.ReadsMisleading, onSlate && o.Skills.IsMisleading(name, ep.TaskType()))
 				if sk, ok := o.Skills.Get(name); ok && onSlate {
 					obs = sk.Body
+					if bs, ok := o.Env.(env.BodyStater); ok && o.Skills.IsRight(name, ep.TaskType()) {
+						obs = bs.RightBody(taskID, obs)
+					}
 				}
 			}
 			tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(obs))

@@ -31,9 +31,19 @@ func BuiltinEnvs() []string {
 	return out
 }
 
+// sharedLibrary names, for a world that has no library of its own, the
+// world whose library it uses: household-drawn (a pretraining world with
+// household's tasks) shows household's skills; its right skills' bodies
+// state each task's draws (env.BodyStater).
+var sharedLibrary = map[string]string{"household-drawn": "household"}
+
 // Builtin returns the embedded skill library of environment env
-// ("household", "shop" or "searchqa").
+// ("household", "household-rl", "shop" or "searchqa"; household-drawn
+// gets household's).
 func Builtin(env string) (*Library, error) {
+	if lib, ok := sharedLibrary[env]; ok {
+		env = lib
+	}
 	for _, e := range BuiltinEnvs() {
 		if e == env {
 			return LoadFS(builtinFS, path.Join("library", env))

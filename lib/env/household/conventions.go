@@ -47,6 +47,39 @@ func (h *HouseConventions) keepKind(c combo, room string) string {
 	return ""
 }
 
+// drawConventions draws the conventions of one household-drawn task from
+// h (a hash of its id): the goal objects are kept at one receptacle kind of
+// the room's template other than the target kind, each with the same
+// chance, and the heating appliance is one of the kinds that heat in some
+// world (microwave, stoveburner, toaster, coffeemachine) that the room's
+// template holds, each with the same chance. A draw holds for its task
+// alone: no type, object or room kind has a kind of its own, so a policy
+// trained here learns no prior about where a type's objects are, only to
+// follow a rule (or a right skill's body) that states the draw, and to
+// search without one.
+func drawConventions(c combo, room string, h uint64) (conv *HouseConventions, keep string) {
+	var kinds []string
+	for _, rr := range roomByName[room].receps {
+		if rr.kind != c.recep && rr.max > 0 {
+			kinds = append(kinds, rr.kind)
+		}
+	}
+	if len(kinds) > 0 {
+		keep = kinds[h%uint64(len(kinds))]
+	}
+	var heat []string
+	for _, k := range applianceKinds[TypeHeat] {
+		if roomHas(room, k) && k != c.recep {
+			heat = append(heat, k)
+		}
+	}
+	conv = &HouseConventions{Heat: applianceHeat}
+	if len(heat) > 0 {
+		conv.Heat = heat[mix64(h^7)%uint64(len(heat))]
+	}
+	return conv, keep
+}
+
 // Rule texts. They are the built-in refiner's templates for the features
 // source:<kind> and heat:/cool:/clean:<kind> (lib/refiner.DefaultTemplates),
 // so the rules a refiner distils from cards read like the hints a base is
@@ -112,22 +145,8 @@ func hints(s *taskSpec, w *world) env.Hints {
 		h.Right = append(h.Right, fmt.Sprintf(RuleLookFirst, first))
 		h.Steps = append(h.Steps, fmt.Sprintf(StepLookFirst, first))
 	}
-	// misleading place: closed kinds first, then open ones, in listing order
-	var closed, open []string
-	seen := map[string]bool{}
-	for _, r := range w.receps {
-		if seen[r.kind] || goalAt[r.kind] || r.kind == s.c.recep {
-			continue
-		}
-		seen[r.kind] = true
-		if r.openable {
-			closed = append(closed, r.kind)
-		} else {
-			open = append(open, r.kind)
-		}
-	}
-	if wrong := append(closed, open...); len(wrong) > 0 {
-		h.Misleading = append(h.Misleading, fmt.Sprintf(RuleLookFirst, wrong[0]))
+	if wrong := misleadingPlace(s, w, goalAt); wrong != "" {
+		h.Misleading = append(h.Misleading, fmt.Sprintf(RuleLookFirst, wrong))
 	}
 	if app := s.appliance(); app != "" {
 		h.Right = append(h.Right, transformRule(s.c.typ, app))
@@ -145,6 +164,34 @@ func hints(s *taskSpec, w *world) env.Hints {
 		h.Irrelevant = append(h.Irrelevant, RuleLamp)
 	}
 	return h
+}
+
+// misleadingPlace is the kind a misleading "look in the K first" rule names:
+// of the room's kinds that hold no goal object and are not the target, the
+// one whose search costs most: closed kinds (two steps each: go, open)
+// before open ones, then the kind with the most receptacles, then the one
+// listed last (a search in listing order reaches it last, so searching it
+// first adds the most). "" when the room has none.
+func misleadingPlace(s *taskSpec, w *world, goalAt map[string]bool) string {
+	count := map[string]int{}
+	last := map[string]int{}
+	closed := map[string]bool{}
+	for i, r := range w.receps {
+		if goalAt[r.kind] || r.kind == s.c.recep {
+			continue
+		}
+		count[r.kind]++
+		last[r.kind] = i
+		closed[r.kind] = r.openable
+	}
+	best := ""
+	for k := range count {
+		if best == "" || closed[k] != closed[best] && closed[k] ||
+			closed[k] == closed[best] && (count[k] > count[best] || count[k] == count[best] && last[k] > last[best]) {
+			best = k
+		}
+	}
+	return best
 }
 
 // defaultAppliance is the appliance of type t in the task's world.

@@ -63,7 +63,7 @@ func TestRLWorldSameTasks(t *testing.T) {
 // type's house kind when the room has one, and only the stoveburner heats.
 func TestRLWorldConventions(t *testing.T) {
 	for _, split := range []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen} {
-		ids, _ := tasks(true, split)
+		ids, _ := tasks(worldRL, split)
 		for _, id := range ids {
 			s, err := specFor(id)
 			if err != nil {
@@ -80,7 +80,7 @@ func TestRLWorldConventions(t *testing.T) {
 			}
 		}
 	}
-	ids, _ := tasks(true, env.SplitTrain)
+	ids, _ := tasks(worldRL, env.SplitTrain)
 	// heating: an rl heat task, holding the goal object at the microwave
 	// and at the stoveburner
 	for _, id := range ids[:60] {

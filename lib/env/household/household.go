@@ -2,22 +2,29 @@ package household
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
 )
 
-// Names of the two worlds.
+// Names of the three worlds.
 const (
 	// Name is the common-sense world (the base's pretraining world).
 	Name = "household"
 	// NameRL is the same tasks in a house with its own conventions
 	// (Conventions): the world where reading a rule pays.
 	NameRL = "household-rl"
+	// NameDrawn is the same tasks with conventions drawn per task
+	// (drawConventions): a pretraining world where the rules about a task
+	// decide where its objects are and what heats, without a type-level
+	// regularity a policy could learn instead of reading.
+	NameDrawn = "household-drawn"
 )
 
 func init() {
 	env.Register(Name, func() (env.Env, error) { return New(), nil })
 	env.Register(NameRL, func() (env.Env, error) { return NewRL(), nil })
+	env.Register(NameDrawn, func() (env.Env, error) { return NewDrawn(), nil })
 }
 
 // New returns the household environment. It holds no state: tasks are
@@ -27,11 +34,17 @@ func New() env.Env { return household{} }
 // NewRL returns household-rl: the tasks, splits and rooms of household, in
 // a house that keeps each type's goal objects at one kind of receptacle and
 // heats with the stoveburner (Conventions).
-func NewRL() env.Env { return household{rl: true} }
+func NewRL() env.Env { return household{kind: worldRL} }
 
-type household struct{ rl bool }
+// NewDrawn returns household-drawn: the tasks, splits and rooms of
+// household, where each task keeps its goal objects at a receptacle kind
+// drawn for it and heats with an appliance drawn for it (drawConventions).
+// Its right rules and its right skills' bodies state the task's draws.
+func NewDrawn() env.Env { return household{kind: worldDrawn} }
 
-func (h household) Name() string { return prefix(h.rl) }
+type household struct{ kind worldKind }
+
+func (h household) Name() string { return prefix(h.kind) }
 
 func (household) TaskTypes() []string { return append([]string(nil), taskTypes...) }
 
@@ -39,7 +52,7 @@ func (household) Splits() []string {
 	return []string{env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen}
 }
 
-func (h household) Tasks(split string) ([]string, error) { return tasks(h.rl, split) }
+func (h household) Tasks(split string) ([]string, error) { return tasks(h.kind, split) }
 
 // Reset starts task id. The room depends on id only: every seed gives the
 // same episode, so the episodes of a rollout group face the same room.
@@ -61,8 +74,8 @@ func (h household) spec(id string) (*taskSpec, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.conv != nil != h.rl {
-		return nil, fmt.Errorf("%s: task id %q belongs to %s", h.Name(), id, prefix(!h.rl))
+	if s.world != h.kind {
+		return nil, fmt.Errorf("%s: task id %q belongs to %s", h.Name(), id, prefix(s.world))
 	}
 	return s, nil
 }
@@ -73,4 +86,28 @@ func (h household) Hints(id string) (env.Hints, error) {
 		return env.Hints{}, err
 	}
 	return hints(s, generate(s)), nil
+}
+
+// RightBody implements env.BodyStater. In household-drawn a right skill's
+// body states the task's draws in the words of household-rl's right skills:
+// its first step becomes StepLookFirst with the kind that keeps the goal
+// objects, and for heating "microwave 1" becomes the appliance that heats.
+// The other worlds' bodies are their libraries' own.
+func (h household) RightBody(id, body string) string {
+	s, err := h.spec(id)
+	if err != nil || s.world != worldDrawn {
+		return body
+	}
+	lines := strings.Split(body, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "1. ") && s.keep != "" {
+			lines[i] = "1. " + fmt.Sprintf(StepLookFirst, s.keep)
+			break
+		}
+	}
+	body = strings.Join(lines, "\n")
+	if s.c.typ == TypeHeat && s.heatKind() != applianceHeat {
+		body = strings.ReplaceAll(body, applianceHeat+" 1", s.heatKind()+" 1")
+	}
+	return body
 }

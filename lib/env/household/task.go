@@ -175,6 +175,7 @@ type taskSpec struct {
 	room  string
 	seed  uint64
 	goal  string
+	world worldKind
 	conv  *HouseConventions // nil in the common-sense world
 	keep  string            // receptacle kind the goal objects are kept at; "" = their usual places
 }
@@ -201,36 +202,58 @@ func (s *taskSpec) appliance() string {
 	return ""
 }
 
+// worldKind is one of the three worlds of the package.
+type worldKind int
+
+const (
+	worldCommon worldKind = iota // household: common sense
+	worldRL                      // household-rl: the house's conventions
+	worldDrawn                   // household-drawn: conventions drawn per task
+)
+
+var worldKinds = []worldKind{worldCommon, worldRL, worldDrawn}
+
 // prefix is the world's name, the first part of its task ids.
-func prefix(rl bool) string {
-	if rl {
+func prefix(k worldKind) string {
+	switch k {
+	case worldRL:
 		return NameRL
+	case worldDrawn:
+		return NameDrawn
 	}
 	return Name
 }
 
-// parseID splits "household/<split>/<index>" (or "household-rl/...").
-func parseID(id string) (rl bool, split string, index int, err error) {
+// parseID splits "household/<split>/<index>" (or "household-rl/...",
+// "household-drawn/...").
+func parseID(id string) (k worldKind, split string, index int, err error) {
 	parts := strings.Split(id, "/")
-	if len(parts) != 3 || parts[0] != Name && parts[0] != NameRL {
-		return false, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index> or household-rl/<split>/<index>)", id)
+	k = -1
+	if len(parts) == 3 {
+		for _, w := range worldKinds {
+			if parts[0] == prefix(w) {
+				k = w
+			}
+		}
 	}
-	rl = parts[0] == NameRL
+	if k < 0 {
+		return 0, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>, household-rl/... or household-drawn/...)", id)
+	}
 	n, ok := splitSizes[parts[1]]
 	if !ok {
-		return false, "", 0, fmt.Errorf("household: task id %q: unknown split %q", id, parts[1])
+		return 0, "", 0, fmt.Errorf("household: task id %q: unknown split %q", id, parts[1])
 	}
 	i, err := strconv.Atoi(parts[2])
 	if err != nil || i < 0 || i >= n || parts[2] != taskIndex(i) {
-		return false, "", 0, fmt.Errorf("household: task id %q: no task %q in split %s (0..%d)", id, parts[2], parts[1], n-1)
+		return 0, "", 0, fmt.Errorf("household: task id %q: no task %q in split %s (0..%d)", id, parts[2], parts[1], n-1)
 	}
-	return rl, parts[1], i, nil
+	return k, parts[1], i, nil
 }
 
 func taskIndex(i int) string { return fmt.Sprintf("%05d", i) }
 
-func taskID(rl bool, split string, i int) string {
-	return prefix(rl) + "/" + split + "/" + taskIndex(i)
+func taskID(k worldKind, split string, i int) string {
+	return prefix(k) + "/" + split + "/" + taskIndex(i)
 }
 
 // specFor derives a task from its id. Types cycle through the six task
@@ -239,15 +262,16 @@ func taskID(rl bool, split string, i int) string {
 // by hash; valid_unseen draws from the held-out pool. A household-rl task
 // is derived from the household id of the same split and index (same
 // combination, room kind, goal text and generator seed) and adds the
-// house's conventions.
+// house's conventions; a household-drawn task likewise, with conventions
+// drawn for the task alone (drawConventions).
 func specFor(id string) (*taskSpec, error) {
-	rl, split, i, err := parseID(id)
+	k, split, i, err := parseID(id)
 	if err != nil {
 		return nil, err
 	}
 	combosOnce.Do(buildCombos)
 	typ := taskTypes[i%len(taskTypes)]
-	h := hashString(taskID(false, split, i))
+	h := hashString(taskID(worldCommon, split, i))
 	var c combo
 	switch split {
 	case env.SplitTrain:
@@ -265,9 +289,13 @@ func specFor(id string) (*taskSpec, error) {
 		id: id, split: split, index: i, c: c, room: room, seed: mix64(h ^ 2),
 		goal: goalText(c, mix64(h^3)),
 	}
-	if rl {
+	s.world = k
+	switch k {
+	case worldRL:
 		s.conv = &Conventions
 		s.keep = Conventions.keepKind(c, room)
+	case worldDrawn:
+		s.conv, s.keep = drawConventions(c, room, mix64(h^5))
 	}
 	return s, nil
 }
@@ -315,21 +343,21 @@ var (
 	idLists map[string][]string
 )
 
-func tasks(rl bool, split string) ([]string, error) {
+func tasks(k worldKind, split string) ([]string, error) {
 	if _, ok := splitSizes[split]; !ok {
 		return nil, fmt.Errorf("household: unknown split %q (have %s, %s, %s)", split, env.SplitTrain, env.SplitValidSeen, env.SplitValidUnseen)
 	}
 	idsOnce.Do(func() {
 		idLists = map[string][]string{}
-		for _, rl := range []bool{false, true} {
+		for _, k := range worldKinds {
 			for s, n := range splitSizes {
 				ids := make([]string, n)
 				for i := range ids {
-					ids[i] = taskID(rl, s, i)
+					ids[i] = taskID(k, s, i)
 				}
-				idLists[prefix(rl)+"/"+s] = ids
+				idLists[prefix(k)+"/"+s] = ids
 			}
 		}
 	})
-	return append([]string(nil), idLists[prefix(rl)+"/"+split]...), nil
+	return append([]string(nil), idLists[prefix(k)+"/"+split]...), nil
 }
