@@ -205,9 +205,9 @@ func TestMisleadingPlace(t *testing.T) {
 		goalAt []string
 		want   string
 	}{
-		{nil, "safe"},                                        // cabinet and safe tie on 2: safe is listed last
-		{[]string{"safe"}, "cabinet"},                        // most closed receptacles left
-		{[]string{"safe", "cabinet"}, "drawer"},              // the last closed kind; fridge is the target
+		{nil, "safe"},                                         // cabinet and safe tie on 2: safe is listed last
+		{[]string{"safe"}, "cabinet"},                         // most closed receptacles left
+		{[]string{"safe", "cabinet"}, "drawer"},               // the last closed kind; fridge is the target
 		{[]string{"safe", "cabinet", "drawer"}, "countertop"}, // open kinds last
 		{[]string{"safe", "cabinet", "drawer", "countertop"}, ""},
 	} {
