@@ -2,36 +2,43 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 2)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
 # shards (READING_MIX: name:tasks, each with its own seed and tasks), mixed
-# into one file. The oracle follows every rule it reads, right or
-# misleading ("Look in the K first.", "Heat the object with the K ..."), in
-# the scaffold's place or in a skill body, so the right action depends on
-# the text, as in an instruction-following model's data:
+# into one file. READING_ENV is household-drawn: household's tasks with
+# conventions drawn per task (where the goal objects are kept, what heats),
+# stated by the task's right rules and its right skill's body, so a rule
+# decides the action and no type-level convention can stand in for it. The
+# oracle follows every rule it reads, right or misleading ("Look in the K
+# first.", "Heat the object with the K ..."), in the scaffold's place or in
+# a skill body, as in an instruction-following model's data. Shard kinds:
 #
-#   mixed             no slate; `--hints mixed` (lib/rollout HintsMixed):
-#                     no rules, right rules, right + irrelevant, irrelevant,
-#                     right steps or an irrelevant rule as a skill body
-#   misleading        no slate; the task's misleading rules (followed)
-#   slate-right       the skill slate, the first action reads the right
-#                     skill (its library body follows), `--hints mixed`
-#   slate-random      the slate, the first action reads a random skill,
-#                     `--hints mixed`
-#   slate-misleading  the slate, a read of the right skill, and the
-#                     misleading rules in the scaffold's place
+#   slate-mixed       the skill slate, no read; `--hints mixed` (lib/rollout
+#                     HintsMixed): no rules, right rules, right +
+#                     irrelevant, irrelevant, right steps or an irrelevant
+#                     rule as a skill body
+#   slate-misled      the slate, no read; the task's misleading rules
+#                     (followed)
+#   read-right        the slate, the first action reads the right skill
+#                     (its body states the task's draws)
+#   read-random       the slate, the first action reads a random skill of
+#                     the slate (its body, followed where it bears on the
+#                     task)
+#   recipe 1's kinds  mixed, misleading (no slate); slate-right,
+#                     slate-random, slate-misleading (a read and rules)
 #
-# The shards with a slate make the base a skills base too: a run with
-# skills on (VARIANT=skillgate, broadcast) uses it as BASE_SKILLS.
-# docs/environments.md describes the rules; docs/results.md records the
-# recipe and its figures.
+# Every recipe-2 shard shows the slate, as every condition of the reading
+# test does, so the base is a skills base too: a run with skills on
+# (VARIANT=skillgate, broadcast) uses it as BASE_SKILLS.
+# docs/environments.md describes the worlds and rules; docs/results.md
+# records the recipes and their figures.
 READING_BASE   ?= $(RUNS)/base-reading
-READING_ENV    ?= household
+READING_ENV    ?= household-drawn
 READING_MODEL  ?= tiny
-READING_MIX    ?= mixed:1400 misleading:400 slate-right:700 slate-random:500 slate-misleading:300
-READING_EPOCHS ?= 6
+READING_MIX    ?= slate-mixed:3200 slate-misled:1200 read-right:2000 read-random:1600
+READING_EPOCHS ?= 5
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
 # the reading test: its world, its flags (--skills: every condition shows
@@ -50,6 +57,10 @@ reading_flags_misleading       := --hints misleading
 reading_flags_slate-right      := --skills --text-read right --hints mixed
 reading_flags_slate-random     := --skills --text-read random --hints mixed
 reading_flags_slate-misleading := --skills --text-read right --hints misleading
+reading_flags_slate-mixed      := --skills --text-read none --hints mixed
+reading_flags_slate-misled     := --skills --text-read none --hints misleading
+reading_flags_read-right       := --skills --text-read right
+reading_flags_read-random      := --skills --text-read random
 READING_SHARDS := $(foreach s,$(READING_MIX),$(firstword $(subst :, ,$(s))))
 reading_tasks   = $(word 2,$(subst :, ,$(filter $(1):%,$(READING_MIX))))
 # shard i (from 1) of READING_MIX has seed READING_SEED 99 i
