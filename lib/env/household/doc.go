@@ -115,9 +115,20 @@
 // solves it from what it observes: at an appliance whose transformation is
 // not admissible it tries the next kind that might do it.
 //
+// # household-drawn
+//
+// NewDrawn (registered as "household-drawn") is the same tasks with
+// conventions drawn per task from a hash of its id: the goal objects are
+// kept at one receptacle kind of the room's template other than the target,
+// and one of microwave, stoveburner, toaster and coffeemachine heats (each
+// drawn uniformly). Its right rules state the draws, and so do its right
+// skills' bodies (RightBody, env.BodyStater; household's library). It is a
+// pretraining world: a rule decides the action, and no type has a
+// convention of its own to learn instead of reading.
+//
 // # Rules
 //
-// Both worlds state rules about each task (env.Hinter: right, misleading
+// Every world states rules about each task (env.Hinter: right, misleading
 // and irrelevant ones, in the built-in refiner's words: RuleLookFirst,
 // RuleHeat, ...), and the oracle follows rules it reads (env.Reader):
 // "look in the K first" and "heat|cool|clean the object with [the] K". A
