@@ -40,23 +40,25 @@ func TestReadingBaseRecipe(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make -n base-reading: %v\n%s", err, out)
 	}
+	if !strings.Contains(out, "rollout --env household-drawn ") {
+		t.Errorf("the demonstrations are not household-drawn's:\n%s", out)
+	}
 	shard := regexp.MustCompile(`--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading\s+-o runs/base-reading/demos/(\S+)\.parquet`)
 	var got []string
 	for _, m := range shard.FindAllStringSubmatch(out, -1) {
 		got = append(got, m[4]+" "+m[1]+" "+m[2]+" "+m[3])
 	}
 	want := []string{
-		"mixed 1400 1991 --hints mixed",
-		"misleading 400 1992 --hints misleading",
-		"slate-right 700 1993 --skills --text-read right --hints mixed",
-		"slate-random 500 1994 --skills --text-read random --hints mixed",
-		"slate-misleading 300 1995 --skills --text-read right --hints misleading",
+		"slate-mixed 3200 1991 --skills --text-read none --hints mixed",
+		"slate-misled 1200 1992 --skills --text-read none --hints misleading",
+		"read-right 2000 1993 --skills --text-read right",
+		"read-random 1600 1994 --skills --text-read random",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)
 	}
 	for _, s := range []string{
-		"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 6",
+		"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 5",
 		"--lr 2e-3 --seed 1",
 		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 --skills",
 		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 --skills",
