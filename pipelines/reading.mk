@@ -67,10 +67,40 @@ reading_tasks   = $(word 2,$(subst :, ,$(filter $(1):%,$(READING_MIX))))
 reading_index   = $(words $(call reading_upto,$(1),$(READING_SHARDS)))
 reading_upto    = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call reading_upto,$(1),$(wordlist 2,$(words $(2)),$(2))))
 
-.PHONY: base-reading
+# The shipped base (READING_SHIPPED, when its SHA256SUMS is there): the
+# checkpoint the recorded recipe wrote (weights, tokenizer, config and the
+# optimizer state a warm-up from the base continues), with its SHA256SUMS,
+# and its SFT metrics (a run without a scaffold copies the base's).
+# Runs that start from READING_BASE (BASE=base-reading, the sweep) get a
+# copy of it instead of training it; `make base-reading` always trains
+# from scratch, runs the reading test, and says whether the checkpoint is
+# byte-identical to the shipped one; `make base-reading-ship` replaces the
+# shipped files with READING_BASE's checkpoint.
+READING_SHIPPED ?= $(if $(wildcard pipelines/bases/reading/SHA256SUMS),pipelines/bases/reading)
+READING_FILES   := config.json model.safetensors tokenizer.json optimizer.json optimizer.safetensors
 
+.PHONY: base-reading base-reading-ship
+
+ifeq ($(READING_TRAIN),)
+base-reading: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory base-reading READING_TRAIN=1 READING_SHIPPED=
+	@if [ -n "$(READING_SHIPPED)" ]; then \
+	  (cd $(READING_BASE)/ckpt/0 && sha256sum $(READING_FILES)) > $(READING_BASE)/SHA256SUMS; \
+	  if cmp -s $(READING_BASE)/SHA256SUMS $(READING_SHIPPED)/SHA256SUMS; then \
+	    echo "base-reading: $(READING_BASE)/ckpt/0 is byte-identical to $(READING_SHIPPED)"; \
+	  else echo "base-reading: $(READING_BASE)/ckpt/0 differs from $(READING_SHIPPED):"; diff $(READING_SHIPPED)/SHA256SUMS $(READING_BASE)/SHA256SUMS; fi; \
+	fi
+else
 base-reading: $(foreach s,$(READING_SPLITS),$(READING_BASE)/reading/$(READING_TEST_ENV)/$(s).md)
 	@for s in $(READING_SPLITS); do echo; cat $(READING_BASE)/reading/$(READING_TEST_ENV)/$$s.md; done
+endif
+
+base-reading-ship: $(READING_BASE)/ckpt/0/config.json
+	@mkdir -p pipelines/bases/reading/ckpt/0 pipelines/bases/reading/metrics
+	cp $(addprefix $(READING_BASE)/ckpt/0/,$(READING_FILES)) pipelines/bases/reading/ckpt/0/
+	cp $(READING_BASE)/metrics/sft.parquet pipelines/bases/reading/metrics/
+	(cd pipelines/bases/reading/ckpt/0 && sha256sum $(READING_FILES)) > pipelines/bases/reading/SHA256SUMS
+	@cat pipelines/bases/reading/SHA256SUMS
 
 ifeq ($(PIPE_BUILD),1)
 $(BIN)/audit: $(PIPE_SOURCES)
@@ -87,10 +117,17 @@ $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/demos/$(s).parquet)
 	$(BIN)/report mix $^ -o $@
 
+ifneq ($(READING_SHIPPED),)
+$(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_SHIPPED)/SHA256SUMS $(READING_SHIPPED)/metrics/sft.parquet $(addprefix $(READING_SHIPPED)/ckpt/0/,$(READING_FILES))
+	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
+	rm -rf $(READING_BASE)/ckpt/.0.tmp && cp -r $(READING_SHIPPED)/ckpt/0 $(READING_BASE)/ckpt/.0.tmp && rm -rf $(READING_BASE)/ckpt/0 && mv $(READING_BASE)/ckpt/.0.tmp $(READING_BASE)/ckpt/0
+	cp $(READING_SHIPPED)/metrics/sft.parquet $(READING_BASE)/metrics/sft.parquet.tmp && mv $(READING_BASE)/metrics/sft.parquet.tmp $(READING_BASE)/metrics/sft.parquet
+else
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_BASE)/demos.parquet
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
 	$(BIN)/learn sft --init $(READING_MODEL) --demos $< -o $(READING_BASE)/ckpt/0 --epochs $(READING_EPOCHS) \
 	  --batch-tokens $(SFT_BATCH) --lr $(READING_LR) --seed $(READING_SEED) --metrics $(READING_BASE)/metrics/sft.parquet
+endif
 
 $(READING_BASE)/reading/$(READING_TEST_ENV)/%.md: $(READING_BASE)/ckpt/0/config.json | $(BIN)/audit
 	@mkdir -p $(@D)

@@ -92,3 +92,40 @@ func TestReadingBaseIsItsOwnSkillsBase(t *testing.T) {
 		}
 	}
 }
+
+// TestReadingBaseShipped checks the shipped base: with READING_SHIPPED set,
+// a run from the reading base copies the shipped checkpoint instead of
+// training one, while make base-reading still trains from scratch and then
+// compares the checkpoint's bytes with the shipped SHA256SUMS.
+func TestReadingBaseShipped(t *testing.T) {
+	shipped := t.TempDir()
+	for _, d := range []string{"ckpt/0", "metrics"} {
+		if err := os.MkdirAll(filepath.Join(shipped, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"SHA256SUMS", "metrics/sft.parquet", "ckpt/0/config.json", "ckpt/0/model.safetensors", "ckpt/0/tokenizer.json", "ckpt/0/optimizer.json", "ckpt/0/optimizer.safetensors"} {
+		if err := os.WriteFile(filepath.Join(shipped, f), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := dryRun(t, "warmup", "VARIANT=grpo", "RUN=x", "BASE=base-reading", "READING_SHIPPED="+shipped)
+	if err != nil {
+		t.Fatalf("make -n warmup: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "cp -r "+shipped+"/ckpt/0 runs/base-reading/ckpt/.0.tmp") || strings.Contains(out, "--init tiny") {
+		t.Errorf("a run from the shipped reading base: want a copy of %s and no training in\n%s", shipped, out)
+	}
+	out, err = dryRun(t, "base-reading", "READING_SHIPPED="+shipped)
+	if err != nil {
+		t.Fatalf("make -n base-reading: %v\n%s", err, out)
+	}
+	for _, s := range []string{"READING_SHIPPED=", "--init tiny --demos runs/base-reading/demos.parquet", "cmp -s runs/base-reading/SHA256SUMS " + shipped + "/SHA256SUMS"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("make -n base-reading with a shipped base lacks %q:\n%s", s, out)
+		}
+	}
+	if strings.Contains(out, "cp -r "+shipped) {
+		t.Errorf("make base-reading copied the shipped base instead of training:\n%s", out)
+	}
+}
