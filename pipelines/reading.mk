@@ -2,7 +2,7 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 2)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 3)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
@@ -21,6 +21,7 @@
 #                     rule as a skill body
 #   slate-misled      the slate, no read; the task's misleading rules
 #                     (followed)
+#   slate-none        the slate, no read, no rules
 #   read-right        the slate, the first action reads the right skill
 #                     (its body states the task's draws)
 #   read-random       the slate, the first action reads a random skill of
@@ -37,7 +38,7 @@
 READING_BASE   ?= $(RUNS)/base-reading
 READING_ENV    ?= household-drawn
 READING_MODEL  ?= tiny
-READING_MIX    ?= slate-mixed:3200 slate-misled:1200 read-right:2000 read-random:1600
+READING_MIX    ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800
 READING_EPOCHS ?= 5
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
@@ -59,6 +60,7 @@ reading_flags_slate-random     := --skills --text-read random --hints mixed
 reading_flags_slate-misleading := --skills --text-read right --hints misleading
 reading_flags_slate-mixed      := --skills --text-read none --hints mixed
 reading_flags_slate-misled     := --skills --text-read none --hints misleading
+reading_flags_slate-none       := --skills --text-read none
 reading_flags_read-right       := --skills --text-read right
 reading_flags_read-random      := --skills --text-read random
 READING_SHARDS := $(foreach s,$(READING_MIX),$(firstword $(subst :, ,$(s))))

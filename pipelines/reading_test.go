@@ -51,8 +51,9 @@ func TestReadingBaseRecipe(t *testing.T) {
 	want := []string{
 		"slate-mixed 3200 1991 --skills --text-read none --hints mixed",
 		"slate-misled 1200 1992 --skills --text-read none --hints misleading",
-		"read-right 2000 1993 --skills --text-read right",
-		"read-random 1600 1994 --skills --text-read random",
+		"slate-none 1600 1993 --skills --text-read none",
+		"read-right 1200 1994 --skills --text-read right",
+		"read-random 800 1995 --skills --text-read random",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)

@@ -50,9 +50,9 @@ func (h *HouseConventions) keepKind(c combo, room string) string {
 // drawConventions draws the conventions of one household-drawn task from
 // h (a hash of its id): the goal objects are kept at one receptacle kind of
 // the room's template other than the target kind, each with the same
-// chance, and the heating appliance is one of the kinds that heat in some
-// world (microwave, stoveburner, toaster, coffeemachine) that the room's
-// template holds, each with the same chance. A draw holds for its task
+// chance, and the heating appliance is the microwave or the stoveburner
+// (the kinds that heat in household and household-rl), each with the same
+// chance when the room's template holds both. A draw holds for its task
 // alone: no type, object or room kind has a kind of its own, so a policy
 // trained here learns no prior about where a type's objects are, only to
 // follow a rule (or a right skill's body) that states the draw, and to
@@ -68,7 +68,7 @@ func drawConventions(c combo, room string, h uint64) (conv *HouseConventions, ke
 		keep = kinds[h%uint64(len(kinds))]
 	}
 	var heat []string
-	for _, k := range applianceKinds[TypeHeat] {
+	for _, k := range []string{applianceHeat, "stoveburner"} {
 		if roomHas(room, k) && k != c.recep {
 			heat = append(heat, k)
 		}
