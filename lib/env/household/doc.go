@@ -121,9 +121,10 @@
 // conventions drawn per task from a hash of its id: the goal objects are
 // kept at one receptacle kind of the room's template other than the target,
 // and the microwave or the stoveburner heats (each drawn uniformly). Its
-// right rules state the draws, and so do its right skills' bodies (RightBody, env.BodyStater; household's library). It is a
-// pretraining world: a rule decides the action, and no type has a
-// convention of its own to learn instead of reading.
+// right rules state the draws, and so do its right skills' bodies
+// (RightBody, env.BodyStater; household's library). It is a pretraining
+// world: a rule decides the action, and no type has a convention of its
+// own to learn instead of reading.
 //
 // # Rules
 //
