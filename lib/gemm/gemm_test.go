@@ -244,7 +244,7 @@ func TestSgemmPanicsOnBadArguments(t *testing.T) {
 
 func TestGenericKernelAlwaysAvailable(t *testing.T) {
 	for _, kn := range availableKernels() {
-		if kn.mr*kn.nr > maxTile || kn.mc%kn.mr != 0 || kn.nc%kn.nr != 0 {
+		if kn.tile() > maxTile || kn.mc%kn.mr != 0 || kn.nc%kn.nr != 0 {
 			t.Errorf("kernel %s: tile %dx%d or blocks mc=%d nc=%d inconsistent with maxTile=%d", kn.name, kn.mr, kn.nr, kn.mc, kn.nc, maxTile)
 		}
 	}
@@ -331,6 +331,7 @@ func TestAVX512MatchesAVX2Bits(t *testing.T) {
 	shapes := [][3]int{ // m, n, k
 		{6, 32, 1}, {6, 32, 7}, {12, 64, 256}, {13, 70, 257}, {64, 384, 128},
 		{128, 6000, 128}, {7, 33, 600}, {300, 100, 40}, {255, 512, 513}, {5, 48, 64},
+		{8, 768, 256}, {16, 256, 768}, {64, 1847, 256},
 	}
 	trans := [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
 	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}}
