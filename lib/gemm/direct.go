@@ -138,3 +138,19 @@ func (r *itemRun) help() {
 		}
 	}
 }
+
+// Parallel runs fn(0..n-1) on the calling goroutine and up to workers-1 of
+// the helper goroutines the products use, items taken from a shared
+// counter; it returns when every item is done. A helper that is still
+// polling after a product takes items at once, where a new goroutine would
+// wait to be scheduled. Each index must touch disjoint outputs; fn may
+// itself call Sgemm or Parallel.
+func Parallel(workers, n int, fn func(i int)) {
+	if workers = min(workers, n); workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	runItems(workers, n, fn)
+}

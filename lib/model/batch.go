@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/pats-rl/pats/lib/gemm"
 )
 
 // AppendBatch feeds chunks[i] to decs[i] for every i in one batched pass:
@@ -116,37 +117,15 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 }
 
 // forEach runs f(0..n-1) on up to GOMAXPROCS goroutines taking indices
-// from a shared counter (the caller's goroutine among them), or on the
-// caller alone when work (a rough count of multiply-adds) is too small to
-// pay for starting goroutines. Each index must touch disjoint outputs.
+// from a shared counter (the caller's goroutine and gemm's helpers), or on
+// the caller alone when work (a rough count of multiply-adds) is too small
+// to pay for the hand-off. Each index must touch disjoint outputs.
 func forEach(n, work int, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 || work < 1<<15 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
+	workers := runtime.GOMAXPROCS(0)
+	if work < 1<<15 {
+		workers = 1
 	}
-	var next atomic.Int64
-	run := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
+	gemm.Parallel(workers, n, f)
 }
 
 // arena is scratch space for the activations of one decoding step, kept
