@@ -189,7 +189,9 @@ func TestConcurrentDecoders(t *testing.T) {
 // products, the decoders' attention and the heads within one decoder take
 // their parallel paths, and requires bit-identical logits.
 func TestAppendBatchGOMAXPROCSIndependent(t *testing.T) {
-	cfg := base(600, 128, 2, 4, 2, 384)
+	// lm_head 4200 x 128: the direct path splits it (n*k >= directParallelMin)
+	// and so does the blocked path from 2 rows (m*n*k >= parallelMinWork).
+	cfg := base(4200, 128, 2, 4, 2, 384)
 	cfg.MaxPositionEmbeddings = 512
 	run := func(procs int) []uint32 {
 		old := runtime.GOMAXPROCS(procs)
