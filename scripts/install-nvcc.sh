@@ -14,9 +14,10 @@ if command -v nvcc >/dev/null; then
 fi
 [[ $(id -u) == 0 ]] || { echo "install-nvcc: nvcc is missing and I am not root to install it" >&2; exit 2; }
 
+apt_dir=${APT_DIR:-/etc/apt} # the sources to extend (a test may point elsewhere)
 # deb822 sources (bookworm's default): extend each Debian "Components:" line.
 shopt -s nullglob
-for f in /etc/apt/sources.list.d/*.sources; do
+for f in "$apt_dir"/sources.list.d/*.sources; do
   grep -qi '^URIs:.*debian' "$f" || continue
   grep -q '^Components:' "$f" || continue
   for c in contrib non-free non-free-firmware; do
@@ -27,7 +28,7 @@ for f in /etc/apt/sources.list.d/*.sources; do
   done
 done
 # One-line sources: extend each Debian "deb ... main" line.
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+for f in "$apt_dir"/sources.list "$apt_dir"/sources.list.d/*.list; do
   [[ -f $f ]] || continue
   grep -Eq '^deb .*debian.* main' "$f" || continue
   for c in contrib non-free non-free-firmware; do
@@ -38,8 +39,19 @@ for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
   done
 done
 
+# apt's messages go to a log; on failure its last lines are shown with
+# addresses masked.
+aptlog=$(mktemp)
+trap 'rm -f "$aptlog"' EXIT
+apt_run() {
+  if ! "$@" >"$aptlog" 2>&1; then
+    echo "install-nvcc: $* failed:" >&2
+    tail -n 15 "$aptlog" | sed -E 's#[a-z]+://[^ ]+#<source>#g' >&2
+    exit 1
+  fi
+}
 log "apt-get update"
-apt-get update -q >/dev/null
-log "installing nvidia-cuda-toolkit (several minutes)"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit >/dev/null
+apt_run apt-get update -q
+log "installing nvidia-cuda-toolkit (a few minutes)"
+apt_run env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends nvidia-cuda-toolkit
 log "nvcc installed: $(nvcc --version | tail -n 1)"
