@@ -31,8 +31,12 @@ namespace pc {
 
 const size_t ATT_BUDGET = (size_t)64 << 20; /* floats per score buffer */
 
+/* Row stride of a score buffer: keys rounded up to 8 floats, so that every
+ * row starts 32-byte aligned (tensor-core kernels need 16). */
+static int ld_keys(int keys) { return (keys + 7) & ~7; }
+
 static int chunk_rows(int rows, int past, int kv) {
-	size_t per_row = (size_t)kv * (size_t)(past + rows);
+	size_t per_row = (size_t)kv * (size_t)ld_keys(past + rows);
 	size_t ch = ATT_BUDGET / (per_row ? per_row : 1);
 	if (ch < 1) ch = 1;
 	if (ch > (size_t)rows) ch = rows;
@@ -41,16 +45,16 @@ static int chunk_rows(int rows, int past, int kv) {
 
 size_t attention_scratch(int rows, int past, int kv_heads) {
 	if (rows <= 0) return 0;
-	return (size_t)chunk_rows(rows, past, kv_heads) * kv_heads * (size_t)(past + rows);
+	return (size_t)chunk_rows(rows, past, kv_heads) * kv_heads * (size_t)ld_keys(past + rows);
 }
 
 /* Block (li, g): row i0+li of head g*rep+r. S holds kv batches of nrows x
- * keysN scores; the row becomes its probabilities. */
-__global__ void k_att_softmax(float *S, float *lse, int nrows, int keysN, int i0, int past, int rows, int rep, int r,
-                              float scale) {
+ * keysN scores (row stride ld); the row becomes its probabilities. */
+__global__ void k_att_softmax(float *S, float *lse, int nrows, int keysN, int ld, int i0, int past, int rows, int rep,
+                              int r, float scale) {
 	__shared__ float sh[32];
 	int li = blockIdx.x, g = blockIdx.y;
-	float *s = S + ((size_t)g * nrows + li) * keysN;
+	float *s = S + ((size_t)g * nrows + li) * ld;
 	int valid = past + i0 + li + 1;
 	float mx = -INFINITY;
 	for (int j = threadIdx.x; j < valid; j += blockDim.x) mx = fmaxf(mx, s[j]);
@@ -69,10 +73,10 @@ __global__ void k_att_softmax(float *S, float *lse, int nrows, int keysN, int i0
 }
 
 /* Backward of a chunk: S (scores) becomes P, G (dP) becomes dS. */
-__global__ void k_att_grad(float *S, float *G, const float *lse, const float *D, int nrows, int keysN, int i0,
+__global__ void k_att_grad(float *S, float *G, const float *lse, const float *D, int nrows, int keysN, int ld, int i0,
                            int rows, int rep, int r, float scale) {
 	int li = blockIdx.x, g = blockIdx.y;
-	size_t o = ((size_t)g * nrows + li) * keysN;
+	size_t o = ((size_t)g * nrows + li) * ld;
 	size_t hi = (size_t)(g * rep + r) * rows + i0 + li;
 	float l = lse[hi], d = D[hi];
 	int valid = i0 + li + 1;
@@ -110,15 +114,15 @@ int attention_forward(cublasHandle_t h, float *out, float *lse, const float *q, 
 	float scale = att_scale(hd);
 	for (int i0 = 0; i0 < rows; i0 += ch) {
 		int nr = rows - i0 < ch ? rows - i0 : ch;
-		int keysN = past + i0 + nr;
-		long long sS = (long long)nr * keysN;
+		int keysN = past + i0 + nr, ld = ld_keys(keysN);
+		long long sS = (long long)nr * ld;
 		for (int r = 0; r < rep; r++) {
 			const float *qr = q + (size_t)i0 * qd + (size_t)r * hd;
 			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, (long long)rep * hd, k, kd, hd, 0.0f,
-			                    scratch, keysN, sS, kv_heads));
-			k_att_softmax<<<dim3(nr, kv_heads), 256>>>(scratch, lse, nr, keysN, i0, past, rows, rep, r, scale);
+			                    scratch, ld, sS, kv_heads));
+			k_att_softmax<<<dim3(nr, kv_heads), 256>>>(scratch, lse, nr, keysN, ld, i0, past, rows, rep, r, scale);
 			PC_LAUNCHED("k_att_softmax");
-			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, scratch, keysN, sS, v, kd, hd, 0.0f,
+			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, scratch, ld, sS, v, kd, hd, 0.0f,
 			                    out + (size_t)i0 * qd + (size_t)r * hd, qd, (long long)rep * hd, kv_heads));
 		}
 	}
@@ -138,25 +142,25 @@ int attention_backward(cublasHandle_t h, float *dq, float *dk, float *dv, const 
 	PC_LAUNCHED("k_att_dot");
 	for (int i0 = 0; i0 < rows; i0 += ch) {
 		int nr = rows - i0 < ch ? rows - i0 : ch;
-		int keysN = i0 + nr;
-		long long sS = (long long)nr * keysN, sq = (long long)rep * hd;
+		int keysN = i0 + nr, ld = ld_keys(keysN);
+		long long sS = (long long)nr * ld, sq = (long long)rep * hd;
 		for (int r = 0; r < rep; r++) {
 			const float *qr = q + (size_t)i0 * qd + (size_t)r * hd;
 			const float *dor = dout + (size_t)i0 * qd + (size_t)r * hd;
-			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, sq, k, kd, hd, 0.0f, S, keysN, sS,
+			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, sq, k, kd, hd, 0.0f, S, ld, sS,
 			                    kv_heads));
-			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, dor, qd, sq, v, kd, hd, 0.0f, G, keysN, sS,
+			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, dor, qd, sq, v, kd, hd, 0.0f, G, ld, sS,
 			                    kv_heads));
-			k_att_grad<<<dim3(nr, kv_heads), 256>>>(S, G, lse, dsc, nr, keysN, i0, rows, rep, r, scale);
+			k_att_grad<<<dim3(nr, kv_heads), 256>>>(S, G, lse, dsc, nr, keysN, ld, i0, rows, rep, r, scale);
 			PC_LAUNCHED("k_att_grad");
 			/* dV_g += P^T dO_h */
-			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, S, keysN, sS, dor, qd, sq, 1.0f, dv, kd, hd,
+			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, S, ld, sS, dor, qd, sq, 1.0f, dv, kd, hd,
 			                    kv_heads));
 			/* dQ_h += dS K_g */
-			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, G, keysN, sS, k, kd, hd, 1.0f,
+			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, G, ld, sS, k, kd, hd, 1.0f,
 			                    dq + (size_t)i0 * qd + (size_t)r * hd, qd, sq, kv_heads));
 			/* dK_g += dS^T Q_h */
-			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, G, keysN, sS, qr, qd, sq, 1.0f, dk, kd, hd,
+			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, G, ld, sS, qr, qd, sq, 1.0f, dk, kd, hd,
 			                    kv_heads));
 		}
 	}
