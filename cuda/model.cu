@@ -26,7 +26,7 @@
  * RoPE), the attention output and its log-sum-exp, the residual after
  * attention, gate, up and silu(gate)*up: about (4*hidden + 2*qdim +
  * 2*kvdim + heads + 3*intermediate + 2) floats per token and layer (1.5B
- * shape: 36k floats, 16.6 GiB for 4096 tokens over 28 layers). A forward
+ * shape: 36.6k floats, 15.6 GiB for 4096 tokens over 28 layers). A forward
  * without keep, pc_logits and decoding use their own buffers, so they do
  * not disturb the kept activations. The vocabulary projection runs in
  * chunks of rows (at most LOGIT_BUDGET floats of logits at a time) and the
