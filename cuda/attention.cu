@@ -25,6 +25,8 @@
  * results are merged. head_dim <= 256. */
 #include <math.h>
 
+#include <algorithm>
+
 #include "common.h"
 
 namespace pc {
@@ -43,9 +45,14 @@ static int chunk_rows(int rows, int past, int kv) {
 	return (int)ch;
 }
 
+/* Floats of one score buffer: enough for any rows' <= rows at the same
+ * past (a chunk holds at most max(ATT_BUDGET, one row) floats), and
+ * increasing in rows, so a buffer sized for a longer sequence serves a
+ * shorter one. */
 size_t attention_scratch(int rows, int past, int kv_heads) {
 	if (rows <= 0) return 0;
-	return (size_t)chunk_rows(rows, past, kv_heads) * kv_heads * (size_t)ld_keys(past + rows);
+	size_t row = (size_t)kv_heads * ld_keys(past + rows);
+	return std::min((size_t)rows * row, std::max(ATT_BUDGET, row));
 }
 
 /* Block (li, g): row i0+li of head g*rep+r. S holds kv batches of nrows x

@@ -40,7 +40,8 @@
  * decoders' chunks through each linear layer together; each row attends
  * over its own decoder's cache (attention.cu's decoding kernel); then the
  * last row of each chunk is projected to the vocabulary and, on request,
- * sampled on the device. A decoder must be freed before its model. */
+ * sampled on the device. Freeing a model releases its decoders' caches;
+ * such a decoder can then only be freed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,7 @@ struct pc_model {
 	DBuf<float> attS, logit, part, dsc;
 	DBuf<double> norm;
 	int lm = 0, fnorm = 0; /* indices of the vocabulary projection and the final norm */
-	int ndec = 0;
+	std::vector<pc_decoder *> decs; /* live decoders, released with the model */
 };
 
 struct pc_decoder {
@@ -395,6 +396,12 @@ void free_model(pc_model *m) {
 	dfree(m, m->wb, m->btotal * 2);
 	dfree(m, m->cos, 0);
 	dfree(m, m->sin, 0);
+	for (pc_decoder *d : m->decs) {
+		dfree(m, d->k, d->bytes);
+		dfree(m, d->v, d->bytes);
+		d->k = d->v = nullptr;
+		d->m = nullptr;
+	}
 	if (m->blas) cublasDestroy(m->blas);
 	delete m;
 }
@@ -775,7 +782,7 @@ extern "C" int pc_decoder_new(pc_model *m, int32_t capacity, pc_decoder **out) {
 		delete d;
 		return rc;
 	}
-	m->ndec++;
+	m->decs.push_back(d);
 	*out = d;
 	return 0;
 }
@@ -783,15 +790,18 @@ extern "C" int pc_decoder_new(pc_model *m, int32_t capacity, pc_decoder **out) {
 extern "C" void pc_decoder_free(pc_decoder *d) {
 	if (!d) return;
 	pc_model *m = d->m;
-	cudaSetDevice(m->dev);
-	dfree(m, d->k, d->bytes);
-	dfree(m, d->v, d->bytes);
-	m->ndec--;
+	if (m) {
+		cudaSetDevice(m->dev);
+		dfree(m, d->k, d->bytes);
+		dfree(m, d->v, d->bytes);
+		m->decs.erase(std::find(m->decs.begin(), m->decs.end(), d));
+	}
 	delete d;
 }
 
 extern "C" int pc_decoder_clone(pc_decoder *d, pc_decoder **out) {
 	if (!d || !out) return fail("pc_decoder_clone: null argument");
+	if (!d->m) return fail("pc_decoder_clone: the decoder's model was freed");
 	PC_TRY(pc_decoder_new(d->m, d->cap, out));
 	pc_decoder *c = *out;
 	if (d->len > 0) {
@@ -817,8 +827,9 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
                                float *logits, const pc_sampling *s, const double *u, int32_t *tok, float *logp) {
 	if (n <= 0) return n == 0 ? 0 : fail("pc_append_batch: %d decoders", n);
 	if (!decs || !tokens || !offsets) return fail("pc_append_batch: null argument");
-	pc_model *m = decs[0] ? decs[0]->m : nullptr;
-	if (!m) return fail("pc_append_batch: decoder 0 is null");
+	if (!decs[0]) return fail("pc_append_batch: decoder 0 is null");
+	pc_model *m = decs[0]->m;
+	if (!m) return fail("pc_append_batch: decoder 0's model was freed");
 	const pc_config &c = m->c;
 	if (s && (!u || !tok || !logp)) return fail("pc_append_batch: sampling without u, tok or logp");
 	for (int i = 0; i < n; i++) {
