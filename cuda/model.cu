@@ -190,7 +190,8 @@ int ensure_seq(pc_model *m, Seq &s, int T, int slots) {
 	const pc_config &c = m->c;
 	if (s.act.p && T <= s.cap && slots <= s.slots) return 0;
 	s.valid = false;
-	int cap = (int)std::min(round_rows(std::max(T, s.cap)), (size_t)std::max(c.max_positions, T));
+	/* A multiple of 256 rows, so that every array below starts aligned. */
+	int cap = (int)round_rows(std::max(T, s.cap));
 	slots = std::max(slots, s.slots);
 	size_t H = c.hidden, I = c.intermediate, qd = qdim(c), kd = kvdim(c), C = cap;
 	release(m, s.act);
@@ -932,6 +933,11 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I));
 		PC_TRY(to_bf16(xb, w.h.p, (size_t)T * I));
 		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
+	}
+	if (!logits && !s) { /* a prompt chunk whose next token is not wanted yet */
+		PC_CUDA(cudaDeviceSynchronize());
+		for (int i = 0; i < n; i++) decs[i]->len += offsets[i + 1] - offsets[i];
+		return 0;
 	}
 	PC_TRY(rows_gather(w.last.p, x, w.lastrow.p, n, H));
 	PC_TRY(rmsnorm(w.lastn.p, w.invl.p, w.last.p, W(m, m->fnorm), n, H, eps));
