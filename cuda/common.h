@@ -142,7 +142,8 @@ int sum_squares(const float *g, size_t n, double *scratch, double *host_out);
 int scale(float *g, size_t n, float c);
 
 /* rmsnorm.cu */
-int rmsnorm(float *y, float *inv, const float *x, const float *w, int rows, int dim, float eps);
+/* yb, when not null, also gets y in BF16 (the input of the next product). */
+int rmsnorm(float *y, float *inv, const float *x, const float *w, int rows, int dim, float eps, bf16 *yb);
 /* dx += ..., dw += ... (Backend.RMSNormBackward); scratch >= colsum_scratch(rows, dim). */
 int rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, const float *inv,
                      int rows, int dim, float *scratch);
@@ -168,7 +169,8 @@ int attention_decode(float *out, const float *q, const int32_t *rowdec, const in
                      int layer, int rows, int heads, int kv_heads, int head_dim);
 
 /* swiglu.cu */
-int swiglu(float *h, const float *g, const float *u, size_t n);
+/* hb, when not null, also gets h in BF16. */
+int swiglu(float *h, const float *g, const float *u, size_t n, bf16 *hb);
 int swiglu_backward(float *dg, float *du, const float *dh, const float *g, const float *u, size_t n);
 
 /* logsoftmax.cu (lp, ent, lse may each be null) */

@@ -298,8 +298,7 @@ int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
 		LayerAct &A = s.L[keep ? l : 0];
 		int b = 1 + 12 * l;
 		if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice));
-		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, b), T, (int)H, eps));
-		PC_TRY(to_bf16(xb, A.xn1, (size_t)T * H));
+		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, b), T, (int)H, eps, xb));
 		PC_TRY(linear(m, A.q, xb, T, b + 1, b + 2, 0.0f));
 		PC_TRY(linear(m, A.k, xb, T, b + 3, b + 4, 0.0f));
 		PC_TRY(linear(m, A.v, xb, T, b + 5, b + 6, 0.0f));
@@ -310,15 +309,13 @@ int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
 		PC_TRY(to_bf16(xb, A.att, (size_t)T * qd));
 		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
 		if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice));
-		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, b + 8), T, (int)H, eps));
-		PC_TRY(to_bf16(xb, A.xn2, (size_t)T * H));
+		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, b + 8), T, (int)H, eps, xb));
 		PC_TRY(linear(m, A.g, xb, T, b + 9, -1, 0.0f));
 		PC_TRY(linear(m, A.u, xb, T, b + 10, -1, 0.0f));
-		PC_TRY(swiglu(A.h, A.g, A.u, (size_t)T * I));
-		PC_TRY(to_bf16(xb, A.h, (size_t)T * I));
+		PC_TRY(swiglu(A.h, A.g, A.u, (size_t)T * I, xb));
 		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
 	}
-	PC_TRY(rmsnorm(s.xnf.p, s.invf.p, x, W(m, m->fnorm), T, (int)H, eps));
+	PC_TRY(rmsnorm(s.xnf.p, s.invf.p, x, W(m, m->fnorm), T, (int)H, eps, nullptr));
 	return 0;
 }
 
@@ -914,8 +911,7 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 	PC_TRY(embed_gather(x, W(m, 0), w.tok.p, T, H));
 	for (int l = 0; l < c.layers; l++) {
 		int b = 1 + 12 * l;
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b), T, H, eps));
-		PC_TRY(to_bf16(xb, w.xn.p, (size_t)T * H));
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b), T, H, eps, xb));
 		PC_TRY(linear(m, w.q.p, xb, T, b + 1, b + 2, 0.0f));
 		PC_TRY(linear(m, w.kn.p, xb, T, b + 3, b + 4, 0.0f));
 		PC_TRY(linear(m, w.vn.p, xb, T, b + 5, b + 6, 0.0f));
@@ -926,12 +922,10 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 		                        c.head_dim));
 		PC_TRY(to_bf16(xb, w.att.p, (size_t)T * qd));
 		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b + 8), T, H, eps));
-		PC_TRY(to_bf16(xb, w.xn.p, (size_t)T * H));
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b + 8), T, H, eps, xb));
 		PC_TRY(linear(m, w.g.p, xb, T, b + 9, -1, 0.0f));
 		PC_TRY(linear(m, w.u.p, xb, T, b + 10, -1, 0.0f));
-		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I));
-		PC_TRY(to_bf16(xb, w.h.p, (size_t)T * I));
+		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I, xb));
 		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
 	}
 	if (!logits && !s) { /* a prompt chunk whose next token is not wanted yet */
@@ -940,8 +934,7 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 		return 0;
 	}
 	PC_TRY(rows_gather(w.last.p, x, w.lastrow.p, n, H));
-	PC_TRY(rmsnorm(w.lastn.p, w.invl.p, w.last.p, W(m, m->fnorm), n, H, eps));
-	PC_TRY(to_bf16(xb, w.lastn.p, (size_t)n * H));
+	PC_TRY(rmsnorm(w.lastn.p, w.invl.p, w.last.p, W(m, m->fnorm), n, H, eps, xb));
 	PC_TRY(gemm_bf16(m->blas, false, true, n, V, H, 1.0f, xb, H, B(m, m->lm), H, 0.0f, w.logits.p, V));
 	if (s) PC_TRY(sample_rows(w.logits.p, n, V, s, w.unif.p, w.otok.p, w.logp.p, w.sws.p));
 	if (logits) PC_CUDA(cudaMemcpy(logits, w.logits.p, (size_t)n * V * 4, cudaMemcpyDeviceToHost));

@@ -116,7 +116,7 @@ extern "C" int pc_op_rmsnorm(float *y, float *inv, const float *x, const float *
 	PC_TRY(mem.get(&dinv, rows, what));
 	PC_TRY(mem.in(&dx, x, n, what));
 	PC_TRY(mem.in(&dw, w, dim, what));
-	PC_TRY(rmsnorm(dy, dinv, dx, dw, rows, dim, eps));
+	PC_TRY(rmsnorm(dy, dinv, dx, dw, rows, dim, eps, nullptr));
 	PC_TRY(out(y, (const float *)dy, n, what));
 	if (inv) PC_TRY(out(inv, (const float *)dinv, rows, what));
 	return 0;
@@ -224,7 +224,7 @@ extern "C" int pc_op_swiglu(float *h, const float *g, const float *u, int64_t n)
 	PC_TRY(mem.get(&dh, (size_t)n, what));
 	PC_TRY(mem.in(&dg, g, (size_t)n, what));
 	PC_TRY(mem.in(&du, u, (size_t)n, what));
-	PC_TRY(swiglu(dh, dg, du, (size_t)n));
+	PC_TRY(swiglu(dh, dg, du, (size_t)n, nullptr));
 	return out(h, (const float *)dh, (size_t)n, what);
 }
 

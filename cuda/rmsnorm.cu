@@ -8,7 +8,7 @@ namespace pc {
 
 const int NORM_THREADS = 256;
 
-__global__ void k_rmsnorm(float *y, float *inv, const float *x, const float *w, int dim, float eps) {
+__global__ void k_rmsnorm(float *y, float *inv, const float *x, const float *w, int dim, float eps, bf16 *yb) {
 	__shared__ float sh[32];
 	const float *xr = x + (size_t)blockIdx.x * dim;
 	float *yr = y + (size_t)blockIdx.x * dim;
@@ -17,12 +17,17 @@ __global__ void k_rmsnorm(float *y, float *inv, const float *x, const float *w, 
 	ss = block_sum(ss, sh);
 	float iv = (float)(1.0 / sqrt((double)(ss / (float)dim + eps)));
 	if (threadIdx.x == 0) inv[blockIdx.x] = iv;
-	for (int c = threadIdx.x; c < dim; c += blockDim.x) yr[c] = xr[c] * w[c] * iv;
+	bf16 *ybr = yb ? yb + (size_t)blockIdx.x * dim : nullptr;
+	for (int c = threadIdx.x; c < dim; c += blockDim.x) {
+		float v = xr[c] * w[c] * iv;
+		yr[c] = v;
+		if (ybr) ybr[c] = __float2bfloat16_rn(v);
+	}
 }
 
-int rmsnorm(float *y, float *inv, const float *x, const float *w, int rows, int dim, float eps) {
+int rmsnorm(float *y, float *inv, const float *x, const float *w, int rows, int dim, float eps, bf16 *yb) {
 	if (rows <= 0) return 0;
-	k_rmsnorm<<<rows, NORM_THREADS>>>(y, inv, x, w, dim, eps);
+	k_rmsnorm<<<rows, NORM_THREADS>>>(y, inv, x, w, dim, eps, yb);
 	PC_LAUNCHED("k_rmsnorm");
 	return 0;
 }

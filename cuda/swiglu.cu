@@ -5,10 +5,12 @@
 
 namespace pc {
 
-__global__ void k_swiglu(float *h, const float *g, const float *u, size_t n) {
+__global__ void k_swiglu(float *h, const float *g, const float *u, size_t n, bf16 *hb) {
 	for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
 		float gv = g[i];
-		h[i] = gv * u[i] / (1.0f + expf(-gv));
+		float v = gv * u[i] / (1.0f + expf(-gv));
+		h[i] = v;
+		if (hb) hb[i] = __float2bfloat16_rn(v);
 	}
 }
 
@@ -27,9 +29,9 @@ static unsigned grid_for(size_t n) {
 	return b > 65536 ? 65536 : b;
 }
 
-int swiglu(float *h, const float *g, const float *u, size_t n) {
+int swiglu(float *h, const float *g, const float *u, size_t n, bf16 *hb) {
 	if (n == 0) return 0;
-	k_swiglu<<<grid_for(n), 256>>>(h, g, u, n);
+	k_swiglu<<<grid_for(n), 256>>>(h, g, u, n, hb);
 	PC_LAUNCHED("k_swiglu");
 	return 0;
 }
