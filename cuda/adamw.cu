@@ -32,7 +32,7 @@ int adamw(float *p, const float *g, float *m, float *v, size_t n, const pc_adamw
 	if (n == 0) return 0;
 	unsigned b = blocks_for(n, 256);
 	if (b > 65536) b = 65536;
-	k_adamw<<<b, 256>>>(p, g, m, v, n, h->beta1, 1.0f - h->beta1, h->beta2, 1.0f - h->beta2, h->bc1, h->bc2, h->eps,
+	k_adamw<<<b, 256, 0, stream()>>>(p, g, m, v, n, h->beta1, 1.0f - h->beta1, h->beta2, 1.0f - h->beta2, h->bc1, h->bc2, h->eps,
 	                    weight_decay, h->lr, pb);
 	PC_LAUNCHED("k_adamw");
 	return 0;

@@ -127,7 +127,7 @@ int attention_forward(cublasHandle_t h, float *out, float *lse, const float *q, 
 			const float *qr = q + (size_t)i0 * qd + (size_t)r * hd;
 			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, (long long)rep * hd, k, kd, hd, 0.0f,
 			                    scratch, ld, sS, kv_heads));
-			k_att_softmax<<<dim3(nr, kv_heads), 256>>>(scratch, lse, nr, keysN, ld, i0, past, rows, rep, r, scale);
+			k_att_softmax<<<dim3(nr, kv_heads), 256, 0, stream()>>>(scratch, lse, nr, keysN, ld, i0, past, rows, rep, r, scale);
 			PC_LAUNCHED("k_att_softmax");
 			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, scratch, ld, sS, v, kd, hd, 0.0f,
 			                    out + (size_t)i0 * qd + (size_t)r * hd, qd, (long long)rep * hd, kv_heads));
@@ -145,7 +145,7 @@ int attention_backward(cublasHandle_t h, float *dq, float *dk, float *dv, const 
 	float scale = att_scale(hd);
 	float *S = scratch, *G = scratch + attention_scratch(rows, 0, kv_heads);
 	size_t warps = (size_t)rows * heads;
-	k_att_dot<<<blocks_for(warps * 32, 256), 256>>>(dsc, dout, out, rows, heads, hd);
+	k_att_dot<<<blocks_for(warps * 32, 256), 256, 0, stream()>>>(dsc, dout, out, rows, heads, hd);
 	PC_LAUNCHED("k_att_dot");
 	for (int i0 = 0; i0 < rows; i0 += ch) {
 		int nr = rows - i0 < ch ? rows - i0 : ch;
@@ -158,7 +158,7 @@ int attention_backward(cublasHandle_t h, float *dq, float *dk, float *dv, const 
 			                    kv_heads));
 			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, dor, qd, sq, v, kd, hd, 0.0f, G, ld, sS,
 			                    kv_heads));
-			k_att_grad<<<dim3(nr, kv_heads), 256>>>(S, G, lse, dsc, nr, keysN, ld, i0, rows, rep, r, scale);
+			k_att_grad<<<dim3(nr, kv_heads), 256, 0, stream()>>>(S, G, lse, dsc, nr, keysN, ld, i0, rows, rep, r, scale);
 			PC_LAUNCHED("k_att_grad");
 			/* dV_g += P^T dO_h */
 			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, S, ld, sS, dor, qd, sq, 1.0f, dv, kd, hd,
@@ -247,7 +247,7 @@ int attention_decode(float *out, const float *q, const int32_t *rowdec, const in
                      int layer, int rows, int heads, int kv_heads, int hd) {
 	if (rows <= 0) return 0;
 	if (hd > 32 * DEC_MAX_LANE) return fail("attention_decode: head_dim %d above %d", hd, 32 * DEC_MAX_LANE);
-	k_att_decode<<<dim3(rows, heads), DEC_WARPS * 32>>>(out, q, rowdec, rowpos, info, layer, heads, kv_heads, hd,
+	k_att_decode<<<dim3(rows, heads), DEC_WARPS * 32, 0, stream()>>>(out, q, rowdec, rowpos, info, layer, heads, kv_heads, hd,
 	                                                   att_scale(hd));
 	PC_LAUNCHED("k_att_decode");
 	return 0;

@@ -52,6 +52,12 @@ int cublas_fail(const char *where, const char *call, cublasStatus_t s);
 		if (r_) return r_;                                                                                             \
 	} while (0)
 
+/* The stream every launch of the calling thread goes to: the model's own
+ * stream inside pc_model calls, the legacy default stream (0) in the
+ * kernel checks. Set at each entry point. */
+cudaStream_t stream();
+void set_stream(cudaStream_t s);
+
 static inline unsigned blocks_for(size_t n, unsigned threads) {
 	size_t b = (n + threads - 1) / threads;
 	return (unsigned)(b > 0x7fffffffu ? 0x7fffffffu : (b == 0 ? 1 : b));

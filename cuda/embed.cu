@@ -14,7 +14,7 @@ __global__ void k_embed_gather(float *x, const float *table, const int32_t *toke
 int embed_gather(float *x, const float *table, const int32_t *tokens, int rows, int dim) {
 	if (rows <= 0) return 0;
 	dim3 grid(rows, blocks_for(dim, 256) > 8 ? 8 : blocks_for(dim, 256));
-	k_embed_gather<<<grid, 256>>>(x, table, tokens, dim);
+	k_embed_gather<<<grid, 256, 0, stream()>>>(x, table, tokens, dim);
 	PC_LAUNCHED("k_embed_gather");
 	return 0;
 }
@@ -37,7 +37,7 @@ int embed_backward(float *g, const float *dx, const int32_t *tokens, const int32
                    int nfirst, int dim) {
 	if (nfirst <= 0) return 0;
 	dim3 grid(nfirst, blocks_for(dim, 256));
-	k_embed_backward<<<grid, 256>>>(g, dx, tokens, next, firsts, dim);
+	k_embed_backward<<<grid, 256, 0, stream()>>>(g, dx, tokens, next, firsts, dim);
 	PC_LAUNCHED("k_embed_backward");
 	return 0;
 }
@@ -52,7 +52,7 @@ __global__ void k_rows_gather(float *dst, const float *src, const int32_t *idx, 
 int rows_gather(float *dst, const float *src, const int32_t *idx, int n, int dim) {
 	if (n <= 0) return 0;
 	dim3 grid(n, blocks_for(dim, 256) > 8 ? 8 : blocks_for(dim, 256));
-	k_rows_gather<<<grid, 256>>>(dst, src, idx, dim);
+	k_rows_gather<<<grid, 256, 0, stream()>>>(dst, src, idx, dim);
 	PC_LAUNCHED("k_rows_gather");
 	return 0;
 }
@@ -68,7 +68,7 @@ __global__ void k_rows_scatter(float *dst, const float *src, const int32_t *idx,
 int rows_scatter(float *dst, const float *src, const int32_t *idx, const int32_t *keep, int n, int dim) {
 	if (n <= 0) return 0;
 	dim3 grid(n, blocks_for(dim, 256) > 8 ? 8 : blocks_for(dim, 256));
-	k_rows_scatter<<<grid, 256>>>(dst, src, idx, keep, dim);
+	k_rows_scatter<<<grid, 256, 0, stream()>>>(dst, src, idx, keep, dim);
 	PC_LAUNCHED("k_rows_scatter");
 	return 0;
 }
@@ -84,7 +84,7 @@ int bias_add(float *y, const float *b, int rows, int dim) {
 	if (n == 0) return 0;
 	unsigned g = blocks_for(n, 256);
 	if (g > 65536) g = 65536;
-	k_bias_add<<<g, 256>>>(y, b, n, dim);
+	k_bias_add<<<g, 256, 0, stream()>>>(y, b, n, dim);
 	PC_LAUNCHED("k_bias_add");
 	return 0;
 }
@@ -104,7 +104,7 @@ int kv_store(const float *kn, const float *vn, const int32_t *rowdec, const int3
              int layer, int rows, int kvdim) {
 	if (rows <= 0) return 0;
 	dim3 grid(rows, blocks_for(kvdim, 256) > 8 ? 8 : blocks_for(kvdim, 256));
-	k_kv_store<<<grid, 256>>>(kn, vn, rowdec, rowpos, info, layer, kvdim);
+	k_kv_store<<<grid, 256, 0, stream()>>>(kn, vn, rowdec, rowpos, info, layer, kvdim);
 	PC_LAUNCHED("k_kv_store");
 	return 0;
 }

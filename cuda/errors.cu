@@ -9,6 +9,10 @@
 namespace pc {
 
 static thread_local char g_msg[1024];
+static thread_local cudaStream_t g_stream = 0;
+
+cudaStream_t stream() { return g_stream; }
+void set_stream(cudaStream_t s) { g_stream = s; }
 
 int fail(const char *fmt, ...) {
 	va_list ap;

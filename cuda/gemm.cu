@@ -32,7 +32,7 @@ __global__ void k_scale_matrix(float *c, int m, int n, int ldc, float beta) {
 
 static int scale_only(int m, int n, float beta, float *c, int ldc) {
 	if (beta == 1.0f) return 0;
-	k_scale_matrix<<<blocks_for((size_t)m * n, 256), 256>>>(c, m, n, ldc, beta);
+	k_scale_matrix<<<blocks_for((size_t)m * n, 256), 256, 0, stream()>>>(c, m, n, ldc, beta);
 	PC_LAUNCHED("k_scale_matrix");
 	return 0;
 }
@@ -81,7 +81,7 @@ int to_bf16(bf16 *dst, const float *src, size_t n) {
 	if (n == 0) return 0;
 	unsigned b = blocks_for(n, 256);
 	if (b > 65536) b = 65536;
-	k_to_bf16<<<b, 256>>>(dst, src, n);
+	k_to_bf16<<<b, 256, 0, stream()>>>(dst, src, n);
 	PC_LAUNCHED("k_to_bf16");
 	return 0;
 }

@@ -31,9 +31,9 @@ __global__ void k_sum_partials(const double *partial, int n, double *out) {
 }
 
 int sum_squares(const float *g, size_t n, double *scratch, double *host_out) {
-	k_sumsq_partial<<<NORM_BLOCKS, 256>>>(g, n, scratch);
+	k_sumsq_partial<<<NORM_BLOCKS, 256, 0, stream()>>>(g, n, scratch);
 	PC_LAUNCHED("k_sumsq_partial");
-	k_sum_partials<<<1, 1024>>>(scratch, NORM_BLOCKS, scratch + NORM_BLOCKS);
+	k_sum_partials<<<1, 1024, 0, stream()>>>(scratch, NORM_BLOCKS, scratch + NORM_BLOCKS);
 	PC_LAUNCHED("k_sum_partials");
 	PC_CUDA(cudaMemcpy(host_out, scratch + NORM_BLOCKS, sizeof(double), cudaMemcpyDeviceToHost));
 	return 0;
@@ -48,7 +48,7 @@ int scale(float *g, size_t n, float c) {
 	if (n == 0) return 0;
 	unsigned b = blocks_for(n, 256);
 	if (b > 65536) b = 65536;
-	k_scale<<<b, 256>>>(g, n, c);
+	k_scale<<<b, 256, 0, stream()>>>(g, n, c);
 	PC_LAUNCHED("k_scale");
 	return 0;
 }
@@ -78,7 +78,7 @@ __global__ void k_colsum_finish(float *dst, const float *partial, int nparts, in
 
 int colsum_finish(float *dst, const float *partial, int nparts, int cols) {
 	if (nparts <= 0 || cols <= 0) return 0;
-	k_colsum_finish<<<blocks_for(cols, 256), 256>>>(dst, partial, nparts, cols);
+	k_colsum_finish<<<blocks_for(cols, 256), 256, 0, stream()>>>(dst, partial, nparts, cols);
 	PC_LAUNCHED("k_colsum_finish");
 	return 0;
 }
@@ -87,7 +87,7 @@ int colsum_add(float *dst, const float *src, int rows, int cols, float *scratch)
 	if (rows <= 0 || cols <= 0) return 0;
 	int parts = (rows + COLSUM_CHUNK - 1) / COLSUM_CHUNK;
 	dim3 grid(blocks_for(cols, 256), parts);
-	k_colsum_partial<<<grid, 256>>>(src, rows, cols, scratch);
+	k_colsum_partial<<<grid, 256, 0, stream()>>>(src, rows, cols, scratch);
 	PC_LAUNCHED("k_colsum_partial");
 	return colsum_finish(dst, scratch, parts, cols);
 }

@@ -39,7 +39,7 @@ __global__ void k_log_softmax(float *lp, float *ent, float *lse, const float *lo
 
 int log_softmax(float *lp, float *ent, float *lse, const float *logits, const int32_t *target, int rows, int vocab) {
 	if (rows <= 0) return 0;
-	k_log_softmax<<<rows, LSM_THREADS>>>(lp, ent, lse, logits, target, vocab);
+	k_log_softmax<<<rows, LSM_THREADS, 0, stream()>>>(lp, ent, lse, logits, target, vocab);
 	PC_LAUNCHED("k_log_softmax");
 	return 0;
 }
@@ -59,7 +59,7 @@ __global__ void k_log_softmax_backward(float *dlogits, const float *logits, cons
 int log_softmax_backward(float *dlogits, const float *logits, const float *lse, const int32_t *target,
                          const float *dlp, int rows, int vocab) {
 	if (rows <= 0) return 0;
-	k_log_softmax_backward<<<rows, 256>>>(dlogits, logits, lse, target, dlp, vocab);
+	k_log_softmax_backward<<<rows, 256, 0, stream()>>>(dlogits, logits, lse, target, dlp, vocab);
 	PC_LAUNCHED("k_log_softmax_backward");
 	return 0;
 }

@@ -100,6 +100,16 @@ struct DecWork {
 
 size_t round_rows(size_t n) { return ((n ? n : 1) + 255) / 256 * 256; }
 
+/* What a captured decoding step depends on besides device memory contents. */
+struct GraphKey {
+	int T = 0, n = 0, mode = 0;
+	float temperature = 0, top_p = 0;
+	bool want = false;
+	uint64_t gen = 0;
+};
+
+const size_t BLAS_WORKSPACE = (size_t)32 << 20;
+
 } // namespace
 
 struct pc_model {
@@ -121,6 +131,12 @@ struct pc_model {
 	DBuf<double> norm;
 	int lm = 0, fnorm = 0; /* indices of the vocabulary projection and the final norm */
 	std::vector<pc_decoder *> decs; /* live decoders, released with the model */
+	cudaStream_t stream = nullptr;  /* every launch of this model */
+	void *blas_ws = nullptr;        /* cuBLAS workspace (set explicitly, as graph capture needs) */
+	uint64_t gen = 0;               /* bumped by every allocation: captured pointers are stale */
+	bool graphs = true;
+	cudaGraphExec_t gexec = nullptr;
+	GraphKey gkey;
 };
 
 struct pc_decoder {
@@ -143,6 +159,7 @@ int dalloc(pc_model *m, void **p, size_t bytes, const char *what) {
 		            cudaGetErrorString(e), (long long)m->bytes);
 	}
 	m->bytes += (int64_t)bytes;
+	m->gen++;
 	return 0;
 }
 
@@ -297,7 +314,7 @@ int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
 	for (int l = 0; l < c.layers; l++) {
 		LayerAct &A = s.L[keep ? l : 0];
 		int b = 1 + 12 * l;
-		if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice));
+		if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
 		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, b), T, (int)H, eps, xb));
 		PC_TRY(linear(m, A.q, xb, T, b + 1, b + 2, 0.0f));
 		PC_TRY(linear(m, A.k, xb, T, b + 3, b + 4, 0.0f));
@@ -308,7 +325,7 @@ int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
 		                         c.head_dim, m->attS.p));
 		PC_TRY(to_bf16(xb, A.att, (size_t)T * qd));
 		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
-		if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice));
+		if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
 		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, b + 8), T, (int)H, eps, xb));
 		PC_TRY(linear(m, A.g, xb, T, b + 9, -1, 0.0f));
 		PC_TRY(linear(m, A.u, xb, T, b + 10, -1, 0.0f));
@@ -338,6 +355,7 @@ int score_rows(pc_model *m, Seq &s, int R) {
 
 int set_device(pc_model *m) {
 	PC_CUDA(cudaSetDevice(m->dev));
+	set_stream(m->stream);
 	return 0;
 }
 
@@ -400,8 +418,102 @@ void free_model(pc_model *m) {
 		d->k = d->v = nullptr;
 		d->m = nullptr;
 	}
+	if (m->gexec) cudaGraphExecDestroy(m->gexec);
+	dfree(m, m->blas_ws, BLAS_WORKSPACE);
 	if (m->blas) cublasDestroy(m->blas);
+	if (m->stream) cudaStreamDestroy(m->stream);
+	set_stream(0);
 	delete m;
+}
+
+/* One decoding step over the batch layout already on the device (w.tok,
+ * w.rowdec, w.rowpos, w.lastrow, w.info, w.unif): every launch, no host
+ * copy and no synchronisation, so that it can be captured in a graph. */
+int decode_body(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
+	const pc_config &c = m->c;
+	int H = c.hidden, I = c.intermediate, V = c.vocab, qd = qdim(c), kd = kvdim(c);
+	DecWork &w = m->dw;
+	float eps = c.rms_eps;
+	bf16 *xb = m->xb.p;
+	float *x = w.x.p;
+	PC_TRY(embed_gather(x, W(m, 0), w.tok.p, T, H));
+	for (int l = 0; l < c.layers; l++) {
+		int b = 1 + 12 * l;
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b), T, H, eps, xb));
+		PC_TRY(linear(m, w.q.p, xb, T, b + 1, b + 2, 0.0f));
+		PC_TRY(linear(m, w.kn.p, xb, T, b + 3, b + 4, 0.0f));
+		PC_TRY(linear(m, w.vn.p, xb, T, b + 5, b + 6, 0.0f));
+		PC_TRY(rope(w.q.p, T, c.heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
+		PC_TRY(rope(w.kn.p, T, c.kv_heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
+		PC_TRY(kv_store(w.kn.p, w.vn.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, kd));
+		PC_TRY(attention_decode(w.att.p, w.q.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, c.heads, c.kv_heads,
+		                        c.head_dim));
+		PC_TRY(to_bf16(xb, w.att.p, (size_t)T * qd));
+		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b + 8), T, H, eps, xb));
+		PC_TRY(linear(m, w.g.p, xb, T, b + 9, -1, 0.0f));
+		PC_TRY(linear(m, w.u.p, xb, T, b + 10, -1, 0.0f));
+		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I, xb));
+		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
+	}
+	if (!want) return 0; /* a prompt chunk whose next token is not wanted yet */
+	PC_TRY(rows_gather(w.last.p, x, w.lastrow.p, n, H));
+	PC_TRY(rmsnorm(w.lastn.p, w.invl.p, w.last.p, W(m, m->fnorm), n, H, eps, xb));
+	PC_TRY(gemm_bf16(m->blas, false, true, n, V, H, 1.0f, xb, H, B(m, m->lm), H, 0.0f, w.logits.p, V));
+	if (s) PC_TRY(sample_rows(w.logits.p, n, V, s, w.unif.p, w.otok.p, w.logp.p, w.sws.p));
+	return 0;
+}
+
+bool operator==(const GraphKey &a, const GraphKey &b) {
+	return a.T == b.T && a.n == b.n && a.mode == b.mode && a.temperature == b.temperature && a.top_p == b.top_p &&
+	       a.want == b.want && a.gen == b.gen;
+}
+
+/* Runs decode_body. A step of one token per decoder (the common case in
+ * generation, hundreds of small launches) goes through a CUDA graph, built
+ * on the first step of a shape and replayed while the shape, the sampling
+ * constants and the model's buffers stay the same. If capture fails the
+ * model runs its steps directly from then on; PATS_CUDA_GRAPHS=0 turns
+ * graphs off. */
+int decode_run(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
+	if (!m->graphs || T != n) return decode_body(m, T, n, s, want);
+	GraphKey k;
+	k.T = T;
+	k.n = n;
+	k.mode = !s ? 0 : s->temperature <= 0 ? 1 : (s->top_p > 0 && s->top_p < 1) ? 3 : 2;
+	k.temperature = s ? s->temperature : 0;
+	k.top_p = s ? s->top_p : 0;
+	k.want = want;
+	k.gen = m->gen;
+	if (m->gexec && k == m->gkey) {
+		PC_CUDA(cudaGraphLaunch(m->gexec, m->stream));
+		return 0;
+	}
+	if (m->gexec) {
+		cudaGraphExecDestroy(m->gexec);
+		m->gexec = nullptr;
+	}
+	if (cudaStreamBeginCapture(m->stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+		(void)cudaGetLastError();
+		m->graphs = false;
+		return decode_body(m, T, n, s, want);
+	}
+	int rc = decode_body(m, T, n, s, want);
+	cudaGraph_t g = nullptr;
+	cudaError_t e = cudaStreamEndCapture(m->stream, &g);
+	cudaGraphExec_t ex = nullptr;
+	if (!rc && e == cudaSuccess && g) e = cudaGraphInstantiateWithFlags(&ex, g, 0);
+	if (g) cudaGraphDestroy(g);
+	if (rc || e != cudaSuccess || !ex) {
+		(void)cudaGetLastError();
+		if (ex) cudaGraphExecDestroy(ex);
+		m->graphs = false;
+		return decode_body(m, T, n, s, want);
+	}
+	m->gexec = ex;
+	m->gkey = k;
+	PC_CUDA(cudaGraphLaunch(ex, m->stream));
+	return 0;
 }
 
 } // namespace
@@ -426,12 +538,30 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 		delete m;
 		return 1;
 	}
-	cublasStatus_t bs = cublasCreate(&m->blas);
-	if (bs != CUBLAS_STATUS_SUCCESS) {
-		m->blas = nullptr;
+	cudaError_t se = cudaStreamCreate(&m->stream);
+	if (se != cudaSuccess) {
+		m->stream = nullptr;
 		free_model(m);
-		return cublas_fail("pc_model_new", "cublasCreate", bs);
+		return cuda_fail("pc_model_new", "cudaStreamCreate", se);
 	}
+	set_stream(m->stream);
+	cublasStatus_t bs = cublasCreate(&m->blas);
+	if (bs == CUBLAS_STATUS_SUCCESS) bs = cublasSetStream(m->blas, m->stream);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		free_model(m);
+		return cublas_fail("pc_model_new", "cublasCreate/cublasSetStream", bs);
+	}
+	if (dalloc(m, &m->blas_ws, BLAS_WORKSPACE, "cuBLAS workspace")) {
+		free_model(m);
+		return 1;
+	}
+	bs = cublasSetWorkspace(m->blas, m->blas_ws, BLAS_WORKSPACE);
+	if (bs != CUBLAS_STATUS_SUCCESS) {
+		free_model(m);
+		return cublas_fail("pc_model_new", "cublasSetWorkspace", bs);
+	}
+	const char *gv = getenv("PATS_CUDA_GRAPHS");
+	m->graphs = !(gv && strcmp(gv, "0") == 0);
 	/* The parameter table, in the header's order. */
 	size_t H = c.hidden, I = c.intermediate, qd = qdim(c), kd = kvdim(c), V = c.vocab;
 	auto add = [&](size_t rows, size_t cols, bool bf) {
@@ -661,10 +791,10 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 	PC_TRY(ensure_scratch(m, T, R, true));
 	cublasHandle_t h = m->blas;
 	float *dx = b.dx.p, *dn = b.dn.p;
-	PC_CUDA(cudaMemsetAsync(dx, 0, (size_t)T * H * 4));
+	PC_CUDA(cudaMemsetAsync(dx, 0, (size_t)T * H * 4, stream()));
 	if (R > 0) {
 		PC_CUDA(cudaMemcpy(b.dlp.p, dlp, (size_t)R * 4, cudaMemcpyHostToDevice));
-		PC_CUDA(cudaMemsetAsync(b.dxnf.p, 0, (size_t)T * H * 4));
+		PC_CUDA(cudaMemsetAsync(b.dxnf.p, 0, (size_t)T * H * 4, stream()));
 		PC_TRY(to_bf16(m->xb.p, s.sel.p, (size_t)R * H));
 		int ch = logit_chunk(c, R);
 		float *lg = m->logit.p;
@@ -691,9 +821,9 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 		/* Attention: xmid = xin + att O^T. */
 		PC_TRY(gemm(h, true, false, H, qd, T, 1.0f, dx, H, A.att, qd, 1.0f, G(m, w + 7), qd));
 		PC_TRY(gemm(h, false, false, T, qd, H, 1.0f, dx, H, W(m, w + 7), qd, 0.0f, b.datt.p, qd));
-		PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4));
-		PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4));
-		PC_CUDA(cudaMemsetAsync(b.dv.p, 0, (size_t)T * kd * 4));
+		PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4, stream()));
+		PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4, stream()));
+		PC_CUDA(cudaMemsetAsync(b.dv.p, 0, (size_t)T * kd * 4, stream()));
 		PC_TRY(attention_backward(h, b.dq.p, b.dk.p, b.dv.p, b.datt.p, A.q, A.k, A.v, A.att, A.lse, T, c.heads,
 		                          c.kv_heads, c.head_dim, m->attS.p, m->dsc.p));
 		PC_TRY(rope(b.dq.p, T, c.heads, c.head_dim, 0, nullptr, m->cos, m->sin, 1));
@@ -773,8 +903,10 @@ extern "C" int pc_decoder_new(pc_model *m, int32_t capacity, pc_decoder **out) {
 	d->m = m;
 	d->cap = capacity;
 	d->bytes = (size_t)m->c.layers * capacity * kvdim(m->c) * sizeof(float);
+	uint64_t gen = m->gen; /* caches are reached through the batch layout, not captured */
 	int rc = dalloc(m, (void **)&d->k, d->bytes, "KV cache");
 	if (!rc) rc = dalloc(m, (void **)&d->v, d->bytes, "KV cache");
+	m->gen = gen;
 	if (rc) {
 		dfree(m, d->k, d->bytes);
 		delete d;
@@ -905,38 +1037,8 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 	PC_CUDA(cudaMemcpy(w.lastrow.p, lastrow.data(), (size_t)n * 4, cudaMemcpyHostToDevice));
 	PC_CUDA(cudaMemcpy(w.info.p, info.data(), (size_t)n * sizeof(DecInfo), cudaMemcpyHostToDevice));
 	if (s) PC_CUDA(cudaMemcpy(w.unif.p, u, (size_t)n * sizeof(double), cudaMemcpyHostToDevice));
-	float eps = c.rms_eps;
-	bf16 *xb = m->xb.p;
-	float *x = w.x.p;
-	PC_TRY(embed_gather(x, W(m, 0), w.tok.p, T, H));
-	for (int l = 0; l < c.layers; l++) {
-		int b = 1 + 12 * l;
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b), T, H, eps, xb));
-		PC_TRY(linear(m, w.q.p, xb, T, b + 1, b + 2, 0.0f));
-		PC_TRY(linear(m, w.kn.p, xb, T, b + 3, b + 4, 0.0f));
-		PC_TRY(linear(m, w.vn.p, xb, T, b + 5, b + 6, 0.0f));
-		PC_TRY(rope(w.q.p, T, c.heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
-		PC_TRY(rope(w.kn.p, T, c.kv_heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
-		PC_TRY(kv_store(w.kn.p, w.vn.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, kd));
-		PC_TRY(attention_decode(w.att.p, w.q.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, c.heads, c.kv_heads,
-		                        c.head_dim));
-		PC_TRY(to_bf16(xb, w.att.p, (size_t)T * qd));
-		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b + 8), T, H, eps, xb));
-		PC_TRY(linear(m, w.g.p, xb, T, b + 9, -1, 0.0f));
-		PC_TRY(linear(m, w.u.p, xb, T, b + 10, -1, 0.0f));
-		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I, xb));
-		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
-	}
-	if (!logits && !s) { /* a prompt chunk whose next token is not wanted yet */
-		PC_CUDA(cudaDeviceSynchronize());
-		for (int i = 0; i < n; i++) decs[i]->len += offsets[i + 1] - offsets[i];
-		return 0;
-	}
-	PC_TRY(rows_gather(w.last.p, x, w.lastrow.p, n, H));
-	PC_TRY(rmsnorm(w.lastn.p, w.invl.p, w.last.p, W(m, m->fnorm), n, H, eps, xb));
-	PC_TRY(gemm_bf16(m->blas, false, true, n, V, H, 1.0f, xb, H, B(m, m->lm), H, 0.0f, w.logits.p, V));
-	if (s) PC_TRY(sample_rows(w.logits.p, n, V, s, w.unif.p, w.otok.p, w.logp.p, w.sws.p));
+	bool want = logits || s;
+	PC_TRY(decode_run(m, T, n, s, want));
 	if (logits) PC_CUDA(cudaMemcpy(logits, w.logits.p, (size_t)n * V * 4, cudaMemcpyDeviceToHost));
 	if (s) {
 		PC_CUDA(cudaMemcpy(tok, w.otok.p, (size_t)n * 4, cudaMemcpyDeviceToHost));

@@ -60,6 +60,7 @@ thread_local Blas t_blas;
 
 int device0(cublasHandle_t *h) {
 	PC_CUDA(cudaSetDevice(0));
+	set_stream(0);
 	if (h) {
 		if (!t_blas.h) PC_CUBLAS(cublasCreate(&t_blas.h));
 		*h = t_blas.h;

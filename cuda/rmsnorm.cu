@@ -27,7 +27,7 @@ __global__ void k_rmsnorm(float *y, float *inv, const float *x, const float *w, 
 
 int rmsnorm(float *y, float *inv, const float *x, const float *w, int rows, int dim, float eps, bf16 *yb) {
 	if (rows <= 0) return 0;
-	k_rmsnorm<<<rows, NORM_THREADS>>>(y, inv, x, w, dim, eps, yb);
+	k_rmsnorm<<<rows, NORM_THREADS, 0, stream()>>>(y, inv, x, w, dim, eps, yb);
 	PC_LAUNCHED("k_rmsnorm");
 	return 0;
 }
@@ -60,11 +60,11 @@ __global__ void k_rmsnorm_backward_dw(const float *dy, const float *x, const flo
 int rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, const float *inv,
                      int rows, int dim, float *scratch) {
 	if (rows <= 0) return 0;
-	k_rmsnorm_backward_dx<<<rows, NORM_THREADS>>>(dx, dy, x, w, inv, dim);
+	k_rmsnorm_backward_dx<<<rows, NORM_THREADS, 0, stream()>>>(dx, dy, x, w, inv, dim);
 	PC_LAUNCHED("k_rmsnorm_backward_dx");
 	int parts = (rows + COLSUM_CHUNK - 1) / COLSUM_CHUNK;
 	dim3 grid(blocks_for(dim, 256), parts);
-	k_rmsnorm_backward_dw<<<grid, 256>>>(dy, x, inv, rows, dim, scratch);
+	k_rmsnorm_backward_dw<<<grid, 256, 0, stream()>>>(dy, x, inv, rows, dim, scratch);
 	PC_LAUNCHED("k_rmsnorm_backward_dw");
 	return colsum_finish(dw, scratch, parts, dim);
 }

@@ -33,7 +33,7 @@ int rope(float *x, int rows, int heads, int head_dim, int pos0, const int32_t *p
 	if (n == 0) return 0;
 	unsigned b = blocks_for(n, 256);
 	if (b > 65536) b = 65536;
-	k_rope<<<b, 256>>>(x, rows, heads, head_dim, pos0, pos, cos, sin, inverse);
+	k_rope<<<b, 256, 0, stream()>>>(x, rows, heads, head_dim, pos0, pos, cos, sin, inverse);
 	PC_LAUNCHED("k_rope");
 	return 0;
 }

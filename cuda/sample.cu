@@ -226,7 +226,7 @@ int sample_rows(const float *logits, int rows, int vocab, const pc_sampling *s, 
                 float *logp, void *ws) {
 	if (rows <= 0) return 0;
 	if (s->temperature <= 0) {
-		k_greedy<<<rows, SAMPLE_THREADS>>>(logits, vocab, tok, logp);
+		k_greedy<<<rows, SAMPLE_THREADS, 0, stream()>>>(logits, vocab, tok, logp);
 		PC_LAUNCHED("k_greedy");
 		return 0;
 	}
@@ -244,12 +244,13 @@ int sample_rows(const float *logits, int rows, int vocab, const pc_sampling *s, 
 		if (temp_bytes == (size_t)-1) return fail("sample_rows: the sort's workspace size query failed");
 		unsigned b = blocks_for(items, 256);
 		if (b > 65536) b = 65536;
-		k_sort_keys<<<b, 256>>>(kin, off, logits, rows, vocab);
+		k_sort_keys<<<b, 256, 0, stream()>>>(kin, off, logits, rows, vocab);
 		PC_LAUNCHED("k_sort_keys");
-		PC_CUDA(cub::DeviceSegmentedRadixSort::SortKeys(temp, temp_bytes, kin, kout, (int)items, rows, off, off + 1));
+		PC_CUDA(cub::DeviceSegmentedRadixSort::SortKeys(temp, temp_bytes, kin, kout, (int)items, rows, off, off + 1, 0,
+		                                                 64, stream()));
 		sorted = kout;
 	}
-	k_sample<<<rows, SAMPLE_THREADS>>>(logits, vocab, inv, (double)s->top_p, sorted != nullptr, u, sorted, tok, logp);
+	k_sample<<<rows, SAMPLE_THREADS, 0, stream()>>>(logits, vocab, inv, (double)s->top_p, sorted != nullptr, u, sorted, tok, logp);
 	PC_LAUNCHED("k_sample");
 	return 0;
 }

@@ -31,14 +31,14 @@ static unsigned grid_for(size_t n) {
 
 int swiglu(float *h, const float *g, const float *u, size_t n, bf16 *hb) {
 	if (n == 0) return 0;
-	k_swiglu<<<grid_for(n), 256>>>(h, g, u, n, hb);
+	k_swiglu<<<grid_for(n), 256, 0, stream()>>>(h, g, u, n, hb);
 	PC_LAUNCHED("k_swiglu");
 	return 0;
 }
 
 int swiglu_backward(float *dg, float *du, const float *dh, const float *g, const float *u, size_t n) {
 	if (n == 0) return 0;
-	k_swiglu_backward<<<grid_for(n), 256>>>(dg, du, dh, g, u, n);
+	k_swiglu_backward<<<grid_for(n), 256, 0, stream()>>>(dg, du, dh, g, u, n);
 	PC_LAUNCHED("k_swiglu_backward");
 	return 0;
 }
