@@ -85,8 +85,12 @@ extern "C" int pc_op_matmul(int32_t trans_a, int32_t trans_b, int32_t m, int32_t
 	if (ldc < n) return fail("%s: ldc %d below n %d", what, ldc, n);
 	size_t nc = (size_t)(m - 1) * ldc + n;
 	if (k == 0 || alpha == 0.0f) { /* as lib/gemm: C = beta*C, zero when beta is 0 */
+		if (beta == 1.0f) return 0;
 		for (int i = 0; i < m; i++)
-			for (int j = 0; j < n; j++) c[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : (beta == 1.0f ? c[(size_t)i * ldc + j] : c[(size_t)i * ldc + j] * beta);
+			for (int j = 0; j < n; j++) {
+				float *e = c + (size_t)i * ldc + j;
+				*e = beta == 0.0f ? 0.0f : *e * beta;
+			}
 		return 0;
 	}
 	int acols = trans_a ? m : k, arows = trans_a ? k : m;
