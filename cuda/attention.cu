@@ -20,7 +20,8 @@
  * Heads sharing a key/value head add into dK and dV one after another in
  * head order, so the result does not depend on timing.
  *
- * Decoding (attention_decode): one block per (row, head); each warp walks
+ * Decoding (attention_decode): one block per (row, head), the heads of a
+ * row in consecutive blocks (shared key/value rows stay in L2); each warp walks
  * a strided subset of the row's keys with an online softmax (lanes hold
  * head_dim/32 elements of q and of the output), then the warps' partial
  * results are merged. head_dim <= 256. */
@@ -188,7 +189,9 @@ __global__ void __launch_bounds__(DEC_WARPS * 32)
                  int layer, int heads, int kv_heads, int hd, float scale) {
 	__shared__ float sm[DEC_WARPS], sl[DEC_WARPS];
 	__shared__ float sacc[DEC_WARPS][DEC_MAX_LANE * 32];
-	int r = blockIdx.x, h = blockIdx.y;
+	/* The heads of one row are consecutive blocks, so the heads that share
+	 * a key/value head read its cache rows while they are in L2. */
+	int r = (int)(blockIdx.x / heads), h = (int)(blockIdx.x % heads);
 	int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
 	int rep = heads / kv_heads, g = h / rep, kd = kv_heads * hd;
 	DecInfo d = info[rowdec[r]];
@@ -253,7 +256,8 @@ int attention_decode(float *out, const float *q, const int32_t *rowdec, const in
                      int layer, int rows, int heads, int kv_heads, int hd) {
 	if (rows <= 0) return 0;
 	if (hd > 32 * DEC_MAX_LANE) return fail("attention_decode: head_dim %d above %d", hd, 32 * DEC_MAX_LANE);
-	k_att_decode<<<dim3(rows, heads), DEC_WARPS * 32, 0, stream()>>>(out, q, rowdec, rowpos, info, layer, heads, kv_heads, hd,
+	if ((size_t)rows * heads > 0x7fffffffu) return fail("attention_decode: %d rows x %d heads exceed one grid", rows, heads);
+	k_att_decode<<<(unsigned)((size_t)rows * heads), DEC_WARPS * 32, 0, stream()>>>(out, q, rowdec, rowpos, info, layer, heads, kv_heads, hd,
 	                                                   att_scale(hd));
 	PC_LAUNCHED("k_att_decode");
 	return 0;
