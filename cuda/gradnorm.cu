@@ -22,7 +22,7 @@ __global__ void k_sumsq_partial(const float *g, size_t n, double *partial) {
 	if (threadIdx.x == 0) partial[blockIdx.x] = acc;
 }
 
-__global__ void k_sum_partials(const double *partial, int n, double *out) {
+__global__ void __launch_bounds__(1024) k_sum_partials(const double *partial, int n, double *out) {
 	__shared__ double sh[32];
 	double acc = 0.0;
 	for (int i = threadIdx.x; i < n; i += blockDim.x) acc += partial[i];

@@ -12,7 +12,7 @@ namespace pc {
 
 const int LSM_THREADS = 1024;
 
-__global__ void k_log_softmax(float *lp, float *ent, float *lse, const float *logits, const int32_t *target,
+__global__ void __launch_bounds__(LSM_THREADS) k_log_softmax(float *lp, float *ent, float *lse, const float *logits, const int32_t *target,
                               int vocab) {
 	__shared__ float sh[32];
 	const float *x = logits + (size_t)blockIdx.x * vocab;
