@@ -20,7 +20,8 @@ cuda: $(BIN)/libpatscuda.so
 # function of pats_cuda.h and run it (what CI runs; no GPU needed).
 cuda-check: $(BIN)/libpatscuda.so
 	@mkdir -p build/cuda
-	$(CC) -std=c99 -Wall -Werror -Icuda -o build/cuda/abicheck cuda/abicheck.c -L$(BIN) -lpatscuda -Wl,-rpath,$(abspath $(BIN))
+	$(NVCC) -Xcompiler -std=c99,-Wall,-Werror -Icuda -o build/cuda/abicheck cuda/abicheck.c -L$(BIN) -lpatscuda \
+		-Xlinker -rpath,$(abspath $(BIN))
 	build/cuda/abicheck
 
 build/cuda/%.o: cuda/%.cu $(CUDA_HDR)
