@@ -17,11 +17,18 @@ CUDA_LIBDIR ?= $(abspath $(dir $(shell command -v $(NVCC) 2>/dev/null))../lib64)
 cuda: $(BIN)/libpatscuda.so
 
 # cuda-check: build the library, then link a C program against every
-# function of pats_cuda.h and run it (what CI runs; no GPU needed).
+# function of pats_cuda.h and run it (what CI runs; no GPU needed). The
+# check is compiled as C with cc, or as C++ by nvcc's host compiler where
+# there is no cc.
 cuda-check: $(BIN)/libpatscuda.so
 	@mkdir -p build/cuda
-	$(NVCC) -Xcompiler -std=c99,-Wall,-Werror -Icuda -o build/cuda/abicheck cuda/abicheck.c -L$(BIN) -lpatscuda \
-		-Xlinker -rpath,$(abspath $(BIN))
+	@if command -v cc >/dev/null; then set -x; \
+		cc -std=c99 -Wall -Werror -Icuda -o build/cuda/abicheck cuda/abicheck.c -L$(BIN) -lpatscuda \
+			-Wl,-rpath,$(abspath $(BIN)); \
+	else set -x; \
+		$(NVCC) -Xcompiler -Wall,-Werror -Icuda -o build/cuda/abicheck cuda/abicheck.c -L$(BIN) -lpatscuda \
+			-Xlinker -rpath,$(abspath $(BIN)); \
+	fi
 	build/cuda/abicheck
 
 build/cuda/%.o: cuda/%.cu $(CUDA_HDR)
