@@ -1,5 +1,5 @@
 # The CUDA backend: bin/libpatscuda.so from cuda/*.cu with nvcc (see
-# docs/gpu.md). Not part of `make build` or `make test`, which need no CUDA
+# docs/cuda.md). Not part of `make build` or `make test`, which need no CUDA
 # toolkit. Overridable: NVCC, CUDA_ARCH (the -gencode flags; default
 # sm_80 and sm_90), NVCCFLAGS.
 NVCC       ?= nvcc
