@@ -1,11 +1,28 @@
 /* abicheck.c: built and run by `make cuda-check`. Linking it against
  * bin/libpatscuda.so checks that the library defines every function of
  * pats_cuda.h with the header's types (a C compiler, as the Go loader's
- * cgo sees them); running it checks that the library loads and that
- * pc_abi and pc_device_count answer, with or without a GPU. */
+ * cgo sees them); running it checks that the library loads, that pc_abi
+ * and pc_device_count answer, and that calls refused before touching a
+ * device return non-zero with their one-line message, with or without a
+ * GPU. */
+
 #include <stdio.h>
+#include <string.h>
 
 #include "pats_cuda.h"
+
+/* want checks that rc is non-zero and pc_error() contains text. */
+static int want(const char *what, int rc, const char *text) {
+	if (rc == 0) {
+		fprintf(stderr, "abicheck: %s: accepted, want an error\n", what);
+		return 1;
+	}
+	if (!strstr(pc_error(), text) || strchr(pc_error(), '\n')) {
+		fprintf(stderr, "abicheck: %s: message \"%s\" does not say \"%s\" in one line\n", what, pc_error(), text);
+		return 1;
+	}
+	return 0;
+}
 
 typedef void (*fn)(void);
 
@@ -25,6 +42,23 @@ int main(void) {
 		fprintf(stderr, "abicheck: library ABI %d, header %d\n", pc_abi(), PATS_CUDA_ABI);
 		return 1;
 	}
+	int bad = 0;
+	pc_config c = {100, 64, 128, 2, 3, 2, 16, 64, 1, 1e-6f, 10000.0};
+	pc_model *m = NULL;
+	bad |= want("pc_model_new with 3 heads over 2 kv heads", pc_model_new(&c, 0, &m), "kv_heads");
+	c.heads = 4;
+	c.head_dim = 15;
+	bad |= want("pc_model_new with an odd head_dim", pc_model_new(&c, 0, &m), "odd");
+	bad |= want("pc_forward without a model", pc_forward(NULL, NULL, 0, NULL, NULL, 0, NULL, NULL, 0), "no model");
+	pc_sampling sp = {1.0f, 0.9f};
+	float lg[3] = {0, 1, 2}, lp = 0;
+	int32_t tok = -1;
+	bad |= want("pc_op_sample with u = 1", pc_op_sample(lg, 3, &sp, 1.0, &tok, &lp), "outside [0, 1)");
+	if (pc_op_matmul(0, 0, 0, 4, 4, 1.0f, NULL, 4, NULL, 4, 0.0f, NULL, 4) != 0) {
+		fprintf(stderr, "abicheck: an empty product was refused: %s\n", pc_error());
+		bad = 1;
+	}
+	if (bad) return 1;
 	int32_t n = -1;
 	if (pc_device_count(&n) != 0)
 		printf("abicheck: %u functions, ABI %d; no usable CUDA driver: %s\n", (unsigned)(sizeof all / sizeof all[0]),
