@@ -59,6 +59,8 @@ echo '```'
 go test -run '^$' -bench . -benchtime 1s ./lib/gemm ./lib/model ./lib/env/... ./lib/tokenizer 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
 echo '```'
 echo
+echo "Load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+echo
 cat bench/profile.md
 } > "$tmp/results.md"
 mv "$tmp/results.md" "$out"
