@@ -76,7 +76,7 @@ base-demo: | $(PIPE_BINS)
 	cp $(addprefix $$t/demo/base/ckpt/0/,$(DEMO_BASE_FILES)) $(DEMO_BASE_SHIPPED)/ckpt/0/; \
 	cp $$t/demo/base/metrics/sft.parquet $(DEMO_BASE_SHIPPED)/metrics/; \
 	cp $$t/demo/base/SHA256SUMS $(DEMO_BASE_SHIPPED)/SHA256SUMS; \
-	echo "$@: $(DEMO_BASE_SHIPPED) replaced:"; cat $(DEMO_BASE_SHIPPED)/SHA256SUMS
+	echo "$@: $(DEMO_BASE_SHIPPED) replaced:"; cat $(DEMO_BASE_SHIPPED)/SHA256SUMS; rm -rf $$t
 
 base-check: | $(PIPE_BINS)
 	@(cd $(DEMO_BASE_SHIPPED)/ckpt/0 && sha256sum --quiet -c ../../SHA256SUMS) || { echo "$@: the shipped files do not match $(DEMO_BASE_SHIPPED)/SHA256SUMS" >&2; exit 1; }
