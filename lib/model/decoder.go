@@ -9,10 +9,21 @@ type Decoder struct {
 	m    *Model
 	k, v [][]float32 // per layer, n x kvdim
 	n    int
+	// On a device the cache is dev, of cap positions; err is a failure to
+	// make it, reported by the next append.
+	dev DeviceDecoder
+	cap int
+	err error
 }
 
-// NewDecoder returns an empty decoder over m.
+// NewDecoder returns an empty decoder over m. On a device its cache holds
+// up to the decoder capacity (SetDecoderCapacity) positions.
 func (m *Model) NewDecoder() *Decoder {
+	if m.acc != nil {
+		d := &Decoder{m: m, cap: m.decoderCapacity()}
+		d.dev, d.err = m.acc.NewDecoder(d.cap)
+		return d
+	}
 	L := len(m.Layers)
 	return &Decoder{m: m, k: make([][]float32, L), v: make([][]float32, L)}
 }
@@ -23,6 +34,13 @@ func (d *Decoder) Len() int { return d.n }
 // Clone returns an independent copy: appending to one does not affect the
 // other. Use it to share a computed prompt among several continuations.
 func (d *Decoder) Clone() *Decoder {
+	if d.m.acc != nil {
+		c := &Decoder{m: d.m, n: d.n, cap: d.cap, err: d.err}
+		if d.err == nil {
+			c.dev, c.err = d.dev.Clone()
+		}
+		return c
+	}
 	c := &Decoder{m: d.m, n: d.n, k: make([][]float32, len(d.k)), v: make([][]float32, len(d.v))}
 	for i := range d.k {
 		c.k[i] = append(make([]float32, 0, cap(d.k[i])), d.k[i]...)
@@ -49,6 +67,16 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 		if t < 0 || int(t) >= c.VocabSize {
 			return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
 		}
+	}
+	if m.acc != nil {
+		if d.err != nil {
+			return nil, d.err
+		}
+		out, _, _, err := m.accAppend([]*Decoder{d}, [][]int32{tokens}, true, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return out[0], nil
 	}
 	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
 	qd, kd := c.QDim(), c.KVDim()
