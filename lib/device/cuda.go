@@ -220,15 +220,15 @@ func load(path string) (*cudaLib, error) {
 		C.free(unsafe.Pointer(l))
 		msg := C.GoString(e.p())
 		if path == LibName {
-			return nil, fmt.Errorf("cuda: cannot load %s (%s); build it with make cuda, put it beside the binary or set %s", LibName, msg, EnvLib)
+			return nil, fmt.Errorf("cannot load %s (%s); build it with make cuda, put it beside the binary or set %s", LibName, msg, EnvLib)
 		}
-		return nil, fmt.Errorf("cuda: cannot load %s: %s", path, msg)
+		return nil, fmt.Errorf("cannot load %s: %s", path, msg)
 	case 3:
 		C.free(unsafe.Pointer(l))
-		return nil, fmt.Errorf("cuda: %s has interface version %d, this binary wants %d: rebuild it with make cuda", path, int(abi), ABI)
+		return nil, fmt.Errorf("%s has interface version %d, this binary wants %d: rebuild it with make cuda", path, int(abi), ABI)
 	default:
 		C.free(unsafe.Pointer(l))
-		return nil, fmt.Errorf("cuda: %s is not the pats CUDA library: it has no %s", path, C.GoString(e.p()))
+		return nil, fmt.Errorf("%s is not the pats CUDA library: it has no %s", path, C.GoString(e.p()))
 	}
 }
 
@@ -252,7 +252,7 @@ func openCUDA() (*cudaLib, string, error) {
 		return nil, "", err
 	}
 	if n < 1 {
-		return nil, "", errors.New("cuda: no CUDA device found (" + l.path + " loaded, the driver sees none)")
+		return nil, "", errors.New("no CUDA device found (" + l.path + " loaded, the driver sees none)")
 	}
 	var name [256]C.char
 	if err := check("pc_device_name", C.w_device_name(l.l, 0, &name[0], C.int32_t(len(name)), e.p()), &e); err != nil {

@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/pats-rl/pats/lib/model"
 )
@@ -77,5 +78,8 @@ func (d *Device) Attach(m *model.Model) error {
 		acc.Close()
 		return err
 	}
+	// The device model is freed with the model (a reference model after
+	// its log-probabilities, for one).
+	runtime.AddCleanup(m, func(a model.Accelerator) { a.Close() }, acc)
 	return nil
 }

@@ -59,6 +59,7 @@ type Flags struct {
 	InvalidPenalty          float64 // reward less per answer without a well-formed action
 	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
 	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Device                  string  // where a checkpoint policy runs: cpu (or "") or cuda
 }
 
 // DefaultBatch is the number of episodes that decode together when
@@ -125,6 +126,10 @@ func (f Flags) Options() (rollout.Options, error) {
 	if err := f.check(); err != nil {
 		return o, err
 	}
+	dev, err := command.OpenDevice(f.Device)
+	if err != nil {
+		return o, err
+	}
 	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
 	if err != nil {
 		return o, command.Usagef("%v", err)
@@ -176,6 +181,9 @@ func (f Flags) Options() (rollout.Options, error) {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
 		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
+		if err := dev.Attach(ck.M); err != nil {
+			return o, err
+		}
 		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
 	}
 	if f.Tokenizer != "" {
