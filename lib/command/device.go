@@ -1,6 +1,8 @@
 package command
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/device"
@@ -27,7 +29,7 @@ func OpenDevice(name string) (*device.Device, error) {
 	}
 	d, err := device.Open(name)
 	if err != nil {
-		return nil, Usagef("--device %s: %v", name, err)
+		return nil, Usagef("--device %s: %s", name, strings.TrimPrefix(err.Error(), name+": "))
 	}
 	return d, nil
 }

@@ -245,7 +245,24 @@ func openCUDA() (*cudaLib, string, error) {
 	if loadErr != nil {
 		return nil, "", loadErr
 	}
-	l := loaded
+	return findDevice(loaded)
+}
+
+// openPath is openCUDA for the library at path, loaded afresh (tests).
+func openPath(path string) (*Device, error) {
+	l, err := load(path)
+	if err != nil {
+		return nil, err
+	}
+	l, desc, err := findDevice(l)
+	if err != nil {
+		return nil, err
+	}
+	return &Device{name: CUDA, desc: desc, cuda: l}, nil
+}
+
+// findDevice checks that l sees a device and describes device 0.
+func findDevice(l *cudaLib) (*cudaLib, string, error) {
 	var e errBuf
 	var n C.int32_t
 	if err := check("pc_device_count", C.w_device_count(l.l, &n, e.p()), &e); err != nil {
