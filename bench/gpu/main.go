@@ -422,20 +422,27 @@ func main() {
 	var sb strings.Builder
 	b := &bench{d: d, w: &sb, deadline: time.Now().Add(*budget), rng: rand.New(rand.NewPCG(1, 2))}
 	t0 := time.Now()
+	// The file is rewritten after every section, so that a run stopped
+	// from outside leaves what it measured.
+	flush := func() {
+		if *out == "" {
+			return
+		}
+		if err := os.WriteFile(*out, []byte(sb.String()), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "gpubench: %v\n", err)
+			os.Exit(1)
+		}
+	}
 	fmt.Fprintf(&sb, "# GPU benchmark\n\n")
 	fmt.Fprintf(&sb, "Made by `build/gpu/gpubench` (bench/gpu/main.go) through libpatscuda.so on %s. Random weights and token ids.\n\n", d)
-	b.memory()
-	b.train(1024, 8, *budget/4)
-	b.decode(*budget)
-	b.grpo()
+	for _, section := range []func(){b.memory, func() { b.train(1024, 8, *budget/4) }, func() { b.decode(*budget) }, b.grpo} {
+		section()
+		flush()
+	}
 	fmt.Fprintf(&sb, "Total time %.0f s (budget %s).\n", time.Since(t0).Seconds(), *budget)
-	text := sb.String()
 	if *out == "" {
-		fmt.Print(text)
+		fmt.Print(sb.String())
 		return
 	}
-	if err := os.WriteFile(*out, []byte(text), 0o644); err != nil {
-		fmt.Fprintf(os.Stderr, "gpubench: %v\n", err)
-		os.Exit(1)
-	}
+	flush()
 }

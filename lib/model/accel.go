@@ -108,6 +108,15 @@ func (m *Model) OnDevice() bool { return m.acc != nil }
 // and ignore it.
 func (m *Model) SetDecoderCapacity(n int) { m.decCap = n }
 
+// ContextLimit is the most positions one decoder of m holds:
+// max_position_embeddings, or on a device the decoder capacity.
+func (m *Model) ContextLimit() int {
+	if m.acc != nil {
+		return m.decoderCapacity()
+	}
+	return m.Cfg.MaxPositionEmbeddings
+}
+
 func (m *Model) decoderCapacity() int {
 	if m.decCap <= 0 || m.decCap > m.Cfg.MaxPositionEmbeddings {
 		return m.Cfg.MaxPositionEmbeddings

@@ -193,7 +193,7 @@ func (d *Driver) feedSample(tokens []int32, s model.Sampling, u float64) (int32,
 // last action, then samples the next action token by token.
 func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
 	var logits []float32
-	limit := d.p.M.Cfg.MaxPositionEmbeddings
+	limit := d.p.M.ContextLimit() // max_position_embeddings, or a device decoder's capacity
 	view := c.Visible()
 	from := c.VisibleFrom()
 	switch {

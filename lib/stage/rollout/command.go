@@ -66,6 +66,15 @@ type Flags struct {
 // Flags.Batch is 0 (library use).
 const DefaultBatch = rollout.DefaultBatch
 
+// MaxAnswerTokens is the longest answer of the chatml format's default
+// (512 tokens), and DeviceObservationRoom the room a device decoder keeps
+// for one observation past the context limit: on a device an episode that
+// outgrows both ends as at the context limit.
+const (
+	MaxAnswerTokens       = 512
+	DeviceObservationRoom = 1024
+)
+
 // MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
 // that a mistyped count is refused before memory for it is allocated.
 const MaxEpisodes = 1 << 20
@@ -183,6 +192,12 @@ func (f Flags) Options() (rollout.Options, error) {
 		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
 		if err := dev.Attach(ck.M); err != nil {
 			return o, err
+		}
+		if f.MaxContext > 0 {
+			// A device allocates each decoder's KV cache whole: room for the
+			// context limit, one answer and one observation past it rather
+			// than for max_position_embeddings.
+			ck.M.SetDecoderCapacity(f.MaxContext + max(f.MaxActionTokens, MaxAnswerTokens) + DeviceObservationRoom)
 		}
 		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
 	}
