@@ -31,7 +31,7 @@ bench:
 # The GPU check's Go programs, built here so that the GPU machine needs no
 # Go toolchain: the parity suite's test binary (go test -c -tags cuda) and
 # the GPU benchmark. They load bin/libpatscuda.so (make cuda) at run time;
-# see docs/gpu.md.
+# see docs/cuda.md.
 GPU_TEST_PKGS := lib/device
 gpu-tests:
 	@mkdir -p build/gpu
