@@ -96,6 +96,21 @@ func (m *Model) Attach(acc Accelerator) error {
 	return nil
 }
 
+// Detach brings the parameters back (Sync) and frees the device model;
+// the model runs on the CPU again from its host tensors. Decoders made on
+// the device are unusable after. No effect on the CPU.
+func (m *Model) Detach() error {
+	if m.acc == nil {
+		return nil
+	}
+	err := m.Sync()
+	if cerr := m.acc.Close(); err == nil {
+		err = cerr
+	}
+	m.acc, m.accErr = nil, nil
+	return err
+}
+
 // Accelerator returns the attached device model, or nil on the CPU.
 func (m *Model) Accelerator() Accelerator { return m.acc }
 

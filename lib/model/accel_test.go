@@ -143,6 +143,34 @@ func TestAttachedMatchesCPU(t *testing.T) {
 	}
 }
 
+// TestDetach: a detached model has the device's parameters on the host
+// and runs on the CPU again.
+func TestDetach(t *testing.T) {
+	cfg := testConfig(true)
+	m := randomModel(t, cfg, 2)
+	acc, err := NewHostAccelerator(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Attach(acc); err != nil {
+		t.Fatal(err)
+	}
+	want := append([]float32(nil), m.params[3].W...)
+	clear(m.params[3].W)
+	if err := m.Detach(); err != nil {
+		t.Fatal(err)
+	}
+	if m.OnDevice() || m.Accelerator() != nil {
+		t.Error("still on the device after Detach")
+	}
+	if diff := cmp.Diff(want, m.params[3].W); diff != "" {
+		t.Errorf("parameters after Detach (-want +got):\n%s", diff)
+	}
+	if err := m.Detach(); err != nil {
+		t.Errorf("second Detach: %v", err)
+	}
+}
+
 // TestSampleUIsSample: SampleU with the generator's next Float64 is
 // Sample, and AppendSample on the CPU is Append then Sample.
 func TestSampleUIsSample(t *testing.T) {

@@ -298,6 +298,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 			if err := rl.RefLogProbs(ref.Model, prep); err != nil {
 				return err
 			}
+			if err := ref.Model.Detach(); err != nil { // its device memory, before the policy's
+				return err
+			}
 		}
 	}
 	opt := in.Opt
