@@ -49,6 +49,9 @@ def main():
         print("usage: hf-logits.py DIR", file=sys.stderr)
         return 2
     root = sys.argv[1]
+    if not os.path.isdir(root):
+        print(f"hf-logits: FAIL: {root} is not a folder (the parity suite's TestParityHFExport writes it)")
+        return 1
     names = sorted(n for n in os.listdir(root) if os.path.isfile(os.path.join(root, n, "meta.json")))
     if not names:
         print(f"hf-logits: FAIL: no checkpoints with meta.json under {root}")
