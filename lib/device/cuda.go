@@ -278,6 +278,8 @@ func findDevice(l *cudaLib) (*cudaLib, string, error) {
 	return l, C.GoString(&name[0]), nil
 }
 
+var errClosed = errors.New("cuda: the device model was freed (model.Detach)")
+
 // accel is a model on the CUDA device: model.Accelerator. Calls are
 // serialised by mu (the library wants one host thread at a time per
 // model).
@@ -340,6 +342,9 @@ func i32(s []int32) *C.int32_t {
 func (a *accel) SetParam(i int, w []float32) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_param_set", C.w_param_set(a.lib.l, a.m, C.int32_t(i), f32(w), C.int64_t(len(w)), e.p()), &e)
 }
@@ -347,6 +352,9 @@ func (a *accel) SetParam(i int, w []float32) error {
 func (a *accel) Param(i int, dst []float32) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_param_get", C.w_param_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p()), &e)
 }
@@ -354,6 +362,9 @@ func (a *accel) Param(i int, dst []float32) error {
 func (a *accel) Grad(i int, dst []float32) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_grad_get", C.w_grad_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p()), &e)
 }
@@ -364,6 +375,9 @@ func (a *accel) SetMoments(i int, m, v []float32) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_moments_set", C.w_moments_set(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p()), &e)
 }
@@ -374,6 +388,9 @@ func (a *accel) Moments(i int, m, v []float32) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_moments_get", C.w_moments_get(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p()), &e)
 }
@@ -381,6 +398,9 @@ func (a *accel) Moments(i int, m, v []float32) error {
 func (a *accel) ZeroGrad() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_zero_grad", C.w_zero_grad(a.lib.l, a.m, e.p()), &e)
 }
@@ -395,6 +415,9 @@ func (a *accel) Forward(tokens, rows, targets []int32, lp, ent []float32, keep b
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_forward", C.w_forward(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), i32(rows), i32(targets),
 		C.int32_t(len(rows)), f32(lp), f32(ent), k, e.p()), &e)
@@ -403,6 +426,9 @@ func (a *accel) Forward(tokens, rows, targets []int32, lp, ent []float32, keep b
 func (a *accel) Backward(dlp []float32) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_backward", C.w_backward(a.lib.l, a.m, f32(dlp), e.p()), &e)
 }
@@ -413,6 +439,9 @@ func (a *accel) Logits(tokens []int32, out []float32) error {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_logits", C.w_logits(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), f32(out), e.p()), &e)
 }
@@ -420,6 +449,9 @@ func (a *accel) Logits(tokens []int32, out []float32) error {
 func (a *accel) ClipGradNorm(maxNorm float64) (float64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return 0, errClosed
+	}
 	var e errBuf
 	var n C.double
 	err := check("pc_clip_grad_norm", C.w_clip(a.lib.l, a.m, C.double(maxNorm), &n, e.p()), &e)
@@ -441,6 +473,9 @@ func (a *accel) AdamW(h model.AdamWStep, decay []bool) error {
 	ch := pcAdamW(h)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	return check("pc_adamw_step", C.w_adamw_step(a.lib.l, a.m, &ch, (*C.uint8_t)(unsafe.Pointer(&flags[0])), e.p()), &e)
 }
@@ -448,6 +483,9 @@ func (a *accel) AdamW(h model.AdamWStep, decay []bool) error {
 func (a *accel) Memory() (int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return 0, errClosed
+	}
 	var e errBuf
 	var b C.int64_t
 	err := check("pc_model_memory", C.w_model_memory(a.lib.l, a.m, &b, e.p()), &e)
@@ -504,6 +542,9 @@ func (a *accel) NewDecoder(capacity int) (model.DeviceDecoder, error) {
 	err := retry(func() error {
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		if a.m == nil {
+			return errClosed
+		}
 		var e errBuf
 		return check("pc_decoder_new", C.w_decoder_new(a.lib.l, a.m, C.int32_t(capacity), &d, e.p()), &e)
 	})
@@ -519,6 +560,9 @@ func (d *decoder) Clone() (model.DeviceDecoder, error) {
 	err := retry(func() error {
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		if a.m == nil {
+			return errClosed
+		}
 		var e errBuf
 		return check("pc_decoder_clone", C.w_decoder_clone(a.lib.l, d.d, &c, e.p()), &e)
 	})
@@ -532,6 +576,9 @@ func (d *decoder) Clone() (model.DeviceDecoder, error) {
 func (d *decoder) Len() int {
 	d.a.mu.Lock()
 	defer d.a.mu.Unlock()
+	if d.a.m == nil {
+		return 0
+	}
 	n := int(C.w_decoder_len(d.a.lib.l, d.d))
 	runtime.KeepAlive(d)
 	return n
@@ -568,6 +615,9 @@ func (a *accel) AppendBatch(decs []model.DeviceDecoder, tokens, offsets []int32,
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.m == nil {
+		return errClosed
+	}
 	var e errBuf
 	err := check("pc_append_batch", C.w_append_batch(a.lib.l, &ptrs[0], C.int32_t(n), i32(tokens), i32(offsets),
 		f32(logits), cs, cu, i32(tok), f32(logp), e.p()), &e)

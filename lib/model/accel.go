@@ -98,7 +98,8 @@ func (m *Model) Attach(acc Accelerator) error {
 
 // Detach brings the parameters back (Sync) and frees the device model;
 // the model runs on the CPU again from its host tensors. Decoders made on
-// the device are unusable after. No effect on the CPU.
+// the device are unusable after, and an optimizer's moments on the device
+// are lost unless synced first (AdamW.Sync). No effect on the CPU.
 func (m *Model) Detach() error {
 	if m.acc == nil {
 		return nil
