@@ -35,8 +35,8 @@ bench:
 GPU_TEST_PKGS := lib/device
 gpu-tests:
 	@mkdir -p build/gpu
-	$(foreach p,$(GPU_TEST_PKGS),$(GO) test -c -tags cuda -o build/gpu/$(notdir $(p)).test ./$(p) &&) true
-	$(GO) build -tags cuda -o build/gpu/gpubench ./bench/gpu
+	$(foreach p,$(GPU_TEST_PKGS),$(GO) test -c -tags cuda -ldflags=-s -o build/gpu/$(notdir $(p)).test ./$(p) &&) true
+	$(GO) build -tags cuda -ldflags=-s -o build/gpu/gpubench ./bench/gpu
 
 clean:
 	rm -rf $(BIN) build
