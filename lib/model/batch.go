@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -95,43 +94,6 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 		out[i] = logits[i*c.VocabSize : (i+1)*c.VocabSize]
 	}
 	return out, nil
-}
-
-// checkBatch refuses a batch AppendBatch cannot run; on error no decoder
-// changes.
-func (m *Model) checkBatch(decs []*Decoder, chunks [][]int32) error {
-	c := m.Cfg
-	if len(decs) != len(chunks) {
-		return fmt.Errorf("decoder: %d decoders for %d chunks", len(decs), len(chunks))
-	}
-	if len(decs) == 0 {
-		return nil
-	}
-	for i, d := range decs {
-		if d.m != m {
-			return fmt.Errorf("decoder %d belongs to another model", i)
-		}
-		for j := 0; j < i; j++ {
-			if decs[j] == d {
-				return fmt.Errorf("decoder %d appears twice in the batch", i)
-			}
-		}
-		if len(chunks[i]) == 0 {
-			return fmt.Errorf("decoder: empty append")
-		}
-		if d.n+len(chunks[i]) > c.MaxPositionEmbeddings {
-			return fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(chunks[i]), c.MaxPositionEmbeddings)
-		}
-		for _, t := range chunks[i] {
-			if t < 0 || int(t) >= c.VocabSize {
-				return fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
-			}
-		}
-		if d.err != nil {
-			return d.err
-		}
-	}
-	return nil
 }
 
 // forEach runs f(0..n-1) on up to GOMAXPROCS goroutines taking indices
