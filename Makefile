@@ -45,3 +45,4 @@ include pipelines/pats.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
 include pipelines/reading.mk
+include cuda/cuda.mk
