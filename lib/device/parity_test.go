@@ -16,18 +16,35 @@ package device_test
 // with no tuned constant. Kernels with no matrix product run in FP32 on
 // both sides and differ only by rounding and the order of sums: they are
 // held to 1e-5 of the output's largest magnitude (1e-4 for log-softmax
-// rows of up to 151,936 entries). Attention runs its two products in BF16
-// too: its output is a convex combination of value rows, so its error is
-// held to 2e-2 of max|v|. Whole-model results compound the BF16 rounding
-// of every layer; from the per-product bound (about 2u = 0.8% of the
-// operands' magnitude) and a few layers of partial cancellation, the
-// logits are held to 2e-2 of their largest magnitude (the ~1e-2 relative
-// error usual for BF16 inference). Log-probabilities and entropies are
-// then held to what the measured logit error allows: log-softmax is
-// 2-Lipschitz in the max norm, so a log-probability moves by at most
-// 2 max|dlogit|, and an entropy by at most (max - min logit of its row) x
-// max|dlogit| (to first order); and gradients (a backward doubles the products) to 5e-2 in relative L2
-// norm over all parameters and 1e-1 per tensor.
+// rows of up to 151,936 entries); AdamW's new weights to 1e-3 lr. The
+// device's sampler must pick SampleU's token for the same uniform except
+// where the uniform falls within float rounding of a boundary of the
+// cumulative mass (at most 0.5% of the draws; never when greedy).
+// Attention runs its two products in BF16 too: its output is a convex
+// combination of value rows, so its error is held to 2e-2 of max|v|, its
+// log-sum-exp to the worst-case BF16 error of one score, and its gradients
+// to 3e-2 in relative L2.
+//
+// Whole-model results compound the BF16 rounding of every layer; from the
+// per-product bound (about 2u = 0.8% of the operands' magnitude) and a few
+// layers of partial cancellation, the logits are held to 2e-2 of their
+// largest magnitude (the ~1e-2 relative error usual for BF16 inference).
+// Log-probabilities and entropies are then held to what the measured logit
+// error allows: log-softmax is 2-Lipschitz in the max norm, so a
+// log-probability moves by at most 2 max|dlogit|, and an entropy by at
+// most (max - min logit of its row) x max|dlogit| (to first order).
+// Gradients (a backward doubles the products) are held to 5e-2 in relative
+// L2 norm over all parameters and 1e-1 per tensor (tensors of at least 1%
+// of the whole norm), the gradient norm to 5e-2. An optimizer step is
+// recomputed on the host from the parameters before it and the device's
+// own moments (1e-5 lr plus two units in the last place of each weight:
+// the FP32 arithmetic of the update); against the CPU's step it can only
+// be held loosely (no element more than 2 lr away, update vectors within
+// 0.5 relative L2), since Adam's first step is about lr*sign(g) and
+// gradients smaller than their BF16 error change sign. Greedy decoding
+// must pick the CPU's token wherever the CPU's best logit leads the second
+// by more than twice the logits' tolerance, and elsewhere a token within
+// that distance of the best.
 
 import (
 	"fmt"
