@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
 
@@ -17,33 +16,15 @@ import (
 // deterministic logits. On error no decoder changes.
 func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, error) {
 	c := m.Cfg
-	if len(decs) != len(chunks) {
-		return nil, fmt.Errorf("decoder: %d decoders for %d chunks", len(decs), len(chunks))
+	if err := m.checkBatch(decs, chunks); err != nil || len(decs) == 0 {
+		return nil, err
 	}
-	if len(decs) == 0 {
-		return nil, nil
+	if m.acc != nil {
+		out, _, _, err := m.accAppend(decs, chunks, true, nil, nil)
+		return out, err
 	}
 	off := make([]int, len(decs)+1)
-	for i, d := range decs {
-		if d.m != m {
-			return nil, fmt.Errorf("decoder %d belongs to another model", i)
-		}
-		for j := 0; j < i; j++ {
-			if decs[j] == d {
-				return nil, fmt.Errorf("decoder %d appears twice in the batch", i)
-			}
-		}
-		if len(chunks[i]) == 0 {
-			return nil, fmt.Errorf("decoder: empty append")
-		}
-		if d.n+len(chunks[i]) > c.MaxPositionEmbeddings {
-			return nil, fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(chunks[i]), c.MaxPositionEmbeddings)
-		}
-		for _, t := range chunks[i] {
-			if t < 0 || int(t) >= c.VocabSize {
-				return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
-			}
-		}
+	for i := range decs {
 		off[i+1] = off[i] + len(chunks[i])
 	}
 	T, H, I := off[len(decs)], c.HiddenSize, c.IntermediateSize
