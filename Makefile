@@ -4,7 +4,7 @@ BIN     := bin
 CMDS    := $(notdir $(wildcard cmd/*))
 export GOFLAGS ?= -trimpath
 
-.PHONY: all build test vet demo bench clean
+.PHONY: all build test vet demo bench clean gpu-tests
 
 all: build
 
@@ -28,10 +28,21 @@ test: vet
 bench:
 	bash bench/run.sh
 
+# The GPU check's Go programs, built here so that the GPU machine needs no
+# Go toolchain: the parity suite's test binary (go test -c -tags cuda) and
+# the GPU benchmark. They load bin/libpatscuda.so (make cuda) at run time;
+# see docs/cuda.md.
+GPU_TEST_PKGS := lib/device
+gpu-tests:
+	@mkdir -p build/gpu
+	$(foreach p,$(GPU_TEST_PKGS),$(GO) test -c -tags cuda -ldflags=-s -o build/gpu/$(notdir $(p)).test ./$(p) &&) true
+	$(GO) build -tags cuda -ldflags=-s -o build/gpu/gpubench ./bench/gpu
+
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) build
 
 include pipelines/pats.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
 include pipelines/reading.mk
+include cuda/cuda.mk

@@ -34,8 +34,11 @@ echo "| --- | --- | ---: | ---: | ---: |"
 for e in household shop searchqa; do
   for s in train valid_seen valid_unseen; do
     secs=$(t bin/rollout --env $e --split $s --policy oracle --group 1 -o "$tmp/o.parquet")
-    n=$(bin/evaluate "$tmp/o.parquet" | awk -F'|' '/\*\*all\*\*/{print $3}' | tr -d ' ')
-    bin/evaluate "$tmp/o.parquet" | grep -q '| \*\*all\*\* | [0-9]* | 1.000 |' || echo "oracle below 1.0 on $e $s" >&2
+    # The whole table first: grep -q on a pipe may end evaluate by SIGPIPE,
+    # which pipefail would report as a failed oracle.
+    ev=$(bin/evaluate "$tmp/o.parquet")
+    n=$(awk -F'|' '/\*\*all\*\*/{print $3}' <<<"$ev" | tr -d ' ')
+    grep -q '| \*\*all\*\* | [0-9]* | 1.000 |' <<<"$ev" || echo "oracle below 1.0 on $e $s" >&2
     echo "| $e | $s | $n | $secs | $(awk -v n="$n" -v s="$secs" 'BEGIN{printf "%.0f", n/s}') |"
   done
 done
@@ -58,6 +61,8 @@ echo
 echo '```'
 go test -run '^$' -bench . -benchtime 1s ./lib/gemm ./lib/model ./lib/env/... ./lib/tokenizer 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
 echo '```'
+echo
+echo "Load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
 cat bench/profile.md
 } > "$tmp/results.md"

@@ -42,7 +42,8 @@
  *
  * Errors. Every function returning int returns 0 on success and a non-zero
  * code on failure; pc_error() then returns a one-line message (valid until
- * the next call on the same thread). A failed call leaves the model as it
+ * the next call on the same thread, so a caller reads it on the thread of the
+ * failing call). A failed call leaves the model as it
  * was where it can (a failed append leaves its decoders unchanged).
  *
  * Threads. A pc_model and its decoders are used by one host thread at a
@@ -113,6 +114,8 @@ int pc_device_name(int32_t dev, char *buf, int32_t len);
 
 /* A model on device dev with zeroed parameters, gradients and moments. */
 int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out);
+/* Frees the model and the caches of its decoders; a decoder of a freed
+ * model may then only be passed to pc_decoder_free. */
 void pc_model_free(pc_model *m);
 
 /* Bytes of device memory the model holds now (parameters, gradients,
@@ -152,8 +155,9 @@ int pc_logits(pc_model *m, const int32_t *tokens, int32_t t, float *logits);
  * max_norm / (norm + 1e-6). */
 int pc_clip_grad_norm(pc_model *m, double max_norm, double *norm);
 
-/* One AdamW step over every parameter from its gradient; decay[i] != 0
- * applies weight_decay to tensor i. Gradients are left as they are. */
+/* One AdamW step over every parameter from its gradient; decay has one
+ * entry per parameter tensor and decay[i] != 0 applies weight_decay to
+ * tensor i. Gradients are left as they are. */
 int pc_adamw_step(pc_model *m, const pc_adamw *h, const uint8_t *decay);
 
 /* A decoder: a KV cache over the model for up to capacity positions. */

@@ -14,7 +14,13 @@ DEMO_ENVS  := household shop searchqa
 # the base is built first, once, unless DEMO_SIZES is given without one
 DEMO_BASE  := $(if $(findstring BASE=$(DEMO_NAME)/base,$(DEMO_SIZES)),$(DEMO)/base/ckpt/0/config.json)
 
-.PHONY: demo envs-demo
+# The shipped base's files: the checkpoint with its optimizer state (the
+# grpo run continues the base's AdamW moments), and its SFT metrics (the
+# grpo run's warm-up is a copy of the base's).
+DEMO_BASE_SHIPPED ?= pipelines/bases/demo
+DEMO_BASE_FILES   := config.json model.safetensors tokenizer.json optimizer.safetensors optimizer.json
+
+.PHONY: demo envs-demo base-demo base-check
 
 # The two runs go side by side: the demo makes its table with -j2 unless
 # the caller already chose a parallelism with -j.
@@ -37,11 +43,49 @@ $(DEMO)/grpo/summary.md: $(DEMO_BASE) | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory pats PIPE_SUB=1 VARIANT=grpo RUN=$(patsubst $(RUNS)/%,%,$(DEMO))/grpo $(DEMO_SIZES)
 endif
 
+# The base is shipped in the repository (DEMO_BASE_SHIPPED: the checkpoint
+# and the SFT metrics that BASE_RULE's recipe wrote here, with the
+# checkpoint's SHA256SUMS): the demo copies it instead of training it.
+# DEMO_BASE_SHIPPED= trains it with the recipe instead.
 ifeq ($(PIPE_SUB),)
 ifneq ($(DEMO_BASE),)
+ifneq ($(DEMO_BASE_SHIPPED),)
+$(DEMO)/base/ckpt/0/config.json $(DEMO)/base/metrics/sft.parquet &: $(DEMO_BASE_SHIPPED)/SHA256SUMS $(DEMO_BASE_SHIPPED)/metrics/sft.parquet $(addprefix $(DEMO_BASE_SHIPPED)/ckpt/0/,$(DEMO_BASE_FILES))
+	@mkdir -p $(DEMO)/base/ckpt $(DEMO)/base/metrics
+	rm -rf $(DEMO)/base/ckpt/.0.tmp && cp -r $(DEMO_BASE_SHIPPED)/ckpt/0 $(DEMO)/base/ckpt/.0.tmp && rm -rf $(DEMO)/base/ckpt/0 && mv $(DEMO)/base/ckpt/.0.tmp $(DEMO)/base/ckpt/0
+	cp $(DEMO_BASE_SHIPPED)/metrics/sft.parquet $(DEMO)/base/metrics/sft.parquet.tmp && mv $(DEMO)/base/metrics/sft.parquet.tmp $(DEMO)/base/metrics/sft.parquet
+else
 $(eval $(call BASE_RULE,$(DEMO_NAME)/base,grpo))
 endif
 endif
+endif
+
+# `make base-demo` trains the demo's base from scratch with BASE_RULE's
+# recipe (in a fresh temporary RUNS, so nothing of runs/ is reused) and
+# replaces the shipped files; `make base-check` trains it the same way and
+# compares the checkpoint's bytes with the shipped SHA256SUMS (exit 1 on a
+# difference). Both print the training's wall time.
+base_build = t=$$(mktemp -d); s=$$(date +%s); \
+	$(MAKE) --no-print-directory $$t/demo/base/ckpt/0/config.json RUNS=$$t DEMO=$$t/demo DEMO_BASE_SHIPPED=; \
+	(cd $$t/demo/base/ckpt/0 && sha256sum $(DEMO_BASE_FILES)) > $$t/demo/base/SHA256SUMS; \
+	echo "$@: trained in $$(( $$(date +%s) - s )) s wall into $$t/demo/base"
+
+base-demo: | $(PIPE_BINS)
+	@set -e; $(base_build); \
+	mkdir -p $(DEMO_BASE_SHIPPED)/ckpt/0 $(DEMO_BASE_SHIPPED)/metrics; \
+	cp $(addprefix $$t/demo/base/ckpt/0/,$(DEMO_BASE_FILES)) $(DEMO_BASE_SHIPPED)/ckpt/0/; \
+	cp $$t/demo/base/metrics/sft.parquet $(DEMO_BASE_SHIPPED)/metrics/; \
+	cp $$t/demo/base/SHA256SUMS $(DEMO_BASE_SHIPPED)/SHA256SUMS; \
+	echo "$@: $(DEMO_BASE_SHIPPED) replaced:"; cat $(DEMO_BASE_SHIPPED)/SHA256SUMS; rm -rf $$t
+
+base-check: | $(PIPE_BINS)
+	@(cd $(DEMO_BASE_SHIPPED)/ckpt/0 && sha256sum --quiet -c ../../SHA256SUMS) || { echo "$@: the shipped files do not match $(DEMO_BASE_SHIPPED)/SHA256SUMS" >&2; exit 1; }
+	@set -e; $(base_build); \
+	if cmp -s $$t/demo/base/SHA256SUMS $(DEMO_BASE_SHIPPED)/SHA256SUMS; then \
+	  echo "$@: byte-identical to $(DEMO_BASE_SHIPPED):"; cat $$t/demo/base/SHA256SUMS; rm -rf $$t; \
+	else \
+	  echo "$@: $$t/demo/base differs from $(DEMO_BASE_SHIPPED):" >&2; diff $(DEMO_BASE_SHIPPED)/SHA256SUMS $$t/demo/base/SHA256SUMS >&2; exit 1; \
+	fi
 
 $(DEMO)/table.md: $(DEMO)/pats/summary.md $(DEMO)/grpo/summary.md
 	$(BIN)/report compare base=$(DEMO)/grpo@0 warm-up=$(DEMO)/pats@0 pats=$(DEMO)/pats \

@@ -73,6 +73,7 @@ func app() *cli.App {
 					&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
 					&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
+					command.DeviceFlag(),
 				},
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 0, -1); err != nil {
@@ -86,7 +87,7 @@ func app() *cli.App {
 					}
 					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
-						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout})
+						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout, Device: c.String("device")})
 				},
 			},
 			{

@@ -29,6 +29,7 @@ func app() *cli.App {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
 			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
+			command.DeviceFlag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment (with --policy)"},
 			&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "split (with --policy)"},
 			&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split; 0: the whole split (with --policy)"},
@@ -64,6 +65,7 @@ func app() *cli.App {
 					TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 					MaxActionTokens: c.Int("max-action-tokens"), InvalidPenalty: 0.1,
 					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Progress: command.Progress(),
+					Device: c.String("device"),
 				},
 			}
 			if c.IsSet("policy") {

@@ -69,6 +69,7 @@ func app() *cli.App {
 					&cli.StringSliceFlag{Name: "demos", Usage: "trajectory file(s) to imitate (also as arguments)"},
 					&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 					&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
+					command.DeviceFlag(),
 				}, optimFlags(sft.Optim, "cosine")...),
 				Action: func(c *cli.Context) error {
 					o, err := optim(c)
@@ -80,7 +81,7 @@ func app() *cli.App {
 					return learn.ExecuteSFT(c.Context, learn.SFTFlags{Init: c.String("init"),
 						Demos:  append(c.StringSlice("demos"), c.Args().Slice()...),
 						Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
-						Config: cfg, WeightDecay: c.Float64("weight-decay")})
+						Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device")})
 				},
 			},
 			{
@@ -114,6 +115,7 @@ func app() *cli.App {
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "init", Usage: "checkpoint folder of the policy that made the trajectories"},
 					&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
+					command.DeviceFlag(),
 					&cli.StringFlag{Name: "advantages", Usage: "write the per-token advantages and channels used to this file"},
 					&cli.StringFlag{Name: "credit", Value: "broadcast", Usage: "broadcast, skillgate, or gigpo (broadcast plus GiGPO's step credit)"},
 					&cli.StringFlag{Name: "step-credit", Value: "none", Usage: "none or gigpo: the step-level credit added to the episode advantage"},
@@ -161,7 +163,7 @@ func app() *cli.App {
 					return learn.ExecuteGRPO(c.Context, learn.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
 						Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
 						Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
-						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter})
+						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter, Device: c.String("device")})
 				},
 			},
 		},

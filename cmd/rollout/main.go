@@ -24,6 +24,7 @@ func app() *cli.App {
 			"  rollout --env household --split train --tasks 64 --group 8 --policy ckpt/3 --scaffold snap/3.parquet --shard 0/4 -o traj/3/part0.parquet",
 		HideHelpCommand: true,
 		Flags: []cli.Flag{
+			command.DeviceFlag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
 			&cli.StringFlag{Name: "split", Value: "train", Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
 			&cli.IntFlag{Name: "tasks", Value: 0, Usage: "tasks drawn from the split with --seed; 0 runs the whole split in order"},
@@ -66,6 +67,7 @@ func app() *cli.App {
 				TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 				InvalidPenalty: c.Float64("invalid-penalty"), MaxActionTokens: c.Int("max-action-tokens"),
 				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
+				Device: c.String("device"),
 			}
 			if err := f.Check(); err != nil {
 				return err

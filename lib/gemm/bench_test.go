@@ -90,24 +90,35 @@ func BenchmarkMicroKernel(b *testing.B) {
 }
 
 // BenchmarkDecodeWorkers times the layer products of batched decoding
-// (tiny's q, gate and down projections at batch 16 and 64, weights [out,
-// in]) on one goroutine and on two, to place parallelMinWork.
+// (weights [out, in], so A*B^T) of tiny (hidden 128, intermediate 384) and
+// small (256, 768) at batch sizes 1 to 64 on one goroutine and on two, on
+// the path Sgemm takes for that shape (direct for m <= directMaxM, else
+// blocked), to place directParallelMin and parallelMinWork.
 func BenchmarkDecodeWorkers(b *testing.B) {
-	for _, s := range []benchShape{
-		{"q_16x128x128", false, true, 16, 128, 128},
-		{"gate_16x384x128", false, true, 16, 384, 128},
-		{"q_64x128x128", false, true, 64, 128, 128},
-		{"gate_64x384x128", false, true, 64, 384, 128},
-		{"down_64x128x384", false, true, 64, 128, 384},
+	type layer struct {
+		name string
+		n, k int
+	}
+	for _, l := range []layer{
+		{"tiny_q", 128, 128}, {"tiny_gate", 384, 128}, {"tiny_down", 128, 384},
+		{"small_q", 256, 256}, {"small_gate", 768, 256}, {"small_down", 256, 768},
+		{"small_lmhead", 1847, 256},
 	} {
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/workers=%d", s.name, workers), func(b *testing.B) {
-				r := rand.New(rand.NewPCG(1, 1))
-				a, lda, bm, ldb, c, ldc := operands(r, s.transA, s.transB, s.m, s.n, s.k, 0)
-				for b.Loop() {
-					gemmBlocked(current, workers, s.transA, s.transB, s.m, s.n, s.k, 1, a, lda, bm, ldb, 0, c, ldc)
-				}
-			})
+		for _, m := range []int{1, 2, 4, 8, 16, 64} {
+			for _, workers := range []int{1, 2} {
+				b.Run(fmt.Sprintf("%s/m=%d/workers=%d", l.name, m, workers), func(b *testing.B) {
+					r := rand.New(rand.NewPCG(1, 1))
+					a, lda, bm, ldb, c, ldc := operands(r, false, true, m, l.n, l.k, 0)
+					for b.Loop() {
+						if useDirect(false, true, m, l.k) {
+							gemmDirectNT(workers, m, l.n, l.k, 1, a, lda, bm, ldb, 0, c, ldc)
+						} else {
+							gemmBlocked(current, workers, false, true, m, l.n, l.k, 1, a, lda, bm, ldb, 0, c, ldc)
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m), "ns/row")
+				})
+			}
 		}
 	}
 }

@@ -106,8 +106,17 @@ type job struct {
 	tmp              [maxTile]float32 // edge-tile scratch of the calling goroutine
 }
 
-// maxTile bounds mr*nr over the kernels.
-const maxTile = 6 * 16
+// maxTile bounds the tile of fn (mr*nr) and of fn2 (2*mr*nr) over the
+// kernels.
+const maxTile = 6 * 32
+
+// tile is the number of floats of edge-tile scratch a kernel needs.
+func (kn *microKernel) tile() int {
+	if kn.fn2 != nil {
+		return 2 * kn.mr * kn.nr
+	}
+	return kn.mr * kn.nr
+}
 
 // gemmBlocked is the blocked, packed product on up to workers goroutines.
 //
@@ -165,7 +174,7 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 		}
 	}
 	offer(j, helpers)
-	j.work(j.tmp[:kn.mr*kn.nr])
+	j.work(j.tmp[:kn.tile()])
 	j.finished.Store(true)
 	for s := 0; s < nbuf; s++ {
 		aPool.Put(bufs[2*s])
@@ -176,7 +185,7 @@ func gemmBlocked(kn *microKernel, workers int, transA, transB bool, m, n, k int,
 // help is the helpers' entry to the job.
 func (j *job) help() {
 	if !j.finished.Load() {
-		j.work(make([]float32, j.kn.mr*j.kn.nr))
+		j.work(make([]float32, j.kn.tile()))
 	}
 }
 
@@ -266,10 +275,10 @@ func (j *job) runItem(f, it int, tmp []float32) {
 				apan := ap[(ir/mr)*kc*mr : (ir/mr+1)*kc*mr]
 				off := (st.i0+ir)*j.ldc + st.j0 + jr
 				if mrr := min(mr, st.mo-ir); mrr < mr {
-					for h := 0; h < 2; h++ {
-						kn.fn(kc, apan, bpan[h*kc*nr:], tmp, nr, j.alpha, 0)
-						mergeEdge(tmp, nr, j.c[off+h*nr:], j.ldc, mrr, nr, beta)
-					}
+					// The wide kernel into scratch (each element as fn
+					// computes it), then the edge rows into C.
+					kn.fn2(kc, apan, bpan, tmp, 2*nr, j.alpha, 0)
+					mergeEdge(tmp, 2*nr, j.c[off:], j.ldc, mrr, 2*nr, beta)
 					continue
 				}
 				kn.fn2(kc, apan, bpan, j.c[off:], j.ldc, j.alpha, beta)

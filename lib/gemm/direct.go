@@ -22,9 +22,10 @@ func useDirect(transA, transB bool, m, k int) bool {
 }
 
 // gemmDirectNT computes C = alpha*A*B^T + beta*C for m <= directMaxM with
-// the 4x2 dot-product kernel: each element is the kernel's fixed-order dot
-// product over the first k&^7 terms, plus the remaining terms in ascending
-// order, whoever computes it.
+// the 4x2 dot-product kernel (or, for m > 2 where AVX-512 is selected, the
+// 4x4 one, which computes each element with the same operations): each
+// element is the kernel's fixed-order dot product over the first k&^7
+// terms, plus the remaining terms in ascending order, whoever computes it.
 func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	items := ceilDiv(n, directRows)
 	// A copied into 4 rows of k (rows past m zero), so the kernel always
@@ -75,6 +76,30 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 				for r := 0; r < nb; r++ {
 					for i := 0; i < m; i++ {
 						store(i, j+r, out[2*r+i])
+					}
+				}
+			}
+		})
+		return
+	}
+	if directWide() {
+		// 4 rows of B at a time against the 4 rows of A, as in the m <= 2
+		// case: the last rows of B, if fewer than 4, from a padded block.
+		runItems(min(workers, items), items, func(it int) {
+			var out [16]float32
+			for j := it * directRows; j < min(n, (it+1)*directRows); j += 4 {
+				nb := min(4, n-j)
+				src, step := b[j*ldb:], ldb
+				if nb < 4 {
+					src, step = make([]float32, 4*k), k
+					for r := 0; r < nb; r++ {
+						copy(src[r*k:(r+1)*k], b[(j+r)*ldb:(j+r)*ldb+k])
+					}
+				}
+				dotNT4x4(k8, apad, k, src, step, &out)
+				for i := 0; i < m; i++ {
+					for r := 0; r < nb; r++ {
+						store(i, j+r, out[4*i+r])
 					}
 				}
 			}
@@ -137,4 +162,20 @@ func (r *itemRun) help() {
 			close(r.closed)
 		}
 	}
+}
+
+// Parallel runs fn(0..n-1) on the calling goroutine and up to workers-1 of
+// the helper goroutines the products use, items taken from a shared
+// counter; it returns when every item is done. A helper that is still
+// polling after a product takes items at once, where a new goroutine would
+// wait to be scheduled. Each index must touch disjoint outputs; fn may
+// itself call Sgemm or Parallel.
+func Parallel(workers, n int, fn func(i int)) {
+	if workers = min(workers, n); workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	runItems(workers, n, fn)
 }

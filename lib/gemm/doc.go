@@ -49,8 +49,9 @@
 // rows x 2 vectors of 16) reads two packed 16-wide panels side by side,
 // with the same packing, blocking and per-element operation order as the
 // AVX2 kernel (the same fused multiply-adds, alpha then beta*C fused), so
-// it gives the AVX2 kernel's bits; tiles at the bottom edge and an odd last
-// panel go through the AVX2 kernel. A test checks the bit equality on
+// it gives the AVX2 kernel's bits; tiles at the bottom edge go through it
+// into a scratch block (their rows merged into C), an odd last panel
+// through the AVX2 kernel. A test checks the bit equality on
 // every shape class where AVX-512 is present. PATS_GEMM=avx2 keeps a
 // process on the AVX2 kernel. On an AMD EPYC (Zen 5, 512-bit FMA units)
 // the micro-kernel alone measured 2.3x the AVX2 kernel's GFLOP/s and a
@@ -66,8 +67,12 @@
 // products over the first k&^7 terms with 8-lane fused multiply-adds,
 // reduced in a fixed order; the remaining terms are added in ascending
 // order in Go. With one or two rows of A the roles are swapped (4 rows of B
-// against the rows of A) so that no work is spent on padding. Columns of C
-// are split into items of 64.
+// against the rows of A) so that no work is spent on padding. With three or
+// four rows and AVX-512 selected, a 4x4 kernel takes 4 rows of B at a time:
+// a zmm register holds two outputs' 8 partial sums (two rows of B side by
+// side, the row of A broadcast into both halves), each reduced by the same
+// sequence, so every output is the 4x2 kernel's bits at half its fused
+// multiply-adds. Columns of C are split into items of 64.
 //
 // # Goroutines and determinism
 //

@@ -244,7 +244,7 @@ func TestSgemmPanicsOnBadArguments(t *testing.T) {
 
 func TestGenericKernelAlwaysAvailable(t *testing.T) {
 	for _, kn := range availableKernels() {
-		if kn.mr*kn.nr > maxTile || kn.mc%kn.mr != 0 || kn.nc%kn.nr != 0 {
+		if kn.tile() > maxTile || kn.mc%kn.mr != 0 || kn.nc%kn.nr != 0 {
 			t.Errorf("kernel %s: tile %dx%d or blocks mc=%d nc=%d inconsistent with maxTile=%d", kn.name, kn.mr, kn.nr, kn.mc, kn.nc, maxTile)
 		}
 	}
@@ -331,6 +331,7 @@ func TestAVX512MatchesAVX2Bits(t *testing.T) {
 	shapes := [][3]int{ // m, n, k
 		{6, 32, 1}, {6, 32, 7}, {12, 64, 256}, {13, 70, 257}, {64, 384, 128},
 		{128, 6000, 128}, {7, 33, 600}, {300, 100, 40}, {255, 512, 513}, {5, 48, 64},
+		{8, 768, 256}, {16, 256, 768}, {64, 1847, 256},
 	}
 	trans := [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}}
 	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}}
@@ -349,6 +350,42 @@ func TestAVX512MatchesAVX2Bits(t *testing.T) {
 						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 							t.Fatalf("m=%d n=%d k=%d trans=%v alpha,beta=%v workers=%d: element %d is %g, AVX2 gives %g",
 								m, n, k, tr, sc, workers, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDirectWideMatchesDirectBits: the direct path's 4x4 AVX-512 kernel
+// (rows 3 and 4 of A) gives the AVX2 4x2 kernel's bits on every element,
+// including B's last rows taken from a padded block and the terms past
+// k&^7, for any number of goroutines.
+func TestDirectWideMatchesDirectBits(t *testing.T) {
+	if !hasAVX512() {
+		t.Skip("no AVX-512 on this processor: the AVX2 kernel is the reference here")
+	}
+	defer func(prev *microKernel) { current = prev }(current)
+	scalars := [][2]float32{{1, 0}, {1, 1}, {0.5, -1.5}, {-2, 0}}
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, m := range []int{3, 4} {
+		for _, n := range []int{1, 2, 3, 4, 5, 7, 64, 65, 130, 1847} {
+			for _, k := range []int{8, 15, 128, 257, 768} {
+				for si, sc := range scalars {
+					a, lda, b, ldb, c, ldc := operands(r, false, true, m, n, k, si%2*3)
+					for _, workers := range []int{1, 2, 3} {
+						current = avx2Kernel
+						want := append([]float32(nil), c...)
+						gemmDirectNT(workers, m, n, k, sc[0], a, lda, b, ldb, sc[1], want, ldc)
+						current = avx512Kernel
+						got := append([]float32(nil), c...)
+						gemmDirectNT(workers, m, n, k, sc[0], a, lda, b, ldb, sc[1], got, ldc)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("m=%d n=%d k=%d alpha,beta=%v workers=%d: element %d is %g, AVX2 gives %g",
+									m, n, k, sc, workers, i, got[i], want[i])
+							}
 						}
 					}
 				}

@@ -149,3 +149,82 @@ storeonly:
 	ROWSTORE512(Z10, Z11)
 	VZEROUPPER
 	RET
+
+// HSUM8 reduces the 8 lanes of r exactly as kernel_amd64.s's HSUM does
+// (high 128 bits added to the low, then two horizontal adds) and stores
+// the sum at off(DI).
+#define HSUM8(r, xr, off) \
+	VEXTRACTF128 $1, r, X15           \
+	VADDPS       X15, xr, X14         \
+	VHADDPS      X14, X14, X14        \
+	VHADDPS      X14, X14, X14        \
+	VMOVSS       X14, off(DI)
+
+// HSUM2 stores the sums of the low and the high 8 lanes of zr (its ymm
+// half yr and xmm quarter xr) at off(DI) and off+4(DI), through Y13.
+#define HSUM2(zr, yr, xr, off) \
+	VEXTRACTF64X4 $1, zr, Y13         \
+	HSUM8(yr, xr, off)                \
+	HSUM8(Y13, X13, off+4)
+
+// func dotNT4x4AVX512(k8 int, a *float32, lda int, b *float32, ldb int, out *[16]float32)
+// out[4*i+j] = sum over p < k8 of a[i*lda+p]*b[j*ldb+p] for i, j < 4, each
+// output computed lane for lane as dotNT4x2AVX2 computes it: 8 partial sums
+// (a 256-bit half of a 512-bit register holds one output's), one fused
+// multiply-add per 8 terms in ascending p, reduced by HSUM's sequence. Two
+// rows of b share a register (row j in the low half, j+1 in the high), each
+// row of a is broadcast into both halves. k8 is a positive multiple of 8.
+TEXT ·dotNT4x4AVX512(SB), NOSPLIT, $0-48
+	MOVQ k8+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ lda+16(FP), SI
+	MOVQ b+24(FP), BX
+	MOVQ ldb+32(FP), DX
+	MOVQ out+40(FP), DI
+	SHLQ $2, SI
+	SHLQ $2, DX
+	LEAQ (SI)(SI*2), R8
+	LEAQ (DX)(DX*2), R9
+
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+
+dot44loop:
+	VMOVUPS          (BX), Y8
+	VINSERTF64X4     $1, (BX)(DX*1), Z8, Z8
+	VMOVUPS          (BX)(DX*2), Y9
+	VINSERTF64X4     $1, (BX)(R9*1), Z9, Z9
+	VBROADCASTF64X4  (AX), Z10
+	VFMADD231PS      Z8, Z10, Z0
+	VFMADD231PS      Z9, Z10, Z1
+	VBROADCASTF64X4  (AX)(SI*1), Z11
+	VFMADD231PS      Z8, Z11, Z2
+	VFMADD231PS      Z9, Z11, Z3
+	VBROADCASTF64X4  (AX)(SI*2), Z10
+	VFMADD231PS      Z8, Z10, Z4
+	VFMADD231PS      Z9, Z10, Z5
+	VBROADCASTF64X4  (AX)(R8*1), Z11
+	VFMADD231PS      Z8, Z11, Z6
+	VFMADD231PS      Z9, Z11, Z7
+	ADDQ             $32, AX
+	ADDQ             $32, BX
+	SUBQ             $8, CX
+	JNE              dot44loop
+
+	// Z(2i) holds outputs (i,0)|(i,1), Z(2i+1) holds (i,2)|(i,3).
+	HSUM2(Z0, Y0, X0, 0)
+	HSUM2(Z1, Y1, X1, 8)
+	HSUM2(Z2, Y2, X2, 16)
+	HSUM2(Z3, Y3, X3, 24)
+	HSUM2(Z4, Y4, X4, 32)
+	HSUM2(Z5, Y5, X5, 40)
+	HSUM2(Z6, Y6, X6, 48)
+	HSUM2(Z7, Y7, X7, 56)
+	VZEROUPPER
+	RET

@@ -146,6 +146,23 @@ func packBT16(kc int, src []float32, ldb int, dst []float32) {
 //go:noescape
 func dotNT4x2AVX2(k8 int, a *float32, lda int, b *float32, ldb int, out *[8]float32)
 
+//go:noescape
+func dotNT4x4AVX512(k8 int, a *float32, lda int, b *float32, ldb int, out *[16]float32)
+
+// directWide reports whether the direct path runs rows 3 and 4 of A
+// through dotNT4x4 (AVX-512, with dotNT4x2's bits): while the AVX-512
+// kernel is the selected one.
+func directWide() bool { return current == avx512Kernel }
+
+// dotNT4x4 sets out[4*i+j] to the dot product over the first k8 (a
+// positive multiple of 8) terms of row i of a (4 rows, lda apart) and row j
+// of b (4 rows, ldb apart), each as dotNT4x2 computes it.
+func dotNT4x4(k8 int, a []float32, lda int, b []float32, ldb int, out *[16]float32) {
+	_ = a[3*lda+k8-1]
+	_ = b[3*ldb+k8-1]
+	dotNT4x4AVX512(k8, &a[0], lda, &b[0], ldb, out)
+}
+
 // directAvailable reports whether the direct A*B^T path may run: it uses
 // AVX2, and only while an assembly kernel is the selected one.
 func directAvailable() bool { return current == avx2Kernel || current == avx512Kernel }

@@ -17,3 +17,9 @@ func directAvailable() bool { return false }
 func dotNT4x2(k8 int, a []float32, lda int, b []float32, ldb int, out *[8]float32) {
 	panic("gemm: direct path not available on this architecture")
 }
+
+func directWide() bool { return false }
+
+func dotNT4x4(k8 int, a []float32, lda int, b []float32, ldb int, out *[16]float32) {
+	panic("gemm: direct path not available on this architecture")
+}

@@ -27,6 +27,9 @@ type AdamW struct {
 	StepN int // steps taken
 	M, V  [][]float32
 	model *Model
+	// onDevice says the moments were uploaded to the model's accelerator;
+	// from then on M and V are stale until Sync.
+	onDevice bool
 }
 
 // NewAdamW returns a fresh optimizer for m's parameters.
@@ -47,12 +50,21 @@ func (o *AdamW) Step(lr float64) error {
 	if len(o.M) != len(m.params) {
 		return fmt.Errorf("adamw: state for %d tensors, model has %d", len(o.M), len(m.params))
 	}
-	m.ensureGrad()
+	if m.acc != nil {
+		if err := m.errDevice(); err != nil {
+			return err
+		}
+	} else {
+		m.ensureGrad()
+	}
 	o.StepN++
 	t := float64(o.StepN)
 	h := AdamWStep{
 		LR: float32(lr), Beta1: float32(o.Cfg.Beta1), Beta2: float32(o.Cfg.Beta2), Eps: float32(o.Cfg.Eps),
 		BC1: float32(1 - math.Pow(o.Cfg.Beta1, t)), BC2: float32(1 - math.Pow(o.Cfg.Beta2, t)),
+	}
+	if m.acc != nil {
+		return o.accStep(h)
 	}
 	for i, p := range m.params {
 		hs := h

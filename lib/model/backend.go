@@ -7,9 +7,16 @@ package model
 //
 // A backend must give results that do not depend on how many threads it
 // uses: a fixed partition of work and a fixed order of every sum. The pure
-// Go backend CPU is the default. An accelerator backend implements the
-// same methods; since buffers are host slices it copies (or keeps mirrors
-// keyed by slice) — the interface does not yet express device residency.
+// Go backend CPU is the model's only Backend; its buffers are host slices,
+// moved per operation. A GPU cannot live with that, so the device boundary
+// is not here but one level up: an Accelerator (accel.go) is a whole model
+// resident on a device (parameters, gradients, moments, activations, KV
+// caches), attached with Model.Attach, and the model then sends it whole
+// forwards, backwards, optimizer steps and decoding batches, with only
+// token ids, scores and sampled ids crossing to the host. The same
+// operations, one kernel family each, are what the CUDA library checks
+// against these methods (lib/device.Kernels implements Backend over them
+// for the parity suite).
 type Backend interface {
 	// Name identifies the backend ("cpu").
 	Name() string

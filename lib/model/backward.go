@@ -39,6 +39,9 @@ func (m *Model) ForwardBackward(seqs [][]int32, masks [][]bool, weights func(i i
 			return nil, nil, fmt.Errorf("sequence %d: %w", i, err)
 		}
 	}
+	if m.acc != nil {
+		return m.accForwardBackward(seqs, masks, weights)
+	}
 	m.ensureGrad()
 	lp = make([][]float32, len(seqs))
 	ent = make([][]float32, len(seqs))

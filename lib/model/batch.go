@@ -1,10 +1,10 @@
 package model
 
 import (
-	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
+
+	"github.com/pats-rl/pats/lib/gemm"
 )
 
 // AppendBatch feeds chunks[i] to decs[i] for every i in one batched pass:
@@ -16,33 +16,15 @@ import (
 // deterministic logits. On error no decoder changes.
 func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, error) {
 	c := m.Cfg
-	if len(decs) != len(chunks) {
-		return nil, fmt.Errorf("decoder: %d decoders for %d chunks", len(decs), len(chunks))
+	if err := m.checkBatch(decs, chunks); err != nil || len(decs) == 0 {
+		return nil, err
 	}
-	if len(decs) == 0 {
-		return nil, nil
+	if m.acc != nil {
+		out, _, _, err := m.accAppend(decs, chunks, true, nil, nil)
+		return out, err
 	}
 	off := make([]int, len(decs)+1)
-	for i, d := range decs {
-		if d.m != m {
-			return nil, fmt.Errorf("decoder %d belongs to another model", i)
-		}
-		for j := 0; j < i; j++ {
-			if decs[j] == d {
-				return nil, fmt.Errorf("decoder %d appears twice in the batch", i)
-			}
-		}
-		if len(chunks[i]) == 0 {
-			return nil, fmt.Errorf("decoder: empty append")
-		}
-		if d.n+len(chunks[i]) > c.MaxPositionEmbeddings {
-			return nil, fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(chunks[i]), c.MaxPositionEmbeddings)
-		}
-		for _, t := range chunks[i] {
-			if t < 0 || int(t) >= c.VocabSize {
-				return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
-			}
-		}
+	for i := range decs {
 		off[i+1] = off[i] + len(chunks[i])
 	}
 	T, H, I := off[len(decs)], c.HiddenSize, c.IntermediateSize
@@ -116,37 +98,15 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 }
 
 // forEach runs f(0..n-1) on up to GOMAXPROCS goroutines taking indices
-// from a shared counter (the caller's goroutine among them), or on the
-// caller alone when work (a rough count of multiply-adds) is too small to
-// pay for starting goroutines. Each index must touch disjoint outputs.
+// from a shared counter (the caller's goroutine and gemm's helpers), or on
+// the caller alone when work (a rough count of multiply-adds) is too small
+// to pay for the hand-off. Each index must touch disjoint outputs.
 func forEach(n, work int, f func(i int)) {
-	workers := min(n, runtime.GOMAXPROCS(0))
-	if workers <= 1 || work < 1<<15 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
+	workers := runtime.GOMAXPROCS(0)
+	if work < 1<<15 {
+		workers = 1
 	}
-	var next atomic.Int64
-	run := func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= n {
-				return
-			}
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
+	gemm.Parallel(workers, n, f)
 }
 
 // arena is scratch space for the activations of one decoding step, kept

@@ -113,7 +113,7 @@ func TestBuiltinSizes(t *testing.T) {
 // per iteration; tokens/s counts every decoder's token.
 func BenchmarkDecodeBatch(b *testing.B) {
 	for _, bc := range benchConfigs {
-		for _, B := range []int{1, 16, 64} {
+		for _, B := range []int{1, 2, 4, 8, 16, 64} {
 			b.Run(fmt.Sprintf("%s/batch=%d", bc.name, B), func(b *testing.B) {
 				m, err := New(bc.cfg, 1)
 				if err != nil {

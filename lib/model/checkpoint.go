@@ -75,6 +75,14 @@ func (m *Model) StageSave(u *output.Unit, dir string, tokenizerJSON []byte, o Sa
 // fill writes the checkpoint's files into the folder tmp.
 func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error {
 	return func(tmp string) error {
+		if err := m.Sync(); err != nil {
+			return err
+		}
+		if o.Optimizer != nil {
+			if err := o.Optimizer.Sync(); err != nil {
+				return err
+			}
+		}
 		cfg := m.Cfg
 		cfg.Architectures = []string{"Qwen2ForCausalLM"}
 		cfg.ModelType = "qwen2"

@@ -2,7 +2,7 @@ package model
 
 import (
 	"math"
-	"sync"
+	"runtime"
 
 	"github.com/pats-rl/pats/lib/gemm"
 	"github.com/pats-rl/pats/lib/vecmath"
@@ -74,24 +74,14 @@ func (CPU) RoPE(x []float32, rows, heads, headDim, pos0 int, cos, sin []float32,
 	}
 }
 
-// parallel runs f(0..n-1), concurrently when work is large enough. Each
-// index must touch disjoint outputs.
+// parallel runs f(0..n-1), on the caller and gemm's helper goroutines
+// when work is large enough. Each index must touch disjoint outputs.
 func parallel(n int, work int, f func(i int)) {
-	if n == 1 || work < 1<<15 {
-		for i := 0; i < n; i++ {
-			f(i)
-		}
-		return
+	workers := runtime.GOMAXPROCS(0)
+	if work < 1<<15 {
+		workers = 1
 	}
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			f(i)
-		}(i)
-	}
-	wg.Wait()
+	gemm.Parallel(workers, n, f)
 }
 
 // Attention implements Backend. For each query row: the scores against

@@ -9,10 +9,21 @@ type Decoder struct {
 	m    *Model
 	k, v [][]float32 // per layer, n x kvdim
 	n    int
+	// On a device the cache is dev, of cap positions; err is a failure to
+	// make it, reported by the next append.
+	dev DeviceDecoder
+	cap int
+	err error
 }
 
-// NewDecoder returns an empty decoder over m.
+// NewDecoder returns an empty decoder over m. On a device its cache holds
+// up to the decoder capacity (SetDecoderCapacity) positions.
 func (m *Model) NewDecoder() *Decoder {
+	if m.acc != nil {
+		d := &Decoder{m: m, cap: m.decoderCapacity()}
+		d.dev, d.err = m.acc.NewDecoder(d.cap)
+		return d
+	}
 	L := len(m.Layers)
 	return &Decoder{m: m, k: make([][]float32, L), v: make([][]float32, L)}
 }
@@ -23,6 +34,13 @@ func (d *Decoder) Len() int { return d.n }
 // Clone returns an independent copy: appending to one does not affect the
 // other. Use it to share a computed prompt among several continuations.
 func (d *Decoder) Clone() *Decoder {
+	if d.m.acc != nil {
+		c := &Decoder{m: d.m, n: d.n, cap: d.cap, err: d.err}
+		if d.err == nil {
+			c.dev, c.err = d.dev.Clone()
+		}
+		return c
+	}
 	c := &Decoder{m: d.m, n: d.n, k: make([][]float32, len(d.k)), v: make([][]float32, len(d.v))}
 	for i := range d.k {
 		c.k[i] = append(make([]float32, 0, cap(d.k[i])), d.k[i]...)
@@ -49,6 +67,16 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 		if t < 0 || int(t) >= c.VocabSize {
 			return nil, fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
 		}
+	}
+	if m.acc != nil {
+		if d.err != nil {
+			return nil, d.err
+		}
+		out, _, _, err := m.accAppend([]*Decoder{d}, [][]int32{tokens}, true, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		return out[0], nil
 	}
 	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
 	qd, kd := c.QDim(), c.KVDim()
@@ -100,4 +128,41 @@ func grow(s []float32, n int) []float32 {
 	c := make([]float32, len(s)+n, 2*(len(s)+n))
 	copy(c, s)
 	return c
+}
+
+// checkBatch refuses a batch AppendBatch cannot run; on error no decoder
+// changes.
+func (m *Model) checkBatch(decs []*Decoder, chunks [][]int32) error {
+	c := m.Cfg
+	if len(decs) != len(chunks) {
+		return fmt.Errorf("decoder: %d decoders for %d chunks", len(decs), len(chunks))
+	}
+	if len(decs) == 0 {
+		return nil
+	}
+	for i, d := range decs {
+		if d.m != m {
+			return fmt.Errorf("decoder %d belongs to another model", i)
+		}
+		for j := 0; j < i; j++ {
+			if decs[j] == d {
+				return fmt.Errorf("decoder %d appears twice in the batch", i)
+			}
+		}
+		if len(chunks[i]) == 0 {
+			return fmt.Errorf("decoder: empty append")
+		}
+		if d.n+len(chunks[i]) > c.MaxPositionEmbeddings {
+			return fmt.Errorf("decoder: %d positions exceed max_position_embeddings %d", d.n+len(chunks[i]), c.MaxPositionEmbeddings)
+		}
+		for _, t := range chunks[i] {
+			if t < 0 || int(t) >= c.VocabSize {
+				return fmt.Errorf("decoder: token %d outside vocabulary of %d", t, c.VocabSize)
+			}
+		}
+		if d.err != nil {
+			return d.err
+		}
+	}
+	return nil
 }

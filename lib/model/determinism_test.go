@@ -182,3 +182,67 @@ func TestConcurrentDecoders(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendBatchGOMAXPROCSIndependent decodes batches of 1 to 16
+// decoders (ragged contexts, one-token steps and a multi-token chunk) under
+// GOMAXPROCS 1, 2 and 3 on a configuration large enough that the matrix
+// products, the decoders' attention and the heads within one decoder take
+// their parallel paths, and requires bit-identical logits.
+func TestAppendBatchGOMAXPROCSIndependent(t *testing.T) {
+	// lm_head 4200 x 128: the direct path splits it (n*k >= directParallelMin)
+	// and so does the blocked path from 2 rows (m*n*k >= parallelMinWork).
+	cfg := base(4200, 128, 2, 4, 2, 384)
+	cfg.MaxPositionEmbeddings = 512
+	run := func(procs int) []uint32 {
+		old := runtime.GOMAXPROCS(procs)
+		defer runtime.GOMAXPROCS(old)
+		m := randomModel(t, cfg, 21)
+		var bits []uint32
+		for _, B := range []int{1, 2, 3, 4, 5, 8, 16} {
+			lens := make([]int, B)
+			for i := range lens {
+				lens[i] = 60 + 37*i%200
+			}
+			seqs := randomSeqs(uint64(B), cfg.VocabSize, lens...)
+			decs := make([]*Decoder, B)
+			for i := range decs {
+				decs[i] = m.NewDecoder()
+				if _, err := decs[i].Append(seqs[i][:len(seqs[i])-24]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			chunks := make([][]int32, B)
+			for step := 0; step < 4; step++ {
+				for i, s := range seqs {
+					n := decs[i].Len()
+					chunks[i] = s[n : n+1]
+					if step == 3 && i%2 == 0 {
+						chunks[i] = s[n : n+20] // a chunk: rows x keys large enough to split heads
+					}
+				}
+				out, err := m.AppendBatch(decs, chunks)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, l := range out {
+					for _, v := range l {
+						bits = append(bits, math.Float32bits(v))
+					}
+				}
+			}
+		}
+		return bits
+	}
+	want := run(1)
+	for _, procs := range []int{2, 3} {
+		got := run(procs)
+		if len(got) != len(want) {
+			t.Fatalf("GOMAXPROCS %d: %d logits, want %d", procs, len(got), len(want))
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("GOMAXPROCS %d: batched logit %d differs from GOMAXPROCS 1", procs, i)
+			}
+		}
+	}
+}

@@ -72,8 +72,27 @@
 // backward, RoPE (the inverse rotation is its backward), attention forward
 // and backward, SwiGLU forward and backward, log-softmax with entropy and
 // its backward, and the AdamW update. CPU is the default. Buffers are host
-// slices, so an accelerator backend must manage its own device copies;
-// the interface is kept to what the model actually calls.
+// slices; the interface is kept to what the model actually calls.
+//
+// # Devices
+//
+// A model can instead run on a device: Attach hands it an Accelerator (a
+// copy of the whole model resident on a GPU; lib/device implements one over
+// the CUDA library) and uploads the parameters once. From then on LogProbs,
+// ForwardBackward, Backward, Logits, ZeroGrad, GradNorm, ClipGradNorm,
+// AdamW.Step and decoders (NewDecoder, Clone, Append, AppendBatch) run on
+// the device, which keeps gradients, moments, activations and KV caches;
+// the host tensors' W and G, and the optimizer's M and V, are not kept in
+// step (Sync brings parameters and moments back; saving a checkpoint does
+// so itself). AppendSample and AppendSampleBatch draw the next token where
+// the model is, from a uniform the caller draws on the host (SampleDraw:
+// the same one rng.Float64 per token Sample takes; SampleU is Sample with
+// that uniform given), so decoding on a device moves no logits per token.
+// Device results are close to the CPU's, not equal (BF16 products); the
+// CPU path is unchanged by any of this. A device error inside a method
+// that returns none (ZeroGrad, ClipGradNorm) is reported by the next one
+// that does. NewHostAccelerator runs the same boundary on the CPU, for
+// tests of the dispatch.
 //
 // # Determinism
 //
@@ -98,7 +117,8 @@
 // # Concurrency
 //
 // LogProbs, Logits and Decoders only read parameters and may run from many
-// goroutines at once (one goroutine per Decoder). Backward,
+// goroutines at once (one goroutine per Decoder). On a device the
+// Accelerator serialises its calls. Backward,
 // ForwardBackward, ZeroGrad, ClipGradNorm and AdamW.Step write and must
 // run alone.
 package model

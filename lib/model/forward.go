@@ -126,6 +126,16 @@ func (m *Model) Logits(seq []int32) ([]float32, error) {
 	if err := m.checkSeq(seq); err != nil {
 		return nil, err
 	}
+	if m.acc != nil {
+		if err := m.errDevice(); err != nil {
+			return nil, err
+		}
+		out := make([]float32, len(seq)*m.Cfg.VocabSize)
+		if err := m.acc.Logits(seq, out); err != nil {
+			return nil, err
+		}
+		return out, nil
+	}
 	rows := make([]int, len(seq))
 	for i := range rows {
 		rows[i] = i
@@ -150,6 +160,15 @@ func (m *Model) LogProbs(seqs [][]int32, masks [][]bool) (lp, ent [][]float32, e
 			mask = masks[i]
 		}
 		rows, target := scoredRows(seq, mask)
+		if m.acc != nil {
+			if err := m.errDevice(); err != nil {
+				return nil, nil, err
+			}
+			if lp[i], ent[i], _, err = m.accForward(seq, rows, target, false); err != nil {
+				return nil, nil, fmt.Errorf("sequence %d: %w", i, err)
+			}
+			continue
+		}
 		a := m.forward(seq, rows, false)
 		lp[i], ent[i] = m.scatterScores(a, len(seq), target)
 	}

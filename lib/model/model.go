@@ -47,6 +47,9 @@ type Model struct {
 	params []*Tensor
 	cos    []float32 // [max positions][head dim / 2]
 	sin    []float32
+	acc    Accelerator // the device copy, when attached (accel.go)
+	accErr error       // the first device error of a method returning none
+	decCap int         // device decoders' capacity (SetDecoderCapacity)
 }
 
 func newTensor(name string, decay bool, shape ...int) *Tensor {
@@ -165,6 +168,12 @@ func (m *Model) NumParams() int {
 
 // ZeroGrad clears (allocating if needed) every gradient.
 func (m *Model) ZeroGrad() {
+	if m.acc != nil {
+		if err := m.acc.ZeroGrad(); err != nil {
+			m.fail(err)
+		}
+		return
+	}
 	for _, t := range m.params {
 		if t.G == nil {
 			t.G = make([]float32, len(t.W))
@@ -185,6 +194,9 @@ func (m *Model) ensureGrad() {
 // GradNorm is the global L2 norm of all gradients (summed in float64 in
 // parameter order).
 func (m *Model) GradNorm() float64 {
+	if m.acc != nil {
+		return m.accGradNorm(0)
+	}
 	var s float64
 	for _, t := range m.params {
 		for _, g := range t.G {
@@ -198,6 +210,9 @@ func (m *Model) GradNorm() float64 {
 // maxNorm (no-op when maxNorm <= 0 or the norm is already within) and
 // returns the norm before clipping.
 func (m *Model) ClipGradNorm(maxNorm float64) float64 {
+	if m.acc != nil {
+		return m.accGradNorm(maxNorm)
+	}
 	n := m.GradNorm()
 	if maxNorm > 0 && n > maxNorm {
 		c := float32(maxNorm / (n + 1e-6))

@@ -20,6 +20,18 @@ import (
 // log-probability of a policy that samples at that temperature.
 func Sample(logits []float32, temperature, topP float32, rng *rand.Rand) (tok int32, logp float32) {
 	if temperature <= 0 {
+		return SampleU(logits, temperature, topP, 0)
+	}
+	return SampleU(logits, temperature, topP, rng.Float64())
+}
+
+// SampleU is Sample with the uniform given: u in [0, 1) is the one
+// rng.Float64 Sample draws per sampled token (ignored when greedy). The
+// device draws with the same rule (pc_sampling), so a caller that keeps
+// the generator on the host and samples on the device (AppendSample)
+// advances it exactly as Sample does.
+func SampleU(logits []float32, temperature, topP float32, u float64) (tok int32, logp float32) {
+	if temperature <= 0 {
 		best := 0
 		for i, v := range logits {
 			if v > logits[best] {
@@ -50,10 +62,10 @@ func Sample(logits []float32, temperature, topP float32, rng *rand.Rand) (tok in
 	logZ := mx + math.Log(sum)
 	lpOf := func(i int) float32 { return float32(float64(logits[i])*inv - logZ) }
 	if topP > 0 && topP < 1 {
-		i := buf.nucleus(p, float64(topP)*sum, rng)
+		i := buf.nucleus(p, float64(topP)*sum, u)
 		return int32(i), lpOf(i)
 	}
-	r := rng.Float64() * sum
+	r := u * sum
 	last := 0
 	for i, v := range p {
 		if v > 0 {
@@ -88,13 +100,13 @@ func (b *sampleBuf) probs(n int) []float64 {
 }
 
 // nucleus draws from the smallest set of most probable tokens (ties by
-// lower id) whose mass reaches mass, renormalised: one rng.Float64 scaled
+// lower id) whose mass reaches mass, renormalised: the uniform u scaled
 // by the set's mass, then the set walked in order of decreasing
 // probability. The set is found by partial selection (a binary heap
 // popped until the mass is reached) rather than by sorting the whole
 // vocabulary; the pops come out in the order a stable sort by decreasing
 // probability gives, so the mass is summed and walked in that order.
-func (b *sampleBuf) nucleus(p []float64, mass float64, rng *rand.Rand) int {
+func (b *sampleBuf) nucleus(p []float64, mass float64, u float64) int {
 	if cap(b.heap) < len(p) {
 		b.heap = make([]int32, len(p))
 	}
@@ -139,7 +151,7 @@ func (b *sampleBuf) nucleus(p []float64, mass float64, rng *rand.Rand) int {
 			break
 		}
 	}
-	r := rng.Float64() * cum
+	r := u * cum
 	for k := len(h) - 1; k >= end; k-- {
 		r -= p[h[k]]
 		if r < 0 {

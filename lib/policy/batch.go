@@ -29,6 +29,13 @@ type request struct {
 	logits []float32
 	err    error
 	done   bool
+	// With sample set the request wants a token drawn (appendSample):
+	// s and u say how, tok and logp are the result.
+	sample bool
+	s      model.Sampling
+	u      float64
+	tok    int32
+	logp   float32
 }
 
 func newBatcher(m *model.Model, participants int) *batcher {
@@ -39,9 +46,21 @@ func newBatcher(m *model.Model, participants int) *batcher {
 
 // append feeds tokens to dec as part of the next batched step.
 func (b *batcher) append(key int64, dec *model.Decoder, tokens []int32) ([]float32, error) {
+	r := b.wait(&request{key: key, dec: dec, tokens: tokens})
+	return r.logits, r.err
+}
+
+// appendSample feeds tokens to dec as part of the next batched step and
+// draws the token after them as s says with the uniform u (on the device
+// when the model is on one).
+func (b *batcher) appendSample(key int64, dec *model.Decoder, tokens []int32, s model.Sampling, u float64) (int32, float32, error) {
+	r := b.wait(&request{key: key, dec: dec, tokens: tokens, sample: true, s: s, u: u})
+	return r.tok, r.logp, r.err
+}
+
+func (b *batcher) wait(r *request) *request {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r := &request{key: key, dec: dec, tokens: tokens}
 	b.pending = append(b.pending, r)
 	if len(b.pending) >= b.active {
 		b.step()
@@ -49,7 +68,7 @@ func (b *batcher) append(key int64, dec *model.Decoder, tokens []int32) ([]float
 	for !r.done {
 		b.cond.Wait()
 	}
-	return r.logits, r.err
+	return r
 }
 
 // retire removes one participant for good.
@@ -72,6 +91,29 @@ func (b *batcher) step() {
 	for i, r := range reqs {
 		decs[i], chunks[i] = r.dec, r.tokens
 	}
+	if sampleAll(reqs) {
+		// Every request draws its token where the model is (the device):
+		// no logits come back.
+		us := make([]float64, len(reqs))
+		for i, r := range reqs {
+			us[i] = r.u
+		}
+		toks, lps, err := b.m.AppendSampleBatch(decs, chunks, reqs[0].s, us)
+		if err == nil {
+			for i, r := range reqs {
+				r.tok, r.logp, r.done = toks[i], lps[i], true
+			}
+			b.cond.Broadcast()
+			return
+		}
+		// Fall back to one by one so that one bad request fails alone.
+		for _, r := range reqs {
+			r.tok, r.logp, r.err = r.dec.AppendSample(r.tokens, r.s, r.u)
+			r.done = true
+		}
+		b.cond.Broadcast()
+		return
+	}
 	out, err := b.m.AppendBatch(decs, chunks)
 	if err != nil {
 		// Fall back to one by one so that one bad request fails alone.
@@ -84,5 +126,22 @@ func (b *batcher) step() {
 			r.logits, r.done = out[i], true
 		}
 	}
+	for _, r := range reqs {
+		if r.sample && r.err == nil {
+			r.tok, r.logp = model.SampleU(r.logits, r.s.Temperature, r.s.TopP, r.u)
+			r.logits = nil
+		}
+	}
 	b.cond.Broadcast()
+}
+
+// sampleAll reports whether every request draws a token with the same
+// sampling settings.
+func sampleAll(reqs []*request) bool {
+	for _, r := range reqs {
+		if !r.sample || r.s != reqs[0].s {
+			return false
+		}
+	}
+	return len(reqs) > 0
 }

@@ -180,11 +180,20 @@ func (d *Driver) feed(tokens []int32) ([]float32, error) {
 	return d.dec.Append(tokens)
 }
 
+// feedSample appends tokens and draws the next token on the device (see
+// model.Decoder.AppendSample), batched when a batch is on.
+func (d *Driver) feedSample(tokens []int32, s model.Sampling, u float64) (int32, float32, error) {
+	if d.batch != nil {
+		return d.batch.appendSample(d.key, d.dec, tokens, s, u)
+	}
+	return d.dec.AppendSample(tokens, s, u)
+}
+
 // Act implements rollout.Driver: it feeds the context written since the
 // last action, then samples the next action token by token.
 func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
 	var logits []float32
-	limit := d.p.M.Cfg.MaxPositionEmbeddings
+	limit := d.p.M.ContextLimit() // max_position_embeddings, or a device decoder's capacity
 	view := c.Visible()
 	from := c.VisibleFrom()
 	switch {
@@ -238,17 +247,27 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 	}
 	var ids []int32
 	var lps []float32
+	tok, lp := model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
 	for {
-		tok, lp := model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
 		ids = append(ids, tok)
 		lps = append(lps, lp)
 		if slices.Contains(ends, tok) || len(ids) >= maxTokens || d.dec.Len()+1 >= limit {
 			break
 		}
 		var err error
+		if d.p.M.OnDevice() {
+			// The device draws the token with the uniform the host's
+			// generator gives, as Sample would; no logits row comes back.
+			s := model.Sampling{Temperature: temp, TopP: d.p.Opt.TopP}
+			if tok, lp, err = d.feedSample([]int32{tok}, s, model.SampleDraw(temp, d.rng)); err != nil {
+				return "", err
+			}
+			continue
+		}
 		if logits, err = d.feed([]int32{tok}); err != nil {
 			return "", err
 		}
+		tok, lp = model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
 	}
 	// The decoder has every written token but the last; the next Act
 	// feeds it with what the environment answered.

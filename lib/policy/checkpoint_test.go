@@ -129,3 +129,50 @@ func TestSamplingDeterministic(t *testing.T) {
 		t.Error("greedy episodes of one group differ")
 	}
 }
+
+// TestDeviceSamplingSameEpisodes: a checkpoint whose model is attached to
+// an accelerator samples each written token on the "device"
+// (AppendSample, with the host generator's uniform) instead of pulling
+// its logits; over model.NewHostAccelerator, which runs the CPU code, the
+// episodes are those of the CPU path, token for token, batched and not.
+func TestDeviceSamplingSameEpisodes(t *testing.T) {
+	dir := tinyCheckpoint(t)
+	for _, o := range []policy.Options{{Temperature: 1, TopP: 0.9}, {Temperature: 0.7, TopP: 1}, {Greedy: true}} {
+		cpu, err := policy.Load(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dev, err := policy.Load(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc, err := model.NewHostAccelerator(dev.M.Cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := dev.M.Attach(acc); err != nil {
+			t.Fatal(err)
+		}
+		for _, batch := range []int{1, 0} {
+			e, err := env.Open("household")
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := func(ck *policy.Checkpoint) []table.Trajectory {
+				rows, err := rollout.Run(context.Background(), rollout.Options{Env: e, Split: "train", Tasks: 2, Group: 3, Seed: 4,
+					Policy: rollout.CheckpointPolicy{Checkpoint: ck}, Tok: ck.Tok, MaxContext: 300, Batch: batch})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rows
+			}
+			want, got := run(cpu), run(dev)
+			for i := range want {
+				want[i].Policy, got[i].Policy = "", ""
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%+v batch %d: episodes differ (-cpu +device):\n%s", o, batch, diff)
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ var (
 	stageLayer   = []string{"lib/stage/...", "lib/command"}
 	domainLayer  = []string{"lib/env/...", "lib/skill", "lib/scaffold", "lib/card", "lib/card/cardtest", "lib/control", "lib/refiner",
 		"lib/validate", "lib/rl", "lib/agent", "lib/policy", "lib/rollout", "lib/eval", "lib/audit", "lib/report"}
-	groundLayer = []string{"lib/table", "lib/model/...", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/table/interop/duckdb"}
+	groundLayer = []string{"lib/table", "lib/model/...", "lib/device", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/table/interop/duckdb"}
 	cli         = "github.com/urfave/cli/..."
 )
 
@@ -43,6 +43,7 @@ var rules = []rule{
 	{"only tests import the vocabulary's sources", join(domainLayer, groundLayer, stageLayer, commandLayer), []string{"lib/vocabulary"}},
 	{"the ground knows no domain package", groundLayer, domainLayer},
 	{"the model knows no environment, scaffold or skill", []string{"lib/model/..."}, []string{"lib/env/...", "lib/scaffold", "lib/skill"}},
+	{"the model knows no device: devices implement its Accelerator", []string{"lib/model/..."}, []string{"lib/device"}},
 	{"environments know no tokenizer, model, scaffold or agent", []string{"lib/env/..."},
 		[]string{"lib/tokenizer", "lib/model/...", "lib/scaffold", "lib/agent", "lib/policy", "lib/rl"}},
 	{"rl knows no environment, scaffold, cards, controller or refiner", []string{"lib/rl"},

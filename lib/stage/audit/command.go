@@ -97,6 +97,7 @@ type ScaffoldFlags struct {
 	Output      string
 	Plot        string
 	Stdout      io.Writer
+	Device      string // cpu (or "") or cuda
 }
 
 // ExecuteScaffold runs audit scaffold.
@@ -111,6 +112,10 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 		return command.Usagef("--traj is required")
 	}
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
+		return err
+	}
+	dev, err := command.OpenDevice(f.Device)
+	if err != nil {
 		return err
 	}
 	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
@@ -139,6 +144,9 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 			if len(r.Roles) != len(r.Tokens) {
 				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
 			}
+		}
+		if err := dev.Attach(m); err != nil {
+			return nil, err
 		}
 		return m, nil
 	}

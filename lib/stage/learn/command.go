@@ -152,6 +152,7 @@ type SFTFlags struct {
 	Seed        int64
 	Config      rl.SFTConfig
 	WeightDecay float64
+	Device      string // cpu (or "") or cuda
 }
 
 // ExecuteSFT runs learn sft: it writes the metrics (when asked) and then
@@ -175,12 +176,19 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if f.Config.BatchTokens < 1 {
 		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
+	dev, err := command.OpenDevice(f.Device)
+	if err != nil {
+		return err
+	}
 	in, err := LoadInit("init", f.Init, f.Seed)
 	if err != nil {
 		return err
 	}
 	rows, _, hashes, err := readTrajectories(f.Demos, in)
 	if err != nil {
+		return err
+	}
+	if err := dev.Attach(in.Model); err != nil {
 		return err
 	}
 	opt := model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
@@ -208,6 +216,7 @@ type GRPOFlags struct {
 	Stderr      io.Writer // notes (nil: none)
 	Config      rl.GRPOConfig
 	WeightDecay float64
+	Device      string // cpu (or "") or cuda
 }
 
 // ExecuteGRPO runs learn grpo.
@@ -240,6 +249,10 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	}
 	if f.Init == "tiny" || f.Init == "small" {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
+	}
+	dev, err := command.OpenDevice(f.Device)
+	if err != nil {
+		return err
 	}
 	in, err := LoadInit("init", f.Init, f.Seed)
 	if err != nil {
@@ -279,7 +292,13 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 			hashes[f.Ref] = ref.Hash
 		}
 		if len(prep) > 0 {
+			if err := dev.Attach(ref.Model); err != nil {
+				return err
+			}
 			if err := rl.RefLogProbs(ref.Model, prep); err != nil {
+				return err
+			}
+			if err := ref.Model.Detach(); err != nil { // its device memory, before the policy's
 				return err
 			}
 		}
@@ -291,6 +310,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	c.Seed = f.Seed
 	metrics := []table.TrainMetrics{}
 	if len(prep) > 0 {
+		if err := dev.Attach(in.Model); err != nil {
+			return err
+		}
 		if metrics, err = rl.TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
 			return err
 		}

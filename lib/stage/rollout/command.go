@@ -59,11 +59,21 @@ type Flags struct {
 	InvalidPenalty          float64 // reward less per answer without a well-formed action
 	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
 	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Device                  string  // where a checkpoint policy runs: cpu (or "") or cuda
 }
 
 // DefaultBatch is the number of episodes that decode together when
 // Flags.Batch is 0 (library use).
 const DefaultBatch = rollout.DefaultBatch
+
+// MaxAnswerTokens is the longest answer of the chatml format's default
+// (512 tokens), and DeviceObservationRoom the room a device decoder keeps
+// for one observation past the context limit: on a device an episode that
+// outgrows both ends as at the context limit.
+const (
+	MaxAnswerTokens       = 512
+	DeviceObservationRoom = 1024
+)
 
 // MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
 // that a mistyped count is refused before memory for it is allocated.
@@ -125,6 +135,10 @@ func (f Flags) Options() (rollout.Options, error) {
 	if err := f.check(); err != nil {
 		return o, err
 	}
+	dev, err := command.OpenDevice(f.Device)
+	if err != nil {
+		return o, err
+	}
 	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
 	if err != nil {
 		return o, command.Usagef("%v", err)
@@ -176,6 +190,15 @@ func (f Flags) Options() (rollout.Options, error) {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
 		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
+		if err := dev.Attach(ck.M); err != nil {
+			return o, err
+		}
+		if f.MaxContext > 0 {
+			// A device allocates each decoder's KV cache whole: room for the
+			// context limit, one answer and one observation past it rather
+			// than for max_position_embeddings.
+			ck.M.SetDecoderCapacity(f.MaxContext + max(f.MaxActionTokens, MaxAnswerTokens) + DeviceObservationRoom)
+		}
 		o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
 	}
 	if f.Tokenizer != "" {

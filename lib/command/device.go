@@ -1,0 +1,35 @@
+package command
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/device"
+)
+
+// DeviceUsage is the --device flag's help line.
+const DeviceUsage = "where the model runs: cpu, or cuda (libpatscuda.so from make cuda; $PATS_CUDA_LIB, beside the binary, or the loader's path)"
+
+// DeviceFlag is the --device flag of the commands that run the model
+// (learn, rollout, evaluate, audit).
+func DeviceFlag() cli.Flag {
+	return &cli.StringFlag{Name: "device", Value: device.CPU, Usage: DeviceUsage}
+}
+
+// OpenDevice opens the device a --device value names ("" is cpu). An
+// unknown name, and a cuda whose library is missing, fails to load or finds
+// no GPU, is a usage error of one line (exit 2).
+func OpenDevice(name string) (*device.Device, error) {
+	if name == "" {
+		name = device.CPU
+	}
+	if _, err := device.Parse(name); err != nil {
+		return nil, Usagef("--device: %v", err)
+	}
+	d, err := device.Open(name)
+	if err != nil {
+		return nil, Usagef("--device %s: %s", name, strings.TrimPrefix(err.Error(), name+": "))
+	}
+	return d, nil
+}

@@ -1,0 +1,63 @@
+//go:build cgo && !cuda
+
+package device_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/stage/learn"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// TestDeviceFailsMidRun: learn sft --device cuda over the fake library
+// (testdata/fakelib.c: a device is found and the model uploaded, but the
+// backward is not implemented) fails with the library's message and the
+// call's name, as a run failure (exit 1), and writes nothing.
+func TestDeviceFailsMidRun(t *testing.T) {
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Fatalf("gcc is needed to build the fake CUDA library: %v", err)
+	}
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "libfake.so")
+	if b, err := exec.Command(gcc, "-shared", "-fPIC", "-o", lib, "-I", filepath.Join("..", "..", "cuda"),
+		filepath.Join("testdata", "fakelib.c")).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, b)
+	}
+	t.Setenv("PATS_CUDA_LIB", lib)
+	rows, err := rltest.Household(nil, 2, 1, 1, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	demos := filepath.Join(dir, "demos.parquet")
+	if err := table.WriteFile(demos, rows, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "ckpt")
+	cfg := rl.DefaultSFT()
+	cfg.Epochs = 1
+	err = learn.ExecuteSFT(context.Background(), learn.SFTFlags{Init: "tiny", Demos: []string{demos}, Output: out,
+		Seed: 1, Config: cfg, Device: "cuda"})
+	if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
+		t.Fatalf("got %v (exit %d), want the fake's pc_backward failure, exit 1", err, command.Code(err))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, " ") != "demos.parquet libfake.so" {
+		t.Errorf("left in the folder: %v", names)
+	}
+}
