@@ -339,70 +339,58 @@ func i32(s []int32) *C.int32_t {
 	return (*C.int32_t)(unsafe.Pointer(&s[0]))
 }
 
-func (a *accel) SetParam(i int, w []float32) error {
+// call runs one library call on the open device model, holding the lock,
+// and names the call in its error.
+func (a *accel) call(name string, f func(e *errBuf) C.int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.m == nil {
 		return errClosed
 	}
 	var e errBuf
-	return check("pc_param_set", C.w_param_set(a.lib.l, a.m, C.int32_t(i), f32(w), C.int64_t(len(w)), e.p()), &e)
+	return check(name, f(&e), &e)
+}
+
+func (a *accel) SetParam(i int, w []float32) error {
+	return a.call("pc_param_set", func(e *errBuf) C.int {
+		return C.w_param_set(a.lib.l, a.m, C.int32_t(i), f32(w), C.int64_t(len(w)), e.p())
+	})
 }
 
 func (a *accel) Param(i int, dst []float32) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_param_get", C.w_param_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p()), &e)
+	return a.call("pc_param_get", func(e *errBuf) C.int {
+		return C.w_param_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p())
+	})
 }
 
 func (a *accel) Grad(i int, dst []float32) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_grad_get", C.w_grad_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p()), &e)
+	return a.call("pc_grad_get", func(e *errBuf) C.int {
+		return C.w_grad_get(a.lib.l, a.m, C.int32_t(i), f32(dst), C.int64_t(len(dst)), e.p())
+	})
 }
 
 func (a *accel) SetMoments(i int, m, v []float32) error {
 	if len(m) != len(v) {
 		return fmt.Errorf("cuda: pc_moments_set: %d and %d values", len(m), len(v))
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_moments_set", C.w_moments_set(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p()), &e)
+	return a.call("pc_moments_set", func(e *errBuf) C.int {
+		return C.w_moments_set(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p())
+	})
 }
 
 func (a *accel) Moments(i int, m, v []float32) error {
 	if len(m) != len(v) {
 		return fmt.Errorf("cuda: pc_moments_get: %d and %d values", len(m), len(v))
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_moments_get", C.w_moments_get(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p()), &e)
+	return a.call("pc_moments_get", func(e *errBuf) C.int {
+		return C.w_moments_get(a.lib.l, a.m, C.int32_t(i), f32(m), f32(v), C.int64_t(len(m)), e.p())
+	})
 }
 
 func (a *accel) ZeroGrad() error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_zero_grad", C.w_zero_grad(a.lib.l, a.m, e.p()), &e)
+	return a.call("pc_zero_grad", func(e *errBuf) C.int {
+		return C.w_zero_grad(a.lib.l, a.m, e.p())
+	})
 }
 
 func (a *accel) Forward(tokens, rows, targets []int32, lp, ent []float32, keep bool) error {
@@ -413,37 +401,25 @@ func (a *accel) Forward(tokens, rows, targets []int32, lp, ent []float32, keep b
 	if keep {
 		k = 1
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_forward", C.w_forward(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), i32(rows), i32(targets),
-		C.int32_t(len(rows)), f32(lp), f32(ent), k, e.p()), &e)
+	return a.call("pc_forward", func(e *errBuf) C.int {
+		return C.w_forward(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), i32(rows), i32(targets),
+			C.int32_t(len(rows)), f32(lp), f32(ent), k, e.p())
+	})
 }
 
 func (a *accel) Backward(dlp []float32) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_backward", C.w_backward(a.lib.l, a.m, f32(dlp), e.p()), &e)
+	return a.call("pc_backward", func(e *errBuf) C.int {
+		return C.w_backward(a.lib.l, a.m, f32(dlp), e.p())
+	})
 }
 
 func (a *accel) Logits(tokens []int32, out []float32) error {
 	if len(out) != len(tokens)*a.cfg.VocabSize {
 		return fmt.Errorf("cuda: pc_logits: %d values for %d tokens", len(out), len(tokens))
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_logits", C.w_logits(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), f32(out), e.p()), &e)
+	return a.call("pc_logits", func(e *errBuf) C.int {
+		return C.w_logits(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), f32(out), e.p())
+	})
 }
 
 func (a *accel) ClipGradNorm(maxNorm float64) (float64, error) {
@@ -471,13 +447,9 @@ func (a *accel) AdamW(h model.AdamWStep, decay []bool) error {
 		}
 	}
 	ch := pcAdamW(h)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.m == nil {
-		return errClosed
-	}
-	var e errBuf
-	return check("pc_adamw_step", C.w_adamw_step(a.lib.l, a.m, &ch, (*C.uint8_t)(unsafe.Pointer(&flags[0])), e.p()), &e)
+	return a.call("pc_adamw_step", func(e *errBuf) C.int {
+		return C.w_adamw_step(a.lib.l, a.m, &ch, (*C.uint8_t)(unsafe.Pointer(&flags[0])), e.p())
+	})
 }
 
 func (a *accel) Memory() (int64, error) {
