@@ -65,13 +65,7 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 			var out [8]float32
 			for j := it * directRows; j < min(n, (it+1)*directRows); j += 4 {
 				nb := min(4, n-j)
-				src, step := b[j*ldb:], ldb
-				if nb < 4 {
-					src, step = make([]float32, 4*k), k
-					for r := 0; r < nb; r++ {
-						copy(src[r*k:(r+1)*k], b[(j+r)*ldb:(j+r)*ldb+k])
-					}
-				}
+				src, step := fourRows(b, ldb, j, nb, k)
 				dotNT4x2(k8, src, step, apad, astep, &out)
 				for r := 0; r < nb; r++ {
 					for i := 0; i < m; i++ {
@@ -89,13 +83,7 @@ func gemmDirectNT(workers, m, n, k int, alpha float32, a []float32, lda int, b [
 			var out [16]float32
 			for j := it * directRows; j < min(n, (it+1)*directRows); j += 4 {
 				nb := min(4, n-j)
-				src, step := b[j*ldb:], ldb
-				if nb < 4 {
-					src, step = make([]float32, 4*k), k
-					for r := 0; r < nb; r++ {
-						copy(src[r*k:(r+1)*k], b[(j+r)*ldb:(j+r)*ldb+k])
-					}
-				}
+				src, step := fourRows(b, ldb, j, nb, k)
 				dotNT4x4(k8, apad, k, src, step, &out)
 				for i := 0; i < m; i++ {
 					for r := 0; r < nb; r++ {
@@ -178,4 +166,18 @@ func Parallel(workers, n int, fn func(i int)) {
 		return
 	}
 	runItems(workers, n, fn)
+}
+
+// fourRows returns rows j.. of b for a kernel that reads 4 rows of k
+// values: b itself from row j when nb = 4 rows remain, else the nb rows
+// copied into a zero-padded block of 4.
+func fourRows(b []float32, ldb, j, nb, k int) (src []float32, step int) {
+	if nb == 4 {
+		return b[j*ldb:], ldb
+	}
+	src = make([]float32, 4*k)
+	for r := 0; r < nb; r++ {
+		copy(src[r*k:(r+1)*k], b[(j+r)*ldb:(j+r)*ldb+k])
+	}
+	return src, k
 }
