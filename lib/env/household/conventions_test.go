@@ -32,25 +32,7 @@ func TestRLWorldSameTasks(t *testing.T) {
 	if diff := cmp.Diff(std.Splits(), rl.Splits()); diff != "" {
 		t.Fatalf("splits differ: %s", diff)
 	}
-	for _, split := range std.Splits() {
-		a, _ := std.Tasks(split)
-		b, err := rl.Tasks(split)
-		if err != nil || len(a) != len(b) {
-			t.Fatalf("%s: %d against %d tasks (%v)", split, len(a), len(b), err)
-		}
-		for i := 0; i < len(a); i += 7 {
-			if want := strings.Replace(a[i], Name+"/", NameRL+"/", 1); b[i] != want {
-				t.Fatalf("%s task %d: id %q, want %q", split, i, b[i], want)
-			}
-			ca, _ := DefiningCombination(a[i])
-			cb, _ := DefiningCombination(b[i])
-			ea, _ := std.Reset(a[i], 1)
-			eb, _ := rl.Reset(b[i], 1)
-			if ca != cb || ea.Goal() != eb.Goal() {
-				t.Fatalf("%s task %d: %s %q against %s %q", split, i, ca, ea.Goal(), cb, eb.Goal())
-			}
-		}
-	}
+	sameTasks(t, std, rl, NameRL, 7)
 	if _, err := rl.Reset("household/train/00001", 1); err == nil {
 		t.Fatal("household-rl accepted a household id")
 	}
@@ -142,6 +124,32 @@ func TestRLOracle(t *testing.T) {
 		}
 		if steps["irrelevant"] != steps["none"] {
 			t.Fatalf("%s: irrelevant rules changed the oracle's steps: %v", split, steps)
+		}
+	}
+}
+
+// sameTasks checks that world other (named name) has household's tasks:
+// the same ids under its own name and, for every stride-th task, the same
+// defining combination and goal.
+func sameTasks(t *testing.T, std, other env.Env, name string, stride int) {
+	t.Helper()
+	for _, split := range std.Splits() {
+		a, _ := std.Tasks(split)
+		b, err := other.Tasks(split)
+		if err != nil || len(a) != len(b) {
+			t.Fatalf("%s: %d against %d tasks (%v)", split, len(a), len(b), err)
+		}
+		for i := 0; i < len(a); i += stride {
+			if want := strings.Replace(a[i], Name+"/", name+"/", 1); b[i] != want {
+				t.Fatalf("%s task %d: id %q, want %q", split, i, b[i], want)
+			}
+			ca, _ := DefiningCombination(a[i])
+			cb, _ := DefiningCombination(b[i])
+			ea, _ := std.Reset(a[i], 1)
+			eb, _ := other.Reset(b[i], 1)
+			if ca != cb || ea.Goal() != eb.Goal() {
+				t.Fatalf("%s task %d: %s %q against %s %q", split, i, ca, ea.Goal(), cb, eb.Goal())
+			}
 		}
 	}
 }

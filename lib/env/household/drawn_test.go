@@ -20,25 +20,7 @@ func TestDrawnWorldSameTasks(t *testing.T) {
 	if _, err := env.Open(NameDrawn); err != nil {
 		t.Fatalf("%s not registered: %v", NameDrawn, err)
 	}
-	for _, split := range std.Splits() {
-		a, _ := std.Tasks(split)
-		b, err := dr.Tasks(split)
-		if err != nil || len(a) != len(b) {
-			t.Fatalf("%s: %d against %d tasks (%v)", split, len(a), len(b), err)
-		}
-		for i := 0; i < len(a); i += 11 {
-			if want := strings.Replace(a[i], Name+"/", NameDrawn+"/", 1); b[i] != want {
-				t.Fatalf("%s task %d: id %q, want %q", split, i, b[i], want)
-			}
-			ca, _ := DefiningCombination(a[i])
-			cb, _ := DefiningCombination(b[i])
-			ea, _ := std.Reset(a[i], 1)
-			eb, _ := dr.Reset(b[i], 1)
-			if ca != cb || ea.Goal() != eb.Goal() {
-				t.Fatalf("%s task %d: %s %q against %s %q", split, i, ca, ea.Goal(), cb, eb.Goal())
-			}
-		}
-	}
+	sameTasks(t, std, dr, NameDrawn, 11)
 	for _, c := range []struct {
 		e  env.Env
 		id string
