@@ -2,12 +2,14 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 3)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 4)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
 # shards (READING_MIX: name:tasks, each with its own seed and tasks), mixed
-# into one file. READING_ENV is household-drawn: household's tasks with
+# into one file. A shard's name is its kind, or its kind and a suffix
+# (slate-mixed.2) for a second shard of a kind with its own seed and tasks:
+# one shard has at most the split's 3,553 tasks. READING_ENV is household-drawn: household's tasks with
 # conventions drawn per task (where the goal objects are kept, what heats),
 # stated by the task's right rules and its right skill's body, so a rule
 # decides the action and no type-level convention can stand in for it. The
@@ -38,7 +40,8 @@
 READING_BASE   ?= $(RUNS)/base-reading
 READING_ENV    ?= household-drawn
 READING_MODEL  ?= tiny
-READING_MIX    ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800
+READING_MIX    ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
+                  slate-mixed.2:3200 slate-misled.2:1200 slate-none.2:1600 read-right.2:1200 read-random.2:800
 READING_EPOCHS ?= 5
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
@@ -112,9 +115,9 @@ endif
 
 $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(if $(reading_flags_$*),,$(error READING_MIX: unknown shard kind $*))
+	$(if $(reading_flags_$(basename $*)),,$(error READING_MIX: unknown shard kind $(basename $*)))
 	$(BIN)/rollout --env $(READING_ENV) --max-context $(MAX_CONTEXT) --split train --tasks $(call reading_tasks,$*) --group 1 \
-	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(reading_flags_$*) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
+	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(reading_flags_$(basename $*)) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
 
 $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/demos/$(s).parquet)
 	$(BIN)/report mix $^ -o $@

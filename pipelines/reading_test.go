@@ -54,6 +54,11 @@ func TestReadingBaseRecipe(t *testing.T) {
 		"slate-none 1600 1993 --skills --text-read none",
 		"read-right 1200 1994 --skills --text-read right",
 		"read-random 800 1995 --skills --text-read random",
+		"slate-mixed.2 3200 1996 --skills --text-read none --hints mixed",
+		"slate-misled.2 1200 1997 --skills --text-read none --hints misleading",
+		"slate-none.2 1600 1998 --skills --text-read none",
+		"read-right.2 1200 1999 --skills --text-read right",
+		"read-random.2 800 19910 --skills --text-read random",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)
