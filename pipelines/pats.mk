@@ -52,6 +52,13 @@ DEMO_TASKS   ?= $(if $(RUN_BASE),256,$(BASE_TASKS))
 SFT_EPOCHS   ?= $(if $(RUN_BASE),2,$(BASE_EPOCHS))
 SFT_LR       ?= $(if $(RUN_BASE),1e-3,$(BASE_LR))
 SFT_BATCH    ?= 2048
+# 1: a run with a scaffold and a base starts from the warm-up SFT above (the
+# scaffold's format, on oracle demonstrations of ENV with B_0 rendered);
+# 0: from the base itself, like a run without a scaffold. The reading base
+# was pretrained on rules in the scaffold's format, and a warm-up on ENV's
+# oracle episodes would teach the scaffold variants ENV's conventions
+# before GRPO, which the runs without a scaffold never see; so 0 there.
+FORMAT_SFT   ?= $(if $(BASE),$(if $(filter $(READING_BASE),$(RUNS)/$(BASE)),0,1),1)
 GRPO_LR      ?= 5e-4
 KL           ?= 0.01
 # sequences per GRPO optimizer step (0: one step per iteration)
@@ -188,7 +195,7 @@ COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)
 # The run is done when its summary exists.
 pats: $(R)/summary.md
 # B_0, the demonstrations and the warm-up checkpoint only.
-warmup: $(call ckpt,0)
+warmup: $(call ckpt,0) $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet)
 
 # ---- B_0 ----------------------------------------------------------------------------
 # evidence: one EXPAND round on cards of groups mixing GROUP oracle and GROUP
@@ -281,9 +288,17 @@ $(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE
 	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 endif
 
+ifeq ($(FORMAT_SFT)$(if $(RUN_BASE),1),01)
+# No format warm-up: ckpt/0 is a copy of the base (B_0 is still this run's).
+$(call ckpt,0) $(R)/metrics/sft.parquet &: $(RUNS)/$(RUN_BASE)/ckpt/0/config.json $(RUNS)/$(RUN_BASE)/metrics/sft.parquet
+	@mkdir -p $(R)/ckpt $(R)/metrics
+	rm -rf $(R)/ckpt/.0.tmp && cp -r $(RUNS)/$(RUN_BASE)/ckpt/0 $(R)/ckpt/.0.tmp && rm -rf $(R)/ckpt/0 && mv $(R)/ckpt/.0.tmp $(R)/ckpt/0
+	cp $(RUNS)/$(RUN_BASE)/metrics/sft.parquet $(R)/metrics/sft.parquet.tmp && mv $(R)/metrics/sft.parquet.tmp $(R)/metrics/sft.parquet
+else
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 	@mkdir -p $(R)/ckpt $(R)/metrics
 	$(BIN)/learn sft --init $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0,$(MODEL)) --demos $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
+endif
 
 endif
 

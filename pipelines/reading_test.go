@@ -135,3 +135,34 @@ func TestReadingBaseShipped(t *testing.T) {
 		t.Errorf("make base-reading copied the shipped base instead of training:\n%s", out)
 	}
 }
+
+// TestFormatWarmup checks FORMAT_SFT: a scaffold run from the reading base
+// starts from a copy of the base (no SFT on the RL world's oracle
+// episodes) yet builds its own B_0, while a run from another base, or one
+// with FORMAT_SFT=1, still trains the format warm-up.
+func TestFormatWarmup(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		wantSFT bool
+	}{
+		{"reading base", []string{"BASE=base-reading"}, false},
+		{"reading base, FORMAT_SFT=1", []string{"BASE=base-reading", "FORMAT_SFT=1"}, true},
+		{"other base", []string{"BASE=other"}, true},
+	} {
+		args := append([]string{"warmup", "VARIANT=pats", "RUN=x", "ENV=household-rl"}, tc.args...)
+		out, err := dryRun(t, args...)
+		if err != nil {
+			t.Fatalf("%s: make -n warmup: %v\n%s", tc.name, err, out)
+		}
+		sft := strings.Contains(out, "-o runs/x/ckpt/0 --epochs")
+		base := strings.TrimPrefix(tc.args[0], "BASE=")
+		copied := strings.Contains(out, "cp -r runs/"+base+"/ckpt/0 runs/x/ckpt/.0.tmp")
+		if sft != tc.wantSFT || copied == tc.wantSFT {
+			t.Errorf("%s: format SFT %v (want %v), copy of the base %v, in\n%s", tc.name, sft, tc.wantSFT, copied, out)
+		}
+		if !strings.Contains(out, "-o runs/x/snap/0.parquet") {
+			t.Errorf("%s: the warm-up does not build B_0:\n%s", tc.name, out)
+		}
+	}
+}
