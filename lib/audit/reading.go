@@ -53,7 +53,9 @@ var readingContext = map[string]string{
 // The hint conditions need an environment that states rules, the skill
 // conditions a library (lib nil skips them). Each row carries the success
 // rate, its 95% Wilson score interval, its difference from none, and the
-// mean steps and tokens per episode.
+// mean steps and tokens per episode, and the skill reads per episode with
+// the share of them that were right (a policy trained with a slate may read
+// in any condition: then "none" is not a context without text).
 //
 // With a slate (base.Skills set, the policy's training had skills on) every
 // condition shows the episode's slate, text policies make no read of their
@@ -177,6 +179,7 @@ func readingRow(cond string, o rollout.Options, trajs []table.Trajectory) table.
 		Policy: o.Policy.Name(), Episodes: int32(len(trajs))}
 	tasks := map[string]bool{}
 	var steps, tokens float64
+	reads, right := 0, 0
 	for _, t := range trajs {
 		tasks[t.TaskID] = true
 		if t.Success {
@@ -184,11 +187,22 @@ func readingRow(cond string, o rollout.Options, trajs []table.Trajectory) table.
 		}
 		steps += float64(t.Steps)
 		tokens += float64(t.NTokens)
+		reads += len(t.Reads)
+		for _, ok := range t.ReadsRight {
+			if ok {
+				right++
+			}
+		}
 	}
 	r.Tasks = int32(len(tasks))
 	if n := float64(len(trajs)); n > 0 {
 		r.Success = float64(r.Successes) / n
 		r.Steps, r.Tokens = steps/n, tokens/n
+		r.Reads = float64(reads) / n
+	}
+	r.RightReads = math.NaN()
+	if reads > 0 {
+		r.RightReads = float64(right) / float64(reads)
 	}
 	r.Lo, r.Hi = Wilson(int(r.Successes), len(trajs), 1.959963984540054)
 	return r
@@ -223,11 +237,15 @@ func ReadingMarkdown(w io.Writer, rows []table.ReadingAudit) error {
 	if len(rows) > 0 {
 		fmt.Fprintf(&b, "reading test: %s on %s %s, %d tasks\n\n", rows[0].Policy, rows[0].Env, rows[0].Split, rows[0].Tasks)
 	}
-	b.WriteString("| condition | context | episodes | success | 95% interval | vs none | steps | tokens/episode |\n")
-	b.WriteString("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n")
+	b.WriteString("| condition | context | episodes | success | 95% interval | vs none | steps | tokens/episode | reads/episode | right reads |\n")
+	b.WriteString("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %.3f-%.3f | %+.3f | %.1f | %.0f |\n", r.Condition, r.Context,
-			r.Episodes, r.Success, r.Lo, r.Hi, r.Delta, r.Steps, r.Tokens)
+		right := "-"
+		if !math.IsNaN(r.RightReads) {
+			right = fmt.Sprintf("%.3f", r.RightReads)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %.3f-%.3f | %+.3f | %.1f | %.0f | %.2f | %s |\n", r.Condition, r.Context,
+			r.Episodes, r.Success, r.Lo, r.Hi, r.Delta, r.Steps, r.Tokens, r.Reads, right)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -102,8 +102,9 @@ func TestReadingOracle(t *testing.T) {
 			t.Errorf("table lacks %s:\n%s", r.Condition, b.String())
 		}
 	}
-	if got := b.String(); !strings.Contains(got, "| none | no extra text | 12 | 1.000 | 0.758-1.000 | +0.000 |") {
-		t.Errorf("table:\n%s", got)
+	if got := b.String(); !strings.Contains(got, "| none | no extra text | 12 | 1.000 | 0.758-1.000 | +0.000 |") ||
+		!strings.Contains(got, " | 0.00 | - |\n") {
+		t.Errorf("table (no slate: no reads):\n%s", got)
 	}
 }
 
@@ -129,6 +130,21 @@ func TestReadingWithSlate(t *testing.T) {
 	if len(rows) != 5 || got[CondRightSkill].Success <= got[CondWrongSkill].Success+0.15 ||
 		got[CondRightHint].Success < got[CondNone].Success+0.15 {
 		t.Errorf("rows %+v", rows)
+	}
+	// Reads: the text policies make none of their own; a skill condition's
+	// given read is one per episode, right in right-skill, never in
+	// wrong-skill.
+	for _, c := range []struct {
+		cond         string
+		reads, right float64
+	}{
+		{CondNone, 0, math.NaN()}, {CondRightHint, 0, math.NaN()}, {CondMisleadingHint, 0, math.NaN()},
+		{CondRightSkill, 1, 1}, {CondWrongSkill, 1, 0},
+	} {
+		r := got[c.cond]
+		if r.Reads != c.reads || (math.IsNaN(c.right) != math.IsNaN(r.RightReads)) || (!math.IsNaN(c.right) && r.RightReads != c.right) {
+			t.Errorf("%s: reads %v right %v, want %v and %v", c.cond, r.Reads, r.RightReads, c.reads, c.right)
+		}
 	}
 	// the slate's picks
 	names := []string{"heat-on-stove", "heat-then-place", "make-coffee"}
