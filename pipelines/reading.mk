@@ -2,7 +2,7 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 4)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 5)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
@@ -15,33 +15,37 @@
 # decides the action and no type-level convention can stand in for it. The
 # oracle follows every rule it reads, right or misleading ("Look in the K
 # first.", "Heat the object with the K ..."), in the scaffold's place or in
-# a skill body, as in an instruction-following model's data. Shard kinds:
+# a skill body, as in an instruction-following model's data. Shard kinds
+# of the recorded recipe (5), none with a skill slate:
 #
-#   slate-mixed       the skill slate, no read; `--hints mixed` (lib/rollout
-#                     HintsMixed): no rules, right rules, right +
-#                     irrelevant, irrelevant, right steps or an irrelevant
-#                     rule as a skill body
-#   slate-misled      the slate, no read; the task's misleading rules
-#                     (followed)
-#   slate-none        the slate, no read, no rules
-#   read-right        the slate, the first action reads the right skill
-#                     (its body states the task's draws)
-#   read-random       the slate, the first action reads a random skill of
-#                     the slate (its body, followed where it bears on the
-#                     task)
-#   recipe 1's kinds  mixed, misleading (no slate); slate-right,
-#                     slate-random, slate-misleading (a read and rules)
+#   mixed             `--hints mixed` (lib/rollout HintsMixed): no rules,
+#                     right rules, right + irrelevant, irrelevant, right
+#                     steps or an irrelevant rule as a skill body
+#   misleading        the task's misleading rules (followed)
+#   none              no rules
+#   preread-right     the right skill's library body before the first
+#                     action (it states the task's draws), as if read
+#   preread-random    a library skill drawn per task, its body before the
+#                     first action (followed where it bears on the task)
 #
-# Every recipe-2 shard shows the slate, as every condition of the reading
-# test does, so the base is a skills base too: a run with skills on
-# (VARIANT=skillgate, broadcast) uses it as BASE_SKILLS.
+# and of recipes 2-4 (with the slate, which recipe 5 drops: docs/results.md):
+#
+#   slate-mixed, slate-misled, slate-none   the slate, no read; rules as above
+#   read-right, read-random                 the slate, the first action reads
+#                                           the right or a random skill
+#   slate-right, slate-random, slate-misleading   recipe 1's (a read and rules)
+#
+# The reading test (READING_TEST_FLAGS) shows no slate either: its skill
+# conditions put the body before the first action. A base of recipe 5 is
+# therefore not a skills base; docs/results.md says which base the runs
+# with skills on use.
 # docs/environments.md describes the worlds and rules; docs/results.md
 # records the recipes and their figures.
 READING_BASE   ?= $(RUNS)/base-reading
 READING_ENV    ?= household-drawn
 READING_MODEL  ?= tiny
-READING_MIX    ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
-                  slate-mixed.2:3200 slate-misled.2:1200 slate-none.2:1600 read-right.2:1200 read-random.2:800
+READING_MIX    ?= mixed:3200 misleading:1200 none:1600 preread-right:1200 preread-random:800 \
+                  mixed.2:3200 misleading.2:1200 none.2:1600 preread-right.2:1200 preread-random.2:800
 READING_EPOCHS ?= 5
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
@@ -49,7 +53,7 @@ READING_SEED   ?= 1
 # the slate, the skill conditions read from it), tasks per split (0: the
 # whole split)
 READING_TEST_ENV   ?= household-rl
-READING_TEST_FLAGS ?= --skills
+READING_TEST_FLAGS ?=
 READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
 # extra rollout flags of every demonstration shard
@@ -57,6 +61,9 @@ READING_ROLLOUT_FLAGS ?=
 
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed
+reading_flags_none             := --hints none
+reading_flags_preread-right    := --preread right
+reading_flags_preread-random   := --preread random
 reading_flags_misleading       := --hints misleading
 reading_flags_slate-right      := --skills --text-read right --hints mixed
 reading_flags_slate-random     := --skills --text-read random --hints mixed

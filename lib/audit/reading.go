@@ -93,7 +93,7 @@ func Reading(ctx context.Context, base rollout.Options, lib *skill.Library) ([]t
 			if err != nil {
 				return nil, err
 			}
-			o.Preread = func(taskType string) string { return bodies[taskType] }
+			o.Preread = func(_, taskType string) string { return bodies[taskType] }
 		}
 		trajs, err := rollout.Run(ctx, o)
 		if err != nil {

@@ -3,10 +3,12 @@ package rollout
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/skill"
 )
 
 // Hint modes (rollout --hints): which of an environment's rules about a
@@ -145,4 +147,55 @@ func pickHints(hs env.Hints, mode string, seed int64) (rules []string, body bool
 		return rules, body
 	}
 	return nil, false
+}
+
+// The modes of PrereadFunc: which library skill's body stands before the
+// first action of an episode without a slate.
+const (
+	PrereadNone   = "none"
+	PrereadRight  = "right"
+	PrereadRandom = "random"
+)
+
+// PrereadFunc returns Options.Preread for a mode: none (or "") gives nil;
+// right gives the body of the type's right skill (the first in name
+// order); random the body of a library skill drawn per task from the
+// rollout seed, whatever it is. A right skill's body is the one the
+// environment states for the task when it is an env.BodyStater (the
+// draws of household-drawn), as a read of it would show. Demonstrations
+// of a base that meets skill bodies without a slate use it; a type
+// without a right skill gets no body under right.
+func PrereadFunc(e env.Env, lib *skill.Library, mode string, seed int64) (func(taskID, taskType string) string, error) {
+	switch mode {
+	case "", PrereadNone:
+		return nil, nil
+	case PrereadRight, PrereadRandom:
+	default:
+		return nil, fmt.Errorf("--preread %q: want none, right or random", mode)
+	}
+	if lib == nil {
+		return nil, fmt.Errorf("--preread %s: environment %s has no skill library", mode, e.Name())
+	}
+	all := lib.Skills()
+	if len(all) == 0 {
+		return nil, fmt.Errorf("--preread %s: the skill library of %s is empty", mode, e.Name())
+	}
+	stater, _ := e.(env.BodyStater)
+	return func(taskID, taskType string) string {
+		var s skill.Skill
+		if mode == PrereadRight {
+			names := lib.Right(taskType)
+			if len(names) == 0 {
+				return ""
+			}
+			sort.Strings(names)
+			s, _ = lib.Get(names[0])
+		} else {
+			s = all[uint64(EpisodeSeed(seed, taskID, -3))%uint64(len(all))]
+		}
+		if stater != nil && lib.IsRight(s.Name, taskType) {
+			return stater.RightBody(taskID, s.Body)
+		}
+		return s.Body
+	}, nil
 }

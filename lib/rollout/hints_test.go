@@ -45,7 +45,7 @@ func TestHints(t *testing.T) {
 		o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 36, Group: 2, Seed: 5, Tok: tok, Hint: hint, HintBody: body,
 			Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, ScaffoldVersion: -1}
 		if preread != "" {
-			o.Preread = func(string) string { return preread }
+			o.Preread = func(string, string) string { return preread }
 		}
 		rows, err := Run(context.Background(), o)
 		if err != nil {
@@ -270,4 +270,81 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestPrereadFunc: right gives the type's right skill with the task's own
+// draws in household-drawn (the body a read would show), random draws
+// library skills per task (right or not), none gives nothing, and the
+// oracle follows a right body it finds before its first action.
+func TestPrereadFunc(t *testing.T) {
+	e, _ := env.Open("household-drawn")
+	lib, err := skill.Builtin("household-drawn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := PrereadFunc(e, lib, PrereadNone, 1); f != nil || err != nil {
+		t.Errorf("none: %v, %v", f != nil, err)
+	}
+	if _, err := PrereadFunc(e, lib, "bogus", 1); err == nil {
+		t.Error("a bad mode is not an error")
+	}
+	if _, err := PrereadFunc(e, nil, PrereadRight, 1); err == nil {
+		t.Error("no library is not an error")
+	}
+	right, err := PrereadFunc(e, lib, PrereadRight, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	random, _ := PrereadFunc(e, lib, PrereadRandom, 1)
+	ids, _ := e.Tasks("train")
+	h := e.(env.Hinter)
+	bodies := map[string]bool{}
+	rightDrawn := 0
+	for _, id := range ids[:60] {
+		ep, err := e.Reset(id, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs, _ := h.Hints(id)
+		body := right(id, ep.TaskType())
+		// The right body states the task's kept kind, as its right rule does.
+		look := ""
+		for _, r := range hs.Right {
+			if k, ok := strings.CutPrefix(r, "Look in the "); ok {
+				look = "look in the " + strings.TrimSuffix(k, " first.") + " first"
+			}
+		}
+		if look == "" || !strings.Contains(body, look) {
+			t.Errorf("%s: right body %q does not state %q (rules %v)", id, body, look, hs.Right)
+		}
+		b := random(id, ep.TaskType())
+		if b == "" {
+			t.Errorf("%s: random gave no body", id)
+		}
+		bodies[b] = true
+		if b == body {
+			rightDrawn++
+		}
+	}
+	if len(bodies) < 10 || rightDrawn > 20 {
+		t.Errorf("random: %d distinct bodies in 60 tasks, %d the right one", len(bodies), rightDrawn)
+	}
+	// The oracle follows the right body: shorter episodes than without it.
+	tok, _ := tokenizer.Builtin()
+	steps := func(pre func(string, string) string) float64 {
+		o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 40, Group: 1, Seed: 3, Tok: tok,
+			Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, Preread: pre, Workers: 2}
+		trajs, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, tr := range trajs {
+			n += int(tr.Steps)
+		}
+		return float64(n) / float64(len(trajs))
+	}
+	if with, without := steps(right), steps(nil); with >= without-3 {
+		t.Errorf("oracle steps with the right body %.1f, without %.1f", with, without)
+	}
 }

@@ -59,8 +59,9 @@ type Options struct {
 	// depends on the task only, so a group shares its prompt.
 	Hint func(taskID string) string
 	// Preread gives a skill body put in the context before the first
-	// action, as if the episode had read it; nil or "" adds nothing.
-	Preread func(taskType string) string
+	// action, as if the episode had read it (by task id and type); nil or
+	// "" adds nothing.
+	Preread func(taskID, taskType string) string
 	// HintBody gives rules for one task shown as such a body (after
 	// Preread's); nil or "" adds nothing.
 	HintBody func(taskID string) string
@@ -290,7 +291,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	}
 	readText(drv, p.Scaffold)
 	if o.Preread != nil {
-		if body := o.Preread(ep.TaskType()); body != "" {
+		if body := o.Preread(taskID, ep.TaskType()); body != "" {
 			agent.SkillBody(c, body)
 			readText(drv, body)
 		}

@@ -48,6 +48,7 @@ type Flags struct {
 	Batch          int           // episodes decoding together (checkpoint policies)
 	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
 	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
+	Preread        string        // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)
 	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
 	Output         string
 	Progress       io.Writer
@@ -245,6 +246,20 @@ func (f Flags) Options() (rollout.Options, error) {
 		}
 	}
 	if o.Hint, o.HintBody, err = rollout.HintFuncs(e, f.Hints, f.Seed); err != nil {
+		return o, command.Usagef("%v", err)
+	}
+	if f.Preread != "" && f.Preread != rollout.PrereadNone {
+		if o.Skills != nil {
+			return o, command.Usagef("--preread %s: with --skills the body follows a read (--text-read)", f.Preread)
+		}
+		lib, err := skill.Builtin(f.Env)
+		if err != nil {
+			return o, command.Usagef("--preread %s: %v", f.Preread, err)
+		}
+		if o.Preread, err = rollout.PrereadFunc(e, lib, f.Preread, f.Seed); err != nil {
+			return o, command.Usagef("%v", err)
+		}
+	} else if _, err := rollout.PrereadFunc(e, nil, f.Preread, f.Seed); err != nil {
 		return o, command.Usagef("%v", err)
 	}
 	return o, nil

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# The audits of a finished (or partial) sweep: `audit credit` over all
+# iterations of every run that reads skills with the sequence advantage or
+# with SkillGate's credit (grpo-s*, broadcast-s*, skillgate-s* that have
+# advantages files), and `audit scaffold` of every pats run: the NLL gap with
+# and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
+# last, on the episodes of the first and of the last iteration (each with the
+# scaffold it was rolled out with). Each audit is written once, under
+# RUN/audit/, atomically; a second call prints what is there.
+#
+# Usage: scripts/sweep-audits.sh SWEEP ITERS
+#   scripts/sweep-audits.sh runs/s11 20
+set -euo pipefail
+sweep=${1:?usage: $0 SWEEP ITERS}
+iters=${2:?usage: $0 SWEEP ITERS}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bin=${BIN:-bin}
+
+for run in "$sweep"/grpo-s* "$sweep"/broadcast-s* "$sweep"/skillgate-s*; do
+  [ -f "$run/summary.md" ] && [ -d "$run/adv" ] || continue
+  mkdir -p "$run/audit"
+  if [ ! -f "$run/audit/credit.md" ]; then
+    "$bin"/audit credit "$run/traj" --advantages "$run/adv" -o "$run/audit/credit.parquet" \
+      --plot "$run/audit/credit.png" > "$run/audit/credit.md.tmp"
+    mv "$run/audit/credit.md.tmp" "$run/audit/credit.md"
+  fi
+  echo "== $run: audit credit"
+  cat "$run/audit/credit.md"
+done
+
+step=$(( iters / 4 > 0 ? iters / 4 : 1 ))
+ckpts=""
+for k in $(seq 0 "$step" "$iters"); do ckpts="$ckpts${ckpts:+,}RUN/ckpt/$k"; done
+case ",$ckpts," in *",RUN/ckpt/$iters,"*) ;; *) ckpts="$ckpts,RUN/ckpt/$iters" ;; esac
+last=$(( iters - 1 ))
+for run in "$sweep"/pats-s*; do
+  [ -f "$run/summary.md" ] || continue
+  mkdir -p "$run/audit"
+  for k in 0 "$last"; do
+    out="$run/audit/scaffold-traj$k"
+    if [ ! -f "$out.md" ]; then
+      "$bin"/audit scaffold --checkpoints "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
+        --scaffold "$run/snap/$k.parquet" -o "$out.parquet" --plot "$out.png" > "$out.md.tmp"
+      mv "$out.md.tmp" "$out.md"
+    fi
+    echo "== $run: audit scaffold on traj/$k"
+    cat "$out.md"
+  done
+done
