@@ -49,16 +49,16 @@ func TestReadingBaseRecipe(t *testing.T) {
 		got = append(got, m[4]+" "+m[1]+" "+m[2]+" "+m[3])
 	}
 	want := []string{
-		"slate-mixed 3200 1991 --skills --text-read none --hints mixed",
-		"slate-misled 1200 1992 --skills --text-read none --hints misleading",
-		"slate-none 1600 1993 --skills --text-read none",
-		"read-right 1200 1994 --skills --text-read right",
-		"read-random 800 1995 --skills --text-read random",
-		"slate-mixed.2 3200 1996 --skills --text-read none --hints mixed",
-		"slate-misled.2 1200 1997 --skills --text-read none --hints misleading",
-		"slate-none.2 1600 1998 --skills --text-read none",
-		"read-right.2 1200 1999 --skills --text-read right",
-		"read-random.2 800 19910 --skills --text-read random",
+		"mixed 3200 1991 --hints mixed",
+		"misleading 1200 1992 --hints misleading",
+		"none 1600 1993 --hints none",
+		"preread-right 1200 1994 --preread right",
+		"preread-random 800 1995 --preread random",
+		"mixed.2 3200 1996 --hints mixed",
+		"misleading.2 1200 1997 --hints misleading",
+		"none.2 1600 1998 --hints none",
+		"preread-right.2 1200 1999 --preread right",
+		"preread-random.2 800 19910 --preread random",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)
@@ -66,8 +66,8 @@ func TestReadingBaseRecipe(t *testing.T) {
 	for _, s := range []string{
 		"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 5",
 		"--lr 2e-3 --seed 1",
-		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 --skills",
-		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 --skills",
+		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0  \\",
+		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0  \\",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("make -n base-reading lacks %q:\n%s", s, out)
