@@ -34,11 +34,13 @@ BOOT_TASKS   ?= 12
 # many oracle demonstrations, and is built by the rule below when missing.
 # With a base the warm-up only teaches the scaffold's format (a short SFT).
 BASE         ?=
-# The base that reads (pipelines/reading.mk) has its own recipe; its
-# demonstrations include slates and reads, so it is its own skills base.
+# The base that reads (pipelines/reading.mk) has its own recipe,
 READING_BASE ?= $(RUNS)/base-reading
+# and so has its twin for runs with skills on (a slate in every
+# demonstration): READING_BASE-skills, `make base-reading-skills`
+READING_SKILLS_BASE ?= $(READING_BASE)-skills
 # the base of runs with skills on (their demonstrations read skills)
-BASE_SKILLS  ?= $(if $(BASE),$(if $(filter $(READING_BASE),$(RUNS)/$(BASE)),$(BASE),$(BASE)-skills))
+BASE_SKILLS  ?= $(if $(BASE),$(BASE)-skills)
 BASE_SEED    ?= 1
 # The base's recipe: oracle demonstrations, SFT epochs and learning rate
 # (about 30-46% greedy success on household valid_seen with tiny; shorter
@@ -224,10 +226,11 @@ $(R)/boot/proposals.parquet $(R)/boot/state.parquet &: $(R)/boot/cards.parquet $
 # ---- the base policy ------------------------------------------------------------------
 # The base policy, when this run starts from one and it is missing (a caller
 # running several runs side by side builds it first, before them).
-# The base that reads (READING_BASE, pipelines/reading.mk) has its own recipe.
+# The bases that read (READING_BASE and READING_SKILLS_BASE,
+# pipelines/reading.mk) have their own recipes.
 define BASE_RULE
 ifneq ($(1),)
-ifneq ($(RUNS)/$(1),$(READING_BASE))
+ifeq ($(filter $(RUNS)/$(1),$(READING_BASE) $(READING_SKILLS_BASE)),)
 ifneq ($(R),$(RUNS)/$(1))
 $(RUNS)/$(1)/ckpt/0/config.json $(RUNS)/$(1)/metrics/sft.parquet &: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= BASE= BASE_SKILLS= DEMO_TASKS=$(BASE_TASKS) SFT_EPOCHS=$(BASE_EPOCHS) SFT_LR=$(BASE_LR) VARIANT=$(2) SEED=$(BASE_SEED) RUN=$(1)

@@ -58,6 +58,14 @@ READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
 # extra rollout flags of every demonstration shard
 READING_ROLLOUT_FLAGS ?=
+# The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
+# base of runs with skills on: recipe 4's demonstrations (every one with the
+# slate; docs/results.md), the same training, and the reading test with
+# --skills. `make base-reading-skills` builds it and runs its test.
+READING_SKILLS_MIX ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
+                      slate-mixed.2:3200 slate-misled.2:1200 slate-none.2:1600 read-right.2:1200 read-random.2:800
+reading_skills_vars = READING_BASE=$(READING_SKILLS_BASE) READING_SKILLS_BASE=$(READING_SKILLS_BASE) \
+                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED=
 
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed
@@ -91,7 +99,15 @@ reading_upto    = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $
 READING_SHIPPED ?= $(if $(wildcard pipelines/bases/reading/SHA256SUMS),pipelines/bases/reading)
 READING_FILES   := config.json model.safetensors tokenizer.json optimizer.json optimizer.safetensors
 
-.PHONY: base-reading base-reading-ship
+.PHONY: base-reading base-reading-ship base-reading-skills
+
+base-reading-skills: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory base-reading READING_TRAIN=1 $(reading_skills_vars)
+
+ifneq ($(READING_SKILLS_BASE),$(READING_BASE))
+$(READING_SKILLS_BASE)/ckpt/0/config.json $(READING_SKILLS_BASE)/metrics/sft.parquet &: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory $(READING_SKILLS_BASE)/ckpt/0/config.json $(reading_skills_vars)
+endif
 
 ifeq ($(READING_TRAIN),)
 base-reading: | $(PIPE_BINS)

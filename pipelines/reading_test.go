@@ -80,13 +80,15 @@ func TestReadingBaseRecipe(t *testing.T) {
 	}
 }
 
-// TestReadingBaseIsItsOwnSkillsBase checks that runs with skills on start
-// from the reading base itself, while another base keeps its -skills twin.
-func TestReadingBaseIsItsOwnSkillsBase(t *testing.T) {
+// TestReadingSkillsBase checks that runs with skills on from the reading
+// base start from its skills twin, built by the reading recipe with the
+// slate (READING_SKILLS_MIX, no generic warm-up in the RL world), while
+// another base keeps its generic -skills twin.
+func TestReadingSkillsBase(t *testing.T) {
 	for _, tc := range []struct {
 		base, want, notWant string
 	}{
-		{"base-reading", "runs/base-reading/demos.parquet", "base-reading-skills"},
+		{"base-reading", "--skills --text-read right --run base-reading  -o runs/base-reading-skills/demos/read-right.parquet", "RUN=base-reading-skills"},
 		{"other", "RUN=other-skills", "RUN=other "},
 	} {
 		out, err := dryRun(t, "warmup", "VARIANT=skillgate", "RUN=x", "BASE="+tc.base)
