@@ -23,6 +23,7 @@
 #                     steps or an irrelevant rule as a skill body
 #   misleading        the task's misleading rules (followed)
 #   none              no rules
+#   right             the task's right rules (`--hints right`)
 #   preread-right     the right skill's library body before the first
 #                     action (it states the task's draws), as if read
 #   preread-random    a library skill drawn per task, its body before the
@@ -70,6 +71,7 @@ reading_skills_vars = READING_BASE=$(READING_SKILLS_BASE) READING_SKILLS_BASE=$(
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed
 reading_flags_none             := --hints none
+reading_flags_right            := --hints right
 reading_flags_preread-right    := --preread right
 reading_flags_preread-random   := --preread random
 reading_flags_misleading       := --hints misleading
