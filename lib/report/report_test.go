@@ -117,6 +117,7 @@ func itoa(k int) string { return strconv.Itoa(k) }
 // snapshots 0..2, controller states 0..1, rollouts and GRPO metrics.
 func fakeRun(t *testing.T, succ float64) string {
 	dir := t.TempDir()
+	finish(t, dir)
 	for _, k := range []int{0, 2} {
 		for _, s := range []string{"valid_seen", "valid_unseen"} {
 			writeEval(t, dir, k, "bare", s, succ*float64(k), 100)
@@ -252,6 +253,26 @@ func TestSweep(t *testing.T) {
 	if _, err := LoadSweepRun(filepath.Join(root, "nothing"), "pats", 1); err == nil {
 		t.Error("a missing run loads without error")
 	}
+	// A run under way has evaluated its ckpt/0 but written no summary: it
+	// is not finished, and its ckpt/0 is not a final figure.
+	running := RunDir(root, "grpo", 1)
+	for _, s := range []string{"valid_seen", "valid_unseen"} {
+		writeEval(t, running, 0, "bare", s, 0.5, 100)
+	}
+	if _, err := LoadSweepRun(running, "grpo", 1); err == nil || !strings.Contains(err.Error(), "not finished") {
+		t.Errorf("a run without its summary: %v", err)
+	}
+}
+
+// finish writes the summary that marks a run folder finished.
+func finish(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, SummaryFile), []byte("summary\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestPlots(t *testing.T) {
@@ -298,6 +319,7 @@ func TestSweepReads(t *testing.T) {
 	}
 	for run, sp := range final {
 		dir := filepath.Join(root, run)
+		finish(t, dir)
 		for i, name := range []string{"valid_seen", "valid_unseen"} {
 			m := table.EvalMetrics{Split: name, Episodes: 10, Success: 0.5, Score: 0.5, Tokens: 100,
 				ReadsPerEp: sp[i].reads, RightReadRate: sp[i].right, MisleadingRate: sp[i].misleading}

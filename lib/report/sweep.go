@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -109,11 +110,19 @@ func RunDir(root, variant string, seed int64) string {
 	return filepath.Join(root, fmt.Sprintf("%s-s%d", v, seed))
 }
 
-// LoadSweepRun reads the final evaluation of one run folder.
+// SummaryFile is the file pats.mk writes last in a run folder: a run
+// without it is not finished, whatever evaluations it already holds (its
+// ckpt/0 is evaluated first).
+const SummaryFile = "summary.md"
+
+// LoadSweepRun reads the final evaluation of one finished run folder.
 func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 	r, err := Load(dir)
 	if err != nil {
 		return SweepRun{}, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err != nil {
+		return SweepRun{}, &table.InputError{Path: dir, Problem: "no " + SummaryFile + ": the run is not finished"}
 	}
 	sc := variant == "keep"
 	k := r.LastEval()
