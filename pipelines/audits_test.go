@@ -1,0 +1,77 @@
+package pipelines
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestSweepAudits runs scripts/sweep-audits.sh over a sweep folder with a
+// stand-in audit binary that logs its arguments: credit for the finished
+// runs with advantages, scaffold for the finished pats runs at ckpt/0 and
+// every ITERS/4 iterations on the first and last iteration's episodes;
+// unfinished runs are passed over, and a second call audits nothing again.
+func TestSweepAudits(t *testing.T) {
+	root := repoRoot(t)
+	bin, sweep := t.TempDir(), t.TempDir()
+	logf := filepath.Join(t.TempDir(), "calls")
+	fake := "#!/bin/sh\necho \"$@\" >> " + logf + "\necho \"| table | $1 |\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "audit"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []string{"grpo-s1", "skillgate-s1", "broadcast-s2", "pats-s1", "pats-s2"} {
+		for _, d := range []string{"adv", "traj", "ckpt"} {
+			if err := os.MkdirAll(filepath.Join(sweep, run, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if run != "pats-s2" { // pats-s2 is still running
+			if err := os.WriteFile(filepath.Join(sweep, run, "summary.md"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run := func() string {
+		cmd := exec.Command("bash", filepath.Join(root, "scripts", "sweep-audits.sh"), sweep, "8")
+		cmd.Env = append(os.Environ(), "BIN="+bin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("sweep-audits.sh: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	out := run()
+	b, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sweep
+	want := []string{
+		"credit " + s + "/grpo-s1/traj --advantages " + s + "/grpo-s1/adv -o " + s + "/grpo-s1/audit/credit.parquet --plot " + s + "/grpo-s1/audit/credit.png",
+		"credit " + s + "/broadcast-s2/traj --advantages " + s + "/broadcast-s2/adv -o " + s + "/broadcast-s2/audit/credit.parquet --plot " + s + "/broadcast-s2/audit/credit.png",
+		"credit " + s + "/skillgate-s1/traj --advantages " + s + "/skillgate-s1/adv -o " + s + "/skillgate-s1/audit/credit.parquet --plot " + s + "/skillgate-s1/audit/credit.png",
+		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/0.parquet --scaffold " + s + "/pats-s1/snap/0.parquet -o " + s + "/pats-s1/audit/scaffold-traj0.parquet --plot " + s + "/pats-s1/audit/scaffold-traj0.png",
+		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/7.parquet --scaffold " + s + "/pats-s1/snap/7.parquet -o " + s + "/pats-s1/audit/scaffold-traj7.parquet --plot " + s + "/pats-s1/audit/scaffold-traj7.png",
+	}
+	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(string(b)), "\n")); d != "" {
+		t.Errorf("audit calls (-want +got):\n%s", d)
+	}
+	if !strings.Contains(out, "| table | scaffold |") || !strings.Contains(out, "== "+s+"/skillgate-s1: audit credit") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(s, "pats-s1", "audit", "scaffold-traj7.md")); err != nil {
+		t.Errorf("the audit's table was not kept: %v", err)
+	}
+	// A second call prints what is there and runs nothing.
+	os.Remove(logf)
+	if out2 := run(); out2 != out {
+		t.Errorf("second call printed otherwise:\n%s", out2)
+	}
+	if _, err := os.Stat(logf); err == nil {
+		t.Error("a second call ran the audits again")
+	}
+}
