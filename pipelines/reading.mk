@@ -8,9 +8,9 @@
 # The demonstrations are oracle episodes of READING_ENV's train split in
 # shards (READING_MIX: name:tasks, each with its own seed and tasks), mixed
 # into one file. A shard's name is its kind, or its kind and a suffix
-# (slate-mixed.2) for a second shard of a kind with its own seed and tasks:
-# one shard has at most the split's 3,553 tasks. READING_ENV is household-drawn: household's tasks with
-# conventions drawn per task (where the goal objects are kept, what heats),
+# (mixed.2) for a second shard of a kind with its own seed and tasks: one
+# shard has at most the split's 3,553 tasks. READING_ENV is
+# household-drawn: household's tasks with conventions drawn per task (where the goal objects are kept, what heats),
 # stated by the task's right rules and its right skill's body, so a rule
 # decides the action and no type-level convention can stand in for it. The
 # oracle follows every rule it reads, right or misleading ("Look in the K
@@ -50,9 +50,10 @@ READING_MIX    ?= mixed:3200 misleading:1200 none:1600 preread-right:1200 prerea
 READING_EPOCHS ?= 5
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
-# the reading test: its world, its flags (--skills: every condition shows
-# the slate, the skill conditions read from it), tasks per split (0: the
-# whole split)
+# the reading test: its world, its flags (none: no slate, the skill
+# conditions put the body before the first action; --skills for a base
+# trained with the slate, as the skills twin below), tasks per split (0:
+# the whole split)
 READING_TEST_ENV   ?= household-rl
 READING_TEST_FLAGS ?=
 READING_EVAL   ?= 0

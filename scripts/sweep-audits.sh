@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The audits of a finished (or partial) sweep: `audit credit` over all
-# iterations of every run that reads skills with the sequence advantage or
-# with SkillGate's credit (grpo-s*, broadcast-s*, skillgate-s* that have
-# advantages files), and `audit scaffold` of every pats run: the NLL gap with
+# iterations of every finished grpo-s*, broadcast-s* and skillgate-s* run
+# (the credit of skill reads, where the run reads skills, and GiGPO's anchor
+# coverage), and `audit scaffold` of every pats run: the NLL gap with
 # and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
 # last, on the episodes of the first and of the last iteration (each with the
 # scaffold it was rolled out with). Each audit is written once, under

@@ -259,8 +259,6 @@ func (f Flags) Options() (rollout.Options, error) {
 		if o.Preread, err = rollout.PrereadFunc(e, lib, f.Preread, f.Seed); err != nil {
 			return o, command.Usagef("%v", err)
 		}
-	} else if _, err := rollout.PrereadFunc(e, nil, f.Preread, f.Seed); err != nil {
-		return o, command.Usagef("%v", err)
 	}
 	return o, nil
 }
