@@ -28,6 +28,13 @@
 #                     action (it states the task's draws), as if read
 #   preread-random    a library skill drawn per task, its body before the
 #                     first action (followed where it bears on the task)
+#   common-none, common-misleading, common-preread-random
+#                     none, misleading and preread-random in READING_COMMON_ENV
+#                     (household: common sense, objects at their usual
+#                     places) instead of READING_ENV: episodes whose context
+#                     says nothing right about the task, so that with no
+#                     true text the base searches as common sense does
+#                     (recipes 7 and 8, docs/results.md)
 #
 # and of recipes 2-4 (with the slate, which recipe 5 drops: docs/results.md):
 #
@@ -60,6 +67,8 @@ READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
 # extra rollout flags of every demonstration shard
 READING_ROLLOUT_FLAGS ?=
+# the world of the common-* shard kinds
+READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
 # base of runs with skills on: recipe 4's demonstrations (every one with the
 # slate; docs/results.md), the same training, and the reading test with
@@ -84,6 +93,11 @@ reading_flags_slate-misled     := --skills --text-read none --hints misleading
 reading_flags_slate-none       := --skills --text-read none
 reading_flags_read-right       := --skills --text-read right
 reading_flags_read-random      := --skills --text-read random
+reading_flags_common-none      := --hints none
+reading_flags_common-misleading := --hints misleading
+reading_flags_common-preread-random := --preread random
+# the world of each shard kind: READING_ENV but for the common-* kinds
+reading_env = $(if $(filter common-%,$(1)),$(READING_COMMON_ENV),$(READING_ENV))
 READING_SHARDS := $(foreach s,$(READING_MIX),$(firstword $(subst :, ,$(s))))
 reading_tasks   = $(word 2,$(subst :, ,$(filter $(1):%,$(READING_MIX))))
 # shard i (from 1) of READING_MIX has seed READING_SEED 99 i
@@ -142,7 +156,7 @@ endif
 $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(if $(reading_flags_$(basename $*)),,$(error READING_MIX: unknown shard kind $(basename $*)))
-	$(BIN)/rollout --env $(READING_ENV) --max-context $(MAX_CONTEXT) --split train --tasks $(call reading_tasks,$*) --group 1 \
+	$(BIN)/rollout --env $(call reading_env,$(basename $*)) --max-context $(MAX_CONTEXT) --split train --tasks $(call reading_tasks,$*) --group 1 \
 	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(reading_flags_$(basename $*)) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
 
 $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/demos/$(s).parquet)
