@@ -46,7 +46,8 @@ var readingContext = map[string]string{
 //   - misleading-hint: its misleading rules, same form;
 //   - right-skill: the body of the task type's right skill (the first in
 //     name order) placed in the context before the first action, as if the
-//     episode had read it;
+//     episode had read it (the body the environment states for the task
+//     when it is an env.BodyStater, as a read shows it);
 //   - wrong-skill: the body of a skill misleading for the type (the first in
 //     name order; an unrelated skill when there is none).
 //
@@ -93,7 +94,13 @@ func Reading(ctx context.Context, base rollout.Options, lib *skill.Library) ([]t
 			if err != nil {
 				return nil, err
 			}
-			o.Preread = func(_, taskType string) string { return bodies[taskType] }
+			stater, _ := base.Env.(env.BodyStater)
+			o.Preread = func(taskID, taskType string) string {
+				if right && stater != nil {
+					return stater.RightBody(taskID, bodies[taskType])
+				}
+				return bodies[taskType]
+			}
 		}
 		trajs, err := rollout.Run(ctx, o)
 		if err != nil {

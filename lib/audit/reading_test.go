@@ -174,3 +174,38 @@ func TestReadingSkipsWhatIsMissing(t *testing.T) {
 		t.Fatalf("rows %+v", rows)
 	}
 }
+
+// TestReadingStatedBody: in a world whose right skills' bodies state the
+// task's facts (household-drawn, env.BodyStater) the right-skill condition
+// without a slate shows the stated body, as a read would: the oracle
+// follows it to where the goal objects are kept and needs far fewer steps
+// than with no text, while the library's own body (household's usual
+// places) would leave it searching as with none.
+func TestReadingStatedBody(t *testing.T) {
+	e, err := env.Open("household-drawn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := skill.Builtin("household-drawn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 30, Group: 1, Seed: 1, Tok: tok,
+		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}, Workers: 2}
+	rows, err := Reading(context.Background(), o, lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]table.ReadingAudit{}
+	for _, r := range rows {
+		got[r.Condition] = r
+	}
+	none, right, wrong := got[CondNone].Steps, got[CondRightSkill].Steps, got[CondWrongSkill].Steps
+	if right > 0.6*none || right > 0.6*wrong {
+		t.Errorf("steps per episode: right-skill %.1f, none %.1f, wrong-skill %.1f; want the stated body to save steps", right, none, wrong)
+	}
+}
