@@ -74,6 +74,25 @@ func TestReadingBaseRecipe(t *testing.T) {
 		}
 	}
 
+	// common-* kinds play their rules in the common-sense world
+	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 common-none:5 common-misleading.2:4")
+	if err != nil {
+		t.Fatalf("make -n base-reading with common-* shards: %v\n%s", err, out)
+	}
+	world := regexp.MustCompile(`rollout --env (\S+) .*--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading\s+-o runs/base-reading/demos/(\S+)\.parquet`)
+	got = nil
+	for _, m := range world.FindAllStringSubmatch(out, -1) {
+		got = append(got, m[5]+" "+m[1]+" "+m[2]+" "+m[3]+" "+m[4])
+	}
+	want = []string{
+		"mixed household-drawn 10 1991 --hints mixed",
+		"common-none household 5 1992 --hints none",
+		"common-misleading.2 household 4 1993 --hints misleading",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("shards with common-* kinds (-want +got):\n%s\n%s", diff, out)
+	}
+
 	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 bogus:5")
 	if err == nil || !strings.Contains(out, "unknown shard kind bogus") {
 		t.Errorf("READING_MIX with an unknown kind: err %v, output\n%s", err, out)
