@@ -28,13 +28,13 @@
 #                     action (it states the task's draws), as if read
 #   preread-random    a library skill drawn per task, its body before the
 #                     first action (followed where it bears on the task)
-#   common-none, common-misleading, common-preread-random
-#                     none, misleading and preread-random in READING_COMMON_ENV
-#                     (household: common sense, objects at their usual
-#                     places) instead of READING_ENV: episodes whose context
-#                     says nothing right about the task, so that with no
-#                     true text the base searches as common sense does
-#                     (recipes 7 and 8, docs/results.md)
+#   common-K          kind K played in READING_COMMON_ENV (household: common
+#                     sense, objects at their usual places) instead of
+#                     READING_ENV; recipes 7 and 8 (docs/results.md) took
+#                     common-none, common-misleading and common-preread-random,
+#                     the episodes whose context says nothing right about the
+#                     task, so that with no true text the base searches as
+#                     common sense does
 #
 # and of recipes 2-4 (with the slate, which recipe 5 drops: docs/results.md):
 #
@@ -93,11 +93,11 @@ reading_flags_slate-misled     := --skills --text-read none --hints misleading
 reading_flags_slate-none       := --skills --text-read none
 reading_flags_read-right       := --skills --text-read right
 reading_flags_read-random      := --skills --text-read random
-reading_flags_common-none      := --hints none
-reading_flags_common-misleading := --hints misleading
-reading_flags_common-preread-random := --preread random
-# the world of each shard kind: READING_ENV but for the common-* kinds
-reading_env = $(if $(filter common-%,$(1)),$(READING_COMMON_ENV),$(READING_ENV))
+# common-K is kind K played in READING_COMMON_ENV: a shard kind's flags are
+# its base kind's, its world READING_ENV but for the common-* kinds
+reading_kind  = $(patsubst common-%,%,$(1))
+reading_flags = $(reading_flags_$(call reading_kind,$(1)))
+reading_env   = $(if $(filter common-%,$(1)),$(READING_COMMON_ENV),$(READING_ENV))
 READING_SHARDS := $(foreach s,$(READING_MIX),$(firstword $(subst :, ,$(s))))
 reading_tasks   = $(word 2,$(subst :, ,$(filter $(1):%,$(READING_MIX))))
 # shard i (from 1) of READING_MIX has seed READING_SEED 99 i
@@ -155,9 +155,9 @@ endif
 
 $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(if $(reading_flags_$(basename $*)),,$(error READING_MIX: unknown shard kind $(basename $*)))
+	$(if $(call reading_flags,$(basename $*)),,$(error READING_MIX: unknown shard kind $(basename $*)))
 	$(BIN)/rollout --env $(call reading_env,$(basename $*)) --max-context $(MAX_CONTEXT) --split train --tasks $(call reading_tasks,$*) --group 1 \
-	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(reading_flags_$(basename $*)) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
+	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(call reading_flags,$(basename $*)) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
 
 $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/demos/$(s).parquet)
 	$(BIN)/report mix $^ -o $@

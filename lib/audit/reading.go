@@ -94,13 +94,15 @@ func Reading(ctx context.Context, base rollout.Options, lib *skill.Library) ([]t
 			if err != nil {
 				return nil, err
 			}
-			stater, _ := base.Env.(env.BodyStater)
-			o.Preread = func(taskID, taskType string) string {
-				if right && stater != nil {
-					return stater.RightBody(taskID, bodies[taskType])
+			if right {
+				// the body --preread right shows: the one the
+				// environment states for the task (env.BodyStater)
+				if o.Preread, err = rollout.PrereadFunc(base.Env, lib, rollout.PrereadRight, base.Seed); err != nil {
+					return nil, err
 				}
-				return bodies[taskType]
+				break
 			}
+			o.Preread = func(_, taskType string) string { return bodies[taskType] }
 		}
 		trajs, err := rollout.Run(ctx, o)
 		if err != nil {

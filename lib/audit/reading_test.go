@@ -45,20 +45,8 @@ func TestWilson(t *testing.T) {
 // oracle's common-sense search often overruns: right rules and the right
 // skill's body must raise success, misleading rules lower it.
 func TestReadingOracle(t *testing.T) {
-	e, err := env.Open("household-rl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := skill.Builtin("household-rl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 60, Group: 1, Seed: 1, Tok: tok,
-		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}, MaxContext: 450, Workers: 2}
+	o, lib := oracleOptions(t, "household-rl", 60)
+	o.MaxContext = 450
 	rows, err := Reading(context.Background(), o, lib)
 	if err != nil {
 		t.Fatal(err)
@@ -182,20 +170,7 @@ func TestReadingSkipsWhatIsMissing(t *testing.T) {
 // than with no text, while the library's own body (household's usual
 // places) would leave it searching as with none.
 func TestReadingStatedBody(t *testing.T) {
-	e, err := env.Open("household-drawn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := tokenizer.Builtin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lib, err := skill.Builtin("household-drawn")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 30, Group: 1, Seed: 1, Tok: tok,
-		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}, Workers: 2}
+	o, lib := oracleOptions(t, "household-drawn", 30)
 	rows, err := Reading(context.Background(), o, lib)
 	if err != nil {
 		t.Fatal(err)
@@ -208,4 +183,24 @@ func TestReadingStatedBody(t *testing.T) {
 	if right > 0.6*none || right > 0.6*wrong {
 		t.Errorf("steps per episode: right-skill %.1f, none %.1f, wrong-skill %.1f; want the stated body to save steps", right, none, wrong)
 	}
+}
+
+// oracleOptions are the reading test's options for the oracle on tasks
+// tasks of world's valid_seen, with the world's skill library.
+func oracleOptions(t *testing.T, world string, tasks int) (rollout.Options, *skill.Library) {
+	t.Helper()
+	e, err := env.Open(world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := skill.Builtin(world)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: tasks, Group: 1, Seed: 1, Tok: tok,
+		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}, Workers: 2}, lib
 }
