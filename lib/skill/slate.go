@@ -34,12 +34,18 @@ func BuiltinEnvs() []string {
 // sharedLibrary names, for a world that has no library of its own, the
 // world whose library it uses: household-drawn (a pretraining world with
 // household's tasks) shows household's skills; its right skills' bodies
-// state each task's draws (env.BodyStater).
-var sharedLibrary = map[string]string{"household-drawn": "household"}
+// state each task's draws (env.BodyStater). The large worlds show the
+// library of their world of ordinary rooms.
+var sharedLibrary = map[string]string{
+	"household-drawn":       "household",
+	"household-drawn-large": "household",
+	"household-rl-large":    "household-rl",
+}
 
 // Builtin returns the embedded skill library of environment env
 // ("household", "household-rl", "shop" or "searchqa"; household-drawn
-// gets household's).
+// and household-drawn-large get household's, household-rl-large
+// household-rl's).
 func Builtin(env string) (*Library, error) {
 	if lib, ok := sharedLibrary[env]; ok {
 		env = lib

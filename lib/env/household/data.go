@@ -68,6 +68,13 @@ const (
 	maxClosed      = 9
 )
 
+// The caps of a large room (largeRoomKinds): an oracle without knowledge
+// may need more than the 50-step budget to search one.
+const (
+	maxReceptaclesLarge = 36
+	maxClosedLarge      = 22
+)
+
 var roomKinds = []roomKind{
 	{roomKitchen, []roomRecep{
 		{"cabinet", 2, 4}, {"drawer", 1, 3}, {"countertop", 1, 2}, {"fridge", 1, 1},
@@ -87,6 +94,34 @@ var roomKinds = []roomKind{
 	{roomLivingroom, []roomRecep{
 		{"sofa", 1, 1}, {"armchair", 0, 2}, {"coffeetable", 1, 1}, {"sidetable", 1, 2},
 		{"tvstand", 0, 1}, {"shelf", 1, 3}, {"drawer", 0, 3}, {"cabinet", 0, 2}, {"dresser", 0, 1},
+		{"diningtable", 0, 1}, {"garbagecan", 1, 1}, {"safe", 0, 1}, {"ottoman", 0, 1},
+	}},
+}
+
+// largeRoomKinds are the room templates of the large worlds
+// (household-rl-large, household-drawn-large): the same kinds as roomKinds
+// (so every task, combination and convention is the same), with
+// ALFWorld-like counts of the kinds a house repeats: a kitchen of up to 14
+// cabinets and 8 drawers, a bedroom of up to 10 drawers and 6 shelves.
+var largeRoomKinds = []roomKind{
+	{roomKitchen, []roomRecep{
+		{"cabinet", 6, 14}, {"drawer", 3, 8}, {"countertop", 1, 3}, {"fridge", 1, 1},
+		{"microwave", 1, 1}, {"sinkbasin", 1, 1}, {"stoveburner", 2, 4}, {"diningtable", 0, 1},
+		{"coffeemachine", 0, 1}, {"garbagecan", 1, 1}, {"toaster", 0, 1}, {"shelf", 0, 3},
+	}},
+	{roomBedroom, []roomRecep{
+		{"bed", 1, 1}, {"desk", 0, 2}, {"drawer", 4, 10}, {"dresser", 0, 1}, {"shelf", 2, 6},
+		{"sidetable", 1, 2}, {"garbagecan", 1, 1}, {"safe", 0, 1}, {"laundryhamper", 0, 1},
+		{"armchair", 0, 1},
+	}},
+	{roomBathroom, []roomRecep{
+		{"cabinet", 3, 8}, {"countertop", 1, 2}, {"sinkbasin", 1, 2}, {"bathtubbasin", 0, 1},
+		{"toilet", 1, 1}, {"towelholder", 0, 1}, {"handtowelholder", 0, 1},
+		{"toiletpaperhanger", 1, 1}, {"garbagecan", 1, 1}, {"drawer", 2, 6}, {"shelf", 0, 3},
+	}},
+	{roomLivingroom, []roomRecep{
+		{"sofa", 1, 1}, {"armchair", 0, 2}, {"coffeetable", 1, 1}, {"sidetable", 1, 3},
+		{"tvstand", 0, 1}, {"shelf", 2, 5}, {"drawer", 2, 6}, {"cabinet", 2, 6}, {"dresser", 0, 1},
 		{"diningtable", 0, 1}, {"garbagecan", 1, 1}, {"safe", 0, 1}, {"ottoman", 0, 1},
 	}},
 }
@@ -199,6 +234,7 @@ var (
 	objByName   = map[string]*objKind{}
 	lampByName  = map[string]*lampKind{}
 	roomByName  = map[string]*roomKind{}
+	largeByName = map[string]*roomKind{}
 )
 
 func init() {
@@ -217,6 +253,18 @@ func init() {
 	for i := range roomKinds {
 		roomByName[roomKinds[i].name] = &roomKinds[i]
 	}
+	for i := range largeRoomKinds {
+		largeByName[largeRoomKinds[i].name] = &largeRoomKinds[i]
+	}
+}
+
+// roomTemplate is the template of a room of kind room, large or not, and
+// its caps (receptacles, closed ones).
+func roomTemplate(room string, large bool) (rk *roomKind, maxRecep, maxShut int) {
+	if large {
+		return largeByName[room], maxReceptaclesLarge, maxClosedLarge
+	}
+	return roomByName[room], maxReceptacles, maxClosed
 }
 
 // isCleaner reports whether a receptacle kind can clean objects.

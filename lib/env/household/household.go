@@ -7,7 +7,7 @@ import (
 	"github.com/pats-rl/pats/lib/env"
 )
 
-// Names of the three worlds.
+// Names of the worlds.
 const (
 	// Name is the common-sense world (the base's pretraining world).
 	Name = "household"
@@ -19,12 +19,21 @@ const (
 	// decide where its objects are and what heats, without a type-level
 	// regularity a policy could learn instead of reading.
 	NameDrawn = "household-drawn"
+	// NameRLLarge is household-rl in large rooms (largeRoomKinds: up to 36
+	// receptacles, 22 of them closed), where a search without knowledge
+	// can take more than the step budget.
+	NameRLLarge = "household-rl-large"
+	// NameDrawnLarge is household-drawn in large rooms: the pretraining
+	// world of a base meant for household-rl-large.
+	NameDrawnLarge = "household-drawn-large"
 )
 
 func init() {
 	env.Register(Name, func() (env.Env, error) { return New(), nil })
 	env.Register(NameRL, func() (env.Env, error) { return NewRL(), nil })
 	env.Register(NameDrawn, func() (env.Env, error) { return NewDrawn(), nil })
+	env.Register(NameRLLarge, func() (env.Env, error) { return NewRLLarge(), nil })
+	env.Register(NameDrawnLarge, func() (env.Env, error) { return NewDrawnLarge(), nil })
 }
 
 // New returns the household environment. It holds no state: tasks are
@@ -41,6 +50,14 @@ func NewRL() env.Env { return household{kind: worldRL} }
 // drawn for it and heats with an appliance drawn for it (drawConventions).
 // Its right rules and its right skills' bodies state the task's draws.
 func NewDrawn() env.Env { return household{kind: worldDrawn} }
+
+// NewRLLarge returns household-rl-large: household-rl's tasks, splits,
+// room kinds and conventions in large rooms (largeRoomKinds).
+func NewRLLarge() env.Env { return household{kind: worldRLLarge} }
+
+// NewDrawnLarge returns household-drawn-large: household-drawn's tasks,
+// splits, room kinds and drawn conventions in large rooms.
+func NewDrawnLarge() env.Env { return household{kind: worldDrawnLarge} }
 
 type household struct{ kind worldKind }
 
@@ -95,7 +112,7 @@ func (h household) Hints(id string) (env.Hints, error) {
 // The other worlds' bodies are their libraries' own.
 func (h household) RightBody(id, body string) string {
 	s, err := h.spec(id)
-	if err != nil || s.world != worldDrawn {
+	if err != nil || s.world.conventions() != worldDrawn {
 		return body
 	}
 	lines := strings.Split(body, "\n")

@@ -202,16 +202,33 @@ func (s *taskSpec) appliance() string {
 	return ""
 }
 
-// worldKind is one of the three worlds of the package.
+// worldKind is one of the worlds of the package.
 type worldKind int
 
 const (
-	worldCommon worldKind = iota // household: common sense
-	worldRL                      // household-rl: the house's conventions
-	worldDrawn                   // household-drawn: conventions drawn per task
+	worldCommon     worldKind = iota // household: common sense
+	worldRL                          // household-rl: the house's conventions
+	worldDrawn                       // household-drawn: conventions drawn per task
+	worldRLLarge                     // household-rl-large: household-rl in large rooms
+	worldDrawnLarge                  // household-drawn-large: household-drawn in large rooms
 )
 
-var worldKinds = []worldKind{worldCommon, worldRL, worldDrawn}
+var worldKinds = []worldKind{worldCommon, worldRL, worldDrawn, worldRLLarge, worldDrawnLarge}
+
+// conventions is the world whose conventions k has: a large world's are
+// those of its world of ordinary rooms.
+func (k worldKind) conventions() worldKind {
+	switch k {
+	case worldRLLarge:
+		return worldRL
+	case worldDrawnLarge:
+		return worldDrawn
+	}
+	return k
+}
+
+// large reports whether k's rooms follow largeRoomKinds.
+func (k worldKind) large() bool { return k == worldRLLarge || k == worldDrawnLarge }
 
 // prefix is the world's name, the first part of its task ids.
 func prefix(k worldKind) string {
@@ -220,6 +237,10 @@ func prefix(k worldKind) string {
 		return NameRL
 	case worldDrawn:
 		return NameDrawn
+	case worldRLLarge:
+		return NameRLLarge
+	case worldDrawnLarge:
+		return NameDrawnLarge
 	}
 	return Name
 }
@@ -237,7 +258,7 @@ func parseID(id string) (k worldKind, split string, index int, err error) {
 		}
 	}
 	if k < 0 {
-		return 0, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>, household-rl/... or household-drawn/...)", id)
+		return 0, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>, or household-rl/..., household-drawn/..., household-rl-large/..., household-drawn-large/...)", id)
 	}
 	n, ok := splitSizes[parts[1]]
 	if !ok {
@@ -290,7 +311,7 @@ func specFor(id string) (*taskSpec, error) {
 		goal: goalText(c, mix64(h^3)),
 	}
 	s.world = k
-	switch k {
+	switch k.conventions() {
 	case worldRL:
 		s.conv = &Conventions
 		s.keep = Conventions.keepKind(c, room)

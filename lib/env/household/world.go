@@ -51,7 +51,7 @@ const (
 // generate builds the room of task s. It is a pure function of s.
 func generate(s *taskSpec) *world {
 	r := newRNG(s.seed)
-	rk := roomByName[s.room]
+	rk, maxRecep, maxShut := roomTemplate(s.room, s.world.large())
 	c := s.c
 
 	// Receptacle counts, with the kinds the task needs forced to at least one.
@@ -94,10 +94,10 @@ func generate(s *taskSpec) *world {
 			closed += counts[i]
 		}
 	}
-	for total > maxReceptacles || closed > maxClosed {
+	for total > maxRecep || closed > maxShut {
 		var cand []int
 		for i := range counts {
-			if counts[i] > mins[i] && (total > maxReceptacles || recepByName[rk.receps[i].kind].openable) {
+			if counts[i] > mins[i] && (total > maxRecep || recepByName[rk.receps[i].kind].openable) {
 				cand = append(cand, i)
 			}
 		}
