@@ -79,6 +79,33 @@ func TestBuiltinLibraries(t *testing.T) {
 	}
 }
 
+// TestSharedLibraries: a world without a library of its own gets the one
+// of the world whose tasks it shares, skill for skill.
+func TestSharedLibraries(t *testing.T) {
+	for world, want := range map[string]string{
+		"household-drawn":       "household",
+		"household-drawn-large": "household",
+		"household-rl-large":    "household-rl",
+	} {
+		got, err := Builtin(world)
+		if err != nil {
+			t.Fatalf("Builtin(%q): %v", world, err)
+		}
+		own, err := Builtin(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got.Skills()) != len(own.Skills()) {
+			t.Fatalf("%s: %d skills, %s has %d", world, len(got.Skills()), want, len(own.Skills()))
+		}
+		for i, s := range got.Skills() {
+			if o := own.Skills()[i]; s.Name != o.Name || s.Body != o.Body {
+				t.Fatalf("%s: skill %d is %s, %s's is %s", world, i, s.Name, want, o.Name)
+			}
+		}
+	}
+}
+
 func TestVocabulary(t *testing.T) {
 	l, err := Builtin("household")
 	if err != nil {

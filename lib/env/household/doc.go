@@ -82,7 +82,7 @@
 // otherwise), opens closed ones, and then transforms and places the object
 // or lights the lamp. The room caps (16 receptacles, 9 closed) bound its
 // search to 25 steps, so it always finishes within the budget; it averages
-// about 10 steps per episode.
+// about 10 steps per episode (not so in the large worlds below).
 //
 // # Features
 //
@@ -125,6 +125,19 @@
 // (RightBody, env.BodyStater; household's library). It is a pretraining
 // world: a rule decides the action, and no type has a convention of its
 // own to learn instead of reading.
+//
+// # The large worlds
+//
+// NewRLLarge ("household-rl-large") and NewDrawnLarge
+// ("household-drawn-large") are household-rl and household-drawn in large
+// rooms: the same tasks, splits, combinations, room kinds, goals and
+// conventions, in rooms of the same receptacle kinds with more of the kinds
+// a house repeats (up to 14 cabinets, 10 drawers, 6 shelves; at most 36
+// receptacles, 22 of them closed), as ALFWorld's rooms have. There a search
+// without knowledge can take more than the 50 steps (the oracle without
+// rules fails about 4% of valid_seen), so reading a right rule or skill
+// body decides tasks, not only steps. They use the skill libraries of their
+// ordinary worlds.
 //
 // # Rules
 //

@@ -311,14 +311,17 @@ func TestVocabularyCoversEverything(t *testing.T) {
 		t.Errorf("vocabulary has %d words", n)
 	}
 	missing := map[string]string{}
-	for _, split := range e.Splits() {
-		for i, id := range sample(t, e, split, 70) {
-			for _, a := range []env.Agent{e.Oracle(), &randomAgent{}} {
-				r := run(t, e, id, int64(i), a)
-				for _, text := range r.texts {
-					for _, w := range words.Split(text) {
-						if !vocab[w] {
-							missing[w] = text
+	// every world: the large ones number up to 14 instances of a kind
+	for _, world := range []env.Env{e, NewRL(), NewDrawn(), NewRLLarge(), NewDrawnLarge()} {
+		for _, split := range world.Splits() {
+			for i, id := range sample(t, world, split, 30) {
+				for _, a := range []env.Agent{world.Oracle(), &randomAgent{}} {
+					r := run(t, world, id, int64(i), a)
+					for _, text := range r.texts {
+						for _, word := range words.Split(text) {
+							if !vocab[word] {
+								missing[word] = text
+							}
 						}
 					}
 				}
