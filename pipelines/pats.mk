@@ -84,7 +84,9 @@ CREDIT       ?= broadcast
 # with skills on: the first read of the demonstrations, one shard of
 # DEMO_TASKS / (number of modes) tasks per mode (rollout --text-read)
 DEMO_READS   ?= right random
-EXPERT       ?= pipelines/expert/$(ENV).yaml
+# the hand-written scaffold of warm-start; a large world
+# (household-rl-large) has its ordinary world's conventions and scaffold
+EXPERT       ?= pipelines/expert/$(patsubst %-large,%,$(ENV)).yaml
 # A run folder whose snap/0, demos and ckpt/0 to copy instead of computing
 # them (the sweep shares one warm-up among variants); empty: compute.
 WARMUP       ?=
