@@ -137,6 +137,17 @@ func TestSplitSizes(t *testing.T) {
 	}
 }
 
+// closedCount is the number of openable receptacles of room w.
+func closedCount(w *world) int {
+	n := 0
+	for _, r := range w.receps {
+		if r.openable {
+			n++
+		}
+	}
+	return n
+}
+
 // TestDistinctTrainTasks checks that the training tasks are distinct rooms
 // and goals, and that every type is represented evenly.
 func TestDistinctTrainTasks(t *testing.T) {
@@ -147,13 +158,7 @@ func TestDistinctTrainTasks(t *testing.T) {
 			t.Fatal(err)
 		}
 		w := generate(s)
-		closed := 0
-		for _, r := range w.receps {
-			if r.openable {
-				closed++
-			}
-		}
-		if len(w.receps) > maxReceptacles || closed > maxClosed {
+		if closed := closedCount(w); len(w.receps) > maxReceptacles || closed > maxClosed {
 			t.Errorf("%s: %d receptacles, %d closed", id, len(w.receps), closed)
 		}
 		goals := 0

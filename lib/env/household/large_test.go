@@ -91,13 +91,7 @@ func TestLargeWorldsSameTasks(t *testing.T) {
 				t.Fatalf("%s: keep %q heat %q room %s, ordinary world keep %q heat %q room %s", id, s.keep, s.heatKind(), s.room, o.keep, o.heatKind(), o.room)
 			}
 			w := generate(s)
-			closed := 0
-			for _, r := range w.receps {
-				if r.openable {
-					closed++
-				}
-			}
-			if len(w.receps) > maxReceptaclesLarge || closed > maxClosedLarge {
+			if closed := closedCount(w); len(w.receps) > maxReceptaclesLarge || closed > maxClosedLarge {
 				t.Fatalf("%s: %d receptacles, %d closed", id, len(w.receps), closed)
 			}
 			for _, ob := range w.objs {
