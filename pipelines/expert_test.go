@@ -111,3 +111,22 @@ func majorityRules(t *testing.T, e env.Env) map[string][]string {
 	}
 	return out
 }
+
+// TestExpertOfLargeWorld: warm-start in a large world takes the expert
+// scaffold of its ordinary world (the same conventions), and an ordinary
+// world its own.
+func TestExpertOfLargeWorld(t *testing.T) {
+	for env, want := range map[string]string{
+		"household-rl-large": "validate init --from pipelines/expert/household-rl.yaml",
+		"household-rl":       "validate init --from pipelines/expert/household-rl.yaml",
+		"household":          "validate init --from pipelines/expert/household.yaml",
+	} {
+		out, err := dryRun(t, "warmup", "VARIANT=warm-start", "RUN=x", "ENV="+env, "BASE=base-reading")
+		if err != nil {
+			t.Fatalf("%s: make -n warmup: %v\n%s", env, err, out)
+		}
+		if !strings.Contains(out, want) {
+			t.Errorf("%s: warm-start's B_0 is not %q:\n%s", env, want, out)
+		}
+	}
+}
