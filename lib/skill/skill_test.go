@@ -83,9 +83,10 @@ func TestBuiltinLibraries(t *testing.T) {
 // of the world whose tasks it shares, skill for skill.
 func TestSharedLibraries(t *testing.T) {
 	for world, want := range map[string]string{
-		"household-drawn":       "household",
-		"household-drawn-large": "household",
-		"household-rl-large":    "household-rl",
+		"household-drawn":        "household",
+		"household-drawn-large":  "household",
+		"household-drawn-places": "household",
+		"household-rl-large":     "household-rl",
 	} {
 		got, err := Builtin(world)
 		if err != nil {

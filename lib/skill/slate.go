@@ -37,15 +37,16 @@ func BuiltinEnvs() []string {
 // state each task's draws (env.BodyStater). The large worlds show the
 // library of their world of ordinary rooms.
 var sharedLibrary = map[string]string{
-	"household-drawn":       "household",
-	"household-drawn-large": "household",
-	"household-rl-large":    "household-rl",
+	"household-drawn":        "household",
+	"household-drawn-large":  "household",
+	"household-drawn-places": "household",
+	"household-rl-large":     "household-rl",
 }
 
 // Builtin returns the embedded skill library of environment env
-// ("household", "household-rl", "shop" or "searchqa"; household-drawn
-// and household-drawn-large get household's, household-rl-large
-// household-rl's).
+// ("household", "household-rl", "shop" or "searchqa"; household-drawn,
+// household-drawn-large and household-drawn-places get household's,
+// household-rl-large household-rl's).
 func Builtin(env string) (*Library, error) {
 	if lib, ok := sharedLibrary[env]; ok {
 		env = lib

@@ -26,6 +26,13 @@ const (
 	// NameDrawnLarge is household-drawn in large rooms: the pretraining
 	// world of a base meant for household-rl-large.
 	NameDrawnLarge = "household-drawn-large"
+	// NameDrawnPlaces is household-drawn-large with the kept kind drawn
+	// by receptacle rather than by kind (drawConventions): a kind the
+	// room repeats (cabinets, drawers) keeps the goal objects as often as
+	// its receptacles are many, so a search through many closed
+	// receptacles of one kind is as common in its episodes as in a large
+	// house.
+	NameDrawnPlaces = "household-drawn-places"
 )
 
 func init() {
@@ -34,6 +41,7 @@ func init() {
 	env.Register(NameDrawn, func() (env.Env, error) { return NewDrawn(), nil })
 	env.Register(NameRLLarge, func() (env.Env, error) { return NewRLLarge(), nil })
 	env.Register(NameDrawnLarge, func() (env.Env, error) { return NewDrawnLarge(), nil })
+	env.Register(NameDrawnPlaces, func() (env.Env, error) { return NewDrawnPlaces(), nil })
 }
 
 // New returns the household environment. It holds no state: tasks are
@@ -58,6 +66,12 @@ func NewRLLarge() env.Env { return household{kind: worldRLLarge} }
 // NewDrawnLarge returns household-drawn-large: household-drawn's tasks,
 // splits, room kinds and drawn conventions in large rooms.
 func NewDrawnLarge() env.Env { return household{kind: worldDrawnLarge} }
+
+// NewDrawnPlaces returns household-drawn-places: household-drawn-large's
+// tasks, splits, rooms and heating draws, with each task's kept kind drawn
+// with a weight of the most receptacles of that kind its large room
+// template holds.
+func NewDrawnPlaces() env.Env { return household{kind: worldDrawnPlaces} }
 
 type household struct{ kind worldKind }
 

@@ -206,14 +206,15 @@ func (s *taskSpec) appliance() string {
 type worldKind int
 
 const (
-	worldCommon     worldKind = iota // household: common sense
-	worldRL                          // household-rl: the house's conventions
-	worldDrawn                       // household-drawn: conventions drawn per task
-	worldRLLarge                     // household-rl-large: household-rl in large rooms
-	worldDrawnLarge                  // household-drawn-large: household-drawn in large rooms
+	worldCommon      worldKind = iota // household: common sense
+	worldRL                           // household-rl: the house's conventions
+	worldDrawn                        // household-drawn: conventions drawn per task
+	worldRLLarge                      // household-rl-large: household-rl in large rooms
+	worldDrawnLarge                   // household-drawn-large: household-drawn in large rooms
+	worldDrawnPlaces                  // household-drawn-places: household-drawn-large, the kept kind drawn by receptacle
 )
 
-var worldKinds = []worldKind{worldCommon, worldRL, worldDrawn, worldRLLarge, worldDrawnLarge}
+var worldKinds = []worldKind{worldCommon, worldRL, worldDrawn, worldRLLarge, worldDrawnLarge, worldDrawnPlaces}
 
 // conventions is the world whose conventions k has: a large world's are
 // those of its world of ordinary rooms.
@@ -221,14 +222,16 @@ func (k worldKind) conventions() worldKind {
 	switch k {
 	case worldRLLarge:
 		return worldRL
-	case worldDrawnLarge:
+	case worldDrawnLarge, worldDrawnPlaces:
 		return worldDrawn
 	}
 	return k
 }
 
 // large reports whether k's rooms follow largeRoomKinds.
-func (k worldKind) large() bool { return k == worldRLLarge || k == worldDrawnLarge }
+func (k worldKind) large() bool {
+	return k == worldRLLarge || k == worldDrawnLarge || k == worldDrawnPlaces
+}
 
 // prefix is the world's name, the first part of its task ids.
 func prefix(k worldKind) string {
@@ -241,6 +244,8 @@ func prefix(k worldKind) string {
 		return NameRLLarge
 	case worldDrawnLarge:
 		return NameDrawnLarge
+	case worldDrawnPlaces:
+		return NameDrawnPlaces
 	}
 	return Name
 }
@@ -258,7 +263,7 @@ func parseID(id string) (k worldKind, split string, index int, err error) {
 		}
 	}
 	if k < 0 {
-		return 0, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>, or household-rl/..., household-drawn/..., household-rl-large/..., household-drawn-large/...)", id)
+		return 0, "", 0, fmt.Errorf("household: malformed task id %q (want household/<split>/<index>, or household-rl/..., household-drawn/..., household-rl-large/..., household-drawn-large/..., household-drawn-places/...)", id)
 	}
 	n, ok := splitSizes[parts[1]]
 	if !ok {
@@ -316,7 +321,7 @@ func specFor(id string) (*taskSpec, error) {
 		s.conv = &Conventions
 		s.keep = Conventions.keepKind(c, room)
 	case worldDrawn:
-		s.conv, s.keep = drawConventions(c, room, mix64(h^5))
+		s.conv, s.keep = drawConventions(c, room, mix64(h^5), k == worldDrawnPlaces)
 	}
 	return s, nil
 }
