@@ -139,6 +139,12 @@
 // body decides tasks, not only steps. They use the skill libraries of their
 // ordinary worlds.
 //
+// NewDrawnPlaces ("household-drawn-places") is household-drawn-large with
+// each task's kept kind drawn with a weight of the most receptacles of that
+// kind the large room template holds, so that the kinds a room repeats
+// (drawers, cabinets) keep the goal objects as often as their receptacles
+// are many; the weights are the same for every type and object.
+//
 // # Rules
 //
 // Every world states rules about each task (env.Hinter: right, misleading
