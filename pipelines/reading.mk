@@ -12,7 +12,9 @@
 # shard has at most the split's 3,553 tasks. READING_ENV is
 # household-drawn: household's tasks with conventions drawn per task (where the goal objects are kept, what heats),
 # stated by the task's right rules and its right skill's body, so a rule
-# decides the action and no type-level convention can stand in for it. The
+# decides the action and no type-level convention can stand in for it
+# (recipes 9 and 10 took its large-room worlds, household-drawn-large and
+# household-drawn-places, with READING_TEST_ENV=household-rl-large). The
 # oracle follows every rule it reads, right or misleading ("Look in the K
 # first.", "Heat the object with the K ..."), in the scaffold's place or in
 # a skill body, as in an instruction-following model's data. Shard kinds
