@@ -67,17 +67,11 @@ func (h *HouseConventions) keepKind(c combo, room string) string {
 // same as without byPlace.
 func drawConventions(c combo, room string, h uint64, byPlace bool) (conv *HouseConventions, keep string) {
 	var kinds []string
-	weight := map[string]int{}
-	if byPlace {
-		for _, rr := range largeByName[room].receps {
-			weight[rr.kind] = rr.max
-		}
-	}
 	for _, rr := range roomByName[room].receps {
 		if rr.kind != c.recep && rr.max > 0 {
 			n := 1
 			if byPlace {
-				n = max(weight[rr.kind], 1)
+				n = max(largeMax(room, rr.kind), 1)
 			}
 			for range n {
 				kinds = append(kinds, rr.kind)

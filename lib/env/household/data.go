@@ -267,6 +267,17 @@ func roomTemplate(room string, large bool) (rk *roomKind, maxRecep, maxShut int)
 	return roomByName[room], maxReceptacles, maxClosed
 }
 
+// largeMax is the most receptacles of kind the large template of room
+// holds (0 when it holds none).
+func largeMax(room, kind string) int {
+	for _, rr := range largeByName[room].receps {
+		if rr.kind == kind {
+			return rr.max
+		}
+	}
+	return 0
+}
+
 // isCleaner reports whether a receptacle kind can clean objects.
 func isCleaner(kind string) bool { return kind == "sinkbasin" || kind == "bathtubbasin" }
 

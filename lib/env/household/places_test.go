@@ -109,13 +109,3 @@ func TestDrawnPlacesWeights(t *testing.T) {
 		t.Fatalf("drawers and cabinets keep the goal objects of %d of %d tasks, household-drawn-large %d of %d: want at least 40%% and twice as many", shut, n, shutLarge, nLarge)
 	}
 }
-
-// largeMax is the most receptacles of kind the large template of room holds.
-func largeMax(room, kind string) int {
-	for _, rr := range largeByName[room].receps {
-		if rr.kind == kind {
-			return rr.max
-		}
-	}
-	return 0
-}
