@@ -69,6 +69,12 @@ READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
 # extra rollout flags of every demonstration shard
 READING_ROLLOUT_FLAGS ?=
+# the history window of the demonstrations and of the reading test
+# (rollout/audit --history: each answer sees the prompt and the last N
+# turns, as verl-agent's ALFWorld prompts with N = 2); 0 keeps the whole
+# episode (the recorded recipe)
+READING_HISTORY ?= 0
+reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))
 # the world of the common-* shard kinds
 READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
@@ -159,7 +165,7 @@ $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(if $(call reading_flags,$(basename $*)),,$(error READING_MIX: unknown shard kind $(basename $*)))
 	$(BIN)/rollout --env $(call reading_env,$(basename $*)) --max-context $(MAX_CONTEXT) --split train --tasks $(call reading_tasks,$*) --group 1 \
-	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(call reading_flags,$(basename $*)) --run base-reading $(READING_ROLLOUT_FLAGS) -o $@
+	  --seed $(READING_SEED)99$(call reading_index,$*) --policy oracle $(call reading_flags,$(basename $*)) --run base-reading$(reading_history) $(READING_ROLLOUT_FLAGS) -o $@
 
 $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/demos/$(s).parquet)
 	$(BIN)/report mix $^ -o $@
@@ -178,5 +184,5 @@ endif
 
 $(READING_BASE)/reading/$(READING_TEST_ENV)/%.md: $(READING_BASE)/ckpt/0/config.json | $(BIN)/audit
 	@mkdir -p $(@D)
-	$(BIN)/audit reading --policy $(READING_BASE)/ckpt/0 --env $(READING_TEST_ENV) --split $* --tasks $(READING_EVAL) $(READING_TEST_FLAGS) \
+	$(BIN)/audit reading --policy $(READING_BASE)/ckpt/0 --env $(READING_TEST_ENV) --split $* --tasks $(READING_EVAL) $(READING_TEST_FLAGS)$(reading_history) \
 	  --seed $(EVAL_SEED) --max-context $(MAX_CONTEXT) -o $(@D)/$*.parquet > $@.tmp && mv $@.tmp $@

@@ -74,6 +74,22 @@ func TestReadingBaseRecipe(t *testing.T) {
 		}
 	}
 
+	// READING_HISTORY puts the history window on every demonstration shard
+	// and on both reading tests; the recorded recipe (0) passes none.
+	if strings.Contains(out, "--history") {
+		t.Errorf("the recorded recipe passes --history:\n%s", out)
+	}
+	out, err = dryRun(t, "base-reading", "READING_HISTORY=2")
+	if err != nil {
+		t.Fatalf("make -n base-reading READING_HISTORY=2: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "--run base-reading --history 2 "); n != len(want) {
+		t.Errorf("%d shards with --history 2, want %d:\n%s", n, len(want), out)
+	}
+	if n := regexp.MustCompile(`audit reading .* --history 2 `).FindAllString(out, -1); len(n) != 2 {
+		t.Errorf("reading tests with --history 2: %q\n%s", n, out)
+	}
+
 	// common-* kinds play their rules in the common-sense world
 	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 common-none:5 common-misleading.2:4")
 	if err != nil {

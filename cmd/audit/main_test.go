@@ -235,13 +235,34 @@ func TestReading(t *testing.T) {
 			t.Errorf("row %d: %+v", i, r)
 		}
 	}
+	// A history window (--history 1) bounds the context each answer sees,
+	// not the episode: under the same 400-token limit every condition's
+	// episodes run longer than with the whole episode in the context.
+	win := filepath.Join(dir, "window.parquet")
+	if code, stderr := run(t, "reading", "--policy", ck, "--env", "household", "--split", "valid_seen", "--tasks", "3",
+		"--max-context", "400", "--history", "1", "-o", win); code != 0 {
+		t.Fatalf("--history 1: exit %d: %s", code, stderr)
+	}
+	wrows, _, err := table.ReadFiles[table.ReadingAudit](win)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wrows) != len(rows) {
+		t.Fatalf("--history 1: %d rows, want %d", len(wrows), len(rows))
+	}
+	for i := range rows {
+		if wrows[i].Condition != rows[i].Condition || wrows[i].Steps <= rows[i].Steps {
+			t.Errorf("%s: steps %.1f with --history 1, %.1f without", rows[i].Condition, wrows[i].Steps, rows[i].Steps)
+		}
+	}
 	// Bad usage: one line on stderr, exit 2, no output.
 	for name, args := range map[string][]string{
-		"no output":      {"--policy", ck},
-		"no policy":      {"-o", filepath.Join(dir, "bad.parquet")},
-		"unknown env":    {"--policy", "oracle", "--env", "nope", "-o", filepath.Join(dir, "bad.parquet")},
-		"unknown split":  {"--policy", "oracle", "--split", "nope", "-o", filepath.Join(dir, "bad.parquet")},
-		"unknown policy": {"--policy", filepath.Join(dir, "nope"), "-o", filepath.Join(dir, "bad.parquet")},
+		"negative history": {"--policy", ck, "--history", "-1", "-o", filepath.Join(dir, "bad.parquet")},
+		"no output":        {"--policy", ck},
+		"no policy":        {"-o", filepath.Join(dir, "bad.parquet")},
+		"unknown env":      {"--policy", "oracle", "--env", "nope", "-o", filepath.Join(dir, "bad.parquet")},
+		"unknown split":    {"--policy", "oracle", "--split", "nope", "-o", filepath.Join(dir, "bad.parquet")},
+		"unknown policy":   {"--policy", filepath.Join(dir, "nope"), "-o", filepath.Join(dir, "bad.parquet")},
 	} {
 		code, stderr := run(t, append([]string{"reading"}, args...)...)
 		if code != command.ExitUsage || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
