@@ -663,6 +663,9 @@ func (k *Kernels) Attention(out, lse, q, kk, v []float32, s model.AttnShape) {
 
 // AttentionBackward implements model.Backend.
 func (k *Kernels) AttentionBackward(dq, dk, dv, dout, q, kk, v, out, lse []float32, s model.AttnShape) {
+	if s.Past != 0 {
+		panic("device: AttentionBackward with cached positions (the CPU backend's only)")
+	}
 	var e errBuf
 	must("pc_op_attention_backward", C.w_op_attention_backward(k.lib.l, f32(dq), f32(dk), f32(dv), f32(dout), f32(q), f32(kk), f32(v),
 		f32(out), f32(lse), C.int32_t(s.Rows), C.int32_t(s.Heads), C.int32_t(s.KVHeads), C.int32_t(s.HeadDim), e.p()), &e)

@@ -40,7 +40,8 @@ type Backend interface {
 	// on disjoint outputs.
 	Attention(out, lse, q, k, v []float32, s AttnShape)
 	// AttentionBackward accumulates dq, dk, dv from dout, given the forward's
-	// inputs, out and lse (Past must be 0).
+	// inputs, out and lse; dk and dv have a row per key (Past+Rows). The
+	// CPU backend takes any Past, the CUDA one Past 0 only.
 	AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s AttnShape)
 	// SwiGLU sets h = silu(g) * u elementwise.
 	SwiGLU(h, g, u []float32)

@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/vecmath"
+)
 
 // Backward accumulates into the parameter gradients (allocated on first
 // use, never cleared here: call ZeroGrad between steps) the gradient of
@@ -84,7 +88,14 @@ func (m *Model) linearBackward(dx []float32, beta float32, dy, x []float32, rows
 }
 
 // backward backpropagates per-row weights dlp of the scored rows of a.
-func (m *Model) backward(a *seqAct, dlp []float32) {
+func (m *Model) backward(a *seqAct, dlp []float32) { m.backwardOn(a, dlp, nil, nil) }
+
+// backwardOn is backward for a forwardOn: toPast (per layer, the gradients
+// of the past's rotated keys and values) accumulates what a's rows send to
+// its past, and fromRest (the same shape for a's own keys and values) is
+// added to what a's own rows give them, the gradients that sequences
+// continuing a sent back. Either may be nil.
+func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]float32) {
 	c := m.Cfg
 	T, H, I, V := len(a.tokens), c.HiddenSize, c.IntermediateSize, c.VocabSize
 	qd, kd := c.QDim(), c.KVDim()
@@ -107,7 +118,12 @@ func (m *Model) backward(a *seqAct, dlp []float32) {
 		}
 		be.RMSNormBackward(dx, m.Norm.G, dxnf, a.xf, m.Norm.W, a.invf, T, H)
 	}
-	shape := AttnShape{Rows: T, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	P := a.pastLen()
+	shape := AttnShape{Rows: T, Past: P, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	var dkc, dvc []float32 // with a past: the gradients of every key and value the rows saw
+	if P > 0 {
+		dkc, dvc = make([]float32, (P+T)*kd), make([]float32, (P+T)*kd)
+	}
 	dh := make([]float32, T*I)
 	dg := make([]float32, T*I)
 	du := make([]float32, T*I)
@@ -130,11 +146,28 @@ func (m *Model) backward(a *seqAct, dlp []float32) {
 		be.MatMul(true, false, H, qd, T, 1, dx, H, L.att, qd, 1, w.O.G, qd)
 		be.MatMul(false, false, T, qd, H, 1, dx, H, w.O.W, qd, 0, datt, qd)
 		clear(dq)
-		clear(dk)
-		clear(dv)
-		be.AttentionBackward(dq, dk, dv, datt, L.q, L.k, L.v, L.att, L.lse, shape)
-		be.RoPE(dq, T, c.NumAttentionHeads, c.HeadDim(), 0, m.cos, m.sin, true)
-		be.RoPE(dk, T, c.NumKeyValueHeads, c.HeadDim(), 0, m.cos, m.sin, true)
+		if P == 0 {
+			clear(dk)
+			clear(dv)
+			be.AttentionBackward(dq, dk, dv, datt, L.q, L.k, L.v, L.att, L.lse, shape)
+		} else {
+			clear(dkc)
+			clear(dvc)
+			kk, vv := a.keys(li, L.k, L.v)
+			be.AttentionBackward(dq, dkc, dvc, datt, L.q, kk, vv, L.att, L.lse, shape)
+			copy(dk, dkc[P*kd:])
+			copy(dv, dvc[P*kd:])
+			if toPast != nil {
+				vecmath.Axpy(1, dkc[:P*kd], toPast[li][0])
+				vecmath.Axpy(1, dvc[:P*kd], toPast[li][1])
+			}
+		}
+		if fromRest != nil {
+			vecmath.Axpy(1, fromRest[li][0], dk)
+			vecmath.Axpy(1, fromRest[li][1], dv)
+		}
+		be.RoPE(dq, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, true)
+		be.RoPE(dk, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, true)
 		m.linearBackward(dn, 0, dq, L.xn1, T, w.Q, w.QB)
 		m.linearBackward(dn, 1, dk, L.xn1, T, w.K, w.KB)
 		m.linearBackward(dn, 1, dv, L.xn1, T, w.V, w.VB)
@@ -146,4 +179,72 @@ func (m *Model) backward(a *seqAct, dlp []float32) {
 			g[i] += v
 		}
 	}
+}
+
+// ForwardBackwardPrefix is ForwardBackward for sequences that all begin
+// with the same p tokens, as the turn sequences of an episode rolled out
+// with a history window begin with its prompt: the prefix runs forward
+// once, the rest of each sequence continues it (attending to its keys and
+// values), and the prefix's backward runs once with the gradients that
+// every rest sent to its keys and values. The prefix is context only: no
+// position t <= p may be selected by masks. Log-probs, entropies and
+// gradients equal ForwardBackward's up to float rounding; with an
+// accelerator attached it is ForwardBackward.
+func (m *Model) ForwardBackwardPrefix(p int, seqs [][]int32, masks [][]bool, weights func(i int, lp, ent []float32) []float32) (lp, ent [][]float32, err error) {
+	if p < 0 || len(seqs) == 0 || masks == nil || len(masks) != len(seqs) {
+		return nil, nil, fmt.Errorf("prefix: %d sequences, %d masks, prefix %d", len(seqs), len(masks), p)
+	}
+	for i, seq := range seqs {
+		if err := m.checkSeq(seq); err != nil {
+			return nil, nil, fmt.Errorf("sequence %d: %w", i, err)
+		}
+		if len(seq) <= p {
+			return nil, nil, fmt.Errorf("sequence %d: %d tokens, not more than the prefix of %d", i, len(seq), p)
+		}
+		for t := 0; t < p; t++ {
+			if seq[t] != seqs[0][t] {
+				return nil, nil, fmt.Errorf("sequence %d: token %d differs from the shared prefix", i, t)
+			}
+		}
+		for t := 0; t <= p && t < len(masks[i]); t++ {
+			if masks[i][t] {
+				return nil, nil, fmt.Errorf("sequence %d: position %d is scored but inside the prefix of %d", i, t, p)
+			}
+		}
+	}
+	if m.acc != nil || p == 0 {
+		return m.ForwardBackward(seqs, masks, weights)
+	}
+	m.ensureGrad()
+	kd := m.Cfg.KVDim()
+	pre := m.forward(seqs[0][:p], nil, true)
+	toPrefix := make([][2][]float32, len(m.Layers))
+	for li := range toPrefix {
+		toPrefix[li] = [2][]float32{make([]float32, p*kd), make([]float32, p*kd)}
+	}
+	lp = make([][]float32, len(seqs))
+	ent = make([][]float32, len(seqs))
+	for i, seq := range seqs {
+		rows, target := scoredRows(seq, masks[i])
+		rest := make([]int, len(rows))
+		for j, r := range rows {
+			rest[j] = r - p
+		}
+		a := m.forwardOn(pre, seq[p:], rest, true)
+		a.target = target
+		l, e := m.scatterScores(a, len(seq)-p, target)
+		lp[i] = append(make([]float32, p, len(seq)), l...)
+		ent[i] = append(make([]float32, p, len(seq)), e...)
+		w := weights(i, lp[i], ent[i])
+		if len(w) != len(seq) {
+			return nil, nil, fmt.Errorf("sequence %d: %d weights for %d tokens", i, len(w), len(seq))
+		}
+		dlp := make([]float32, len(rows))
+		for j, r := range rows {
+			dlp[j] = w[r+1]
+		}
+		m.backwardOn(a, dlp, toPrefix, nil)
+	}
+	m.backwardOn(pre, nil, nil, toPrefix)
+	return lp, ent, nil
 }

@@ -146,3 +146,56 @@ func BenchmarkDecodeBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTrainPrefix measures one windowed episode's SFT step shape: 16
+// sequences that share a 200-token prompt, each with a 60-token rest
+// whose last 6 tokens are scored, trained with the prompt run once
+// (ForwardBackwardPrefix, "shared") against each sequence whole
+// (ForwardBackward, "whole"); tokens/s counts the whole sequences' tokens
+// in both.
+func BenchmarkTrainPrefix(b *testing.B) {
+	const p, rest, n = 200, 60, 16
+	cfg := Tiny(6000)
+	prefix := randomSeqs(1, cfg.VocabSize, p)[0]
+	var seqs [][]int32
+	var masks [][]bool
+	for i := 0; i < n; i++ {
+		s := append(append([]int32{}, prefix...), randomSeqs(uint64(3+i), cfg.VocabSize, rest)[0]...)
+		mk := make([]bool, len(s))
+		for t := len(s) - 6; t < len(s); t++ {
+			mk[t] = true
+		}
+		seqs, masks = append(seqs, s), append(masks, mk)
+	}
+	w := func(i int, lp, _ []float32) []float32 {
+		out := make([]float32, len(lp))
+		for t, on := range masks[i] {
+			if on {
+				out[t] = -1
+			}
+		}
+		return out
+	}
+	for _, shared := range []bool{true, false} {
+		name := map[bool]string{true: "shared", false: "whole"}[shared]
+		b.Run(name, func(b *testing.B) {
+			m, err := New(cfg, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.ZeroGrad()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if shared {
+					_, _, err = m.ForwardBackwardPrefix(p, seqs, masks, w)
+				} else {
+					_, _, err = m.ForwardBackward(seqs, masks, w)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*n*(p+rest))/b.Elapsed().Seconds(), "tokens/s")
+		})
+	}
+}

@@ -144,49 +144,50 @@ func (CPU) Attention(out, lse, q, k, v []float32, s AttnShape) {
 // key/value gradient buffer; the buffers of a group are then added in head
 // order. Per query row i, with p the attention probabilities recomputed
 // from lse and D = dout_i . out_i: dv_j += p_j dout_i, ds_j = p_j
-// (dout_i . v_j - D) scale, dq_i += sum_j ds_j k_j, dk_j += ds_j q_i.
+// (dout_i . v_j - D) scale, dq_i += sum_j ds_j k_j, dk_j += ds_j q_i. With
+// s.Past > 0 the keys and values (and dk, dv) have Past+Rows rows, the
+// first Past of them before the queries (a prefix the rows continue).
 func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s AttnShape) {
-	if s.Past != 0 {
-		panic("model: AttentionBackward with cached positions")
-	}
 	hd, rep := s.HeadDim, s.Heads/s.KVHeads
 	qw, kw := s.Heads*hd, s.KVHeads*hd
-	T := s.Rows
+	T, P := s.Rows, s.Past
+	K := P + T
 	scale := float32(1 / math.Sqrt(float64(hd)))
-	dkh := make([]float32, s.Heads*T*hd)
-	dvh := make([]float32, s.Heads*T*hd)
+	dkh := make([]float32, s.Heads*K*hd)
+	dvh := make([]float32, s.Heads*K*hd)
 	// Work items as in Attention: pairs of query heads of one key/value
 	// head (dq of both from one pass over the key rows), or single heads.
 	width := 1
 	if rep%2 == 0 {
 		width = 2
 	}
-	parallel(s.Heads/width, T*T*hd, func(it int) {
+	parallel(s.Heads/width, T*K*hd, func(it int) {
 		h0 := it * width
 		g := h0 / rep
 		kg, vg := k[g*hd:], v[g*hd:]
-		pb := make([]float32, width*T)
-		dsb := make([]float32, width*T)
+		pb := make([]float32, width*K)
+		dsb := make([]float32, width*K)
 		var dss, dqs [2][]float32
 		for i := 0; i < T; i++ {
+			n := P + i + 1
 			// Scores p = K q and dout . v rows, both heads at once.
 			q0, do0 := q[i*qw+h0*hd:i*qw+(h0+1)*hd], dout[i*qw+h0*hd:i*qw+(h0+1)*hd]
 			if width == 2 {
 				q1, do1 := q[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd], dout[i*qw+(h0+1)*hd:i*qw+(h0+2)*hd]
-				vecmath.DotRows2(pb[:i+1], pb[T:T+i+1], kg, kw, q0, q1)
-				vecmath.DotRows2(dsb[:i+1], dsb[T:T+i+1], vg, kw, do0, do1)
+				vecmath.DotRows2(pb[:n], pb[K:K+n], kg, kw, q0, q1)
+				vecmath.DotRows2(dsb[:n], dsb[K:K+n], vg, kw, do0, do1)
 			} else {
-				vecmath.DotRows(pb[:i+1], kg, kw, q0)
-				vecmath.DotRows(dsb[:i+1], vg, kw, do0)
+				vecmath.DotRows(pb[:n], kg, kw, q0)
+				vecmath.DotRows(dsb[:n], vg, kw, do0)
 			}
 			for w := 0; w < width; w++ {
 				h := h0 + w
-				myDK := dkh[h*T*hd : (h+1)*T*hd]
-				myDV := dvh[h*T*hd : (h+1)*T*hd]
+				myDK := dkh[h*K*hd : (h+1)*K*hd]
+				myDV := dvh[h*K*hd : (h+1)*K*hd]
 				qi := q[i*qw+h*hd : i*qw+(h+1)*hd]
 				doi := dout[i*qw+h*hd : i*qw+(h+1)*hd]
 				D := vecmath.Dot(doi, out[i*qw+h*hd:i*qw+(h+1)*hd])
-				p, ds := pb[w*T:w*T+i+1], dsb[w*T:w*T+i+1]
+				p, ds := pb[w*K:w*K+n], dsb[w*K:w*K+n]
 				vecmath.ExpAffine(p, p, scale, -lse[h*T+i], 1)
 				for j, pj := range p {
 					ds[j] = pj * (ds[j] - D) * scale
@@ -205,9 +206,9 @@ func (CPU) AttentionBackward(dq, dk, dv, dout, q, k, v, out, lse []float32, s At
 	})
 	for h := 0; h < s.Heads; h++ {
 		g := h / rep
-		for j := 0; j < T; j++ {
-			vecmath.Axpy(1, dkh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dk[j*kw+g*hd:j*kw+(g+1)*hd])
-			vecmath.Axpy(1, dvh[h*T*hd+j*hd:h*T*hd+(j+1)*hd], dv[j*kw+g*hd:j*kw+(g+1)*hd])
+		for j := 0; j < K; j++ {
+			vecmath.Axpy(1, dkh[h*K*hd+j*hd:h*K*hd+(j+1)*hd], dk[j*kw+g*hd:j*kw+(g+1)*hd])
+			vecmath.Axpy(1, dvh[h*K*hd+j*hd:h*K*hd+(j+1)*hd], dv[j*kw+g*hd:j*kw+(g+1)*hd])
 		}
 	}
 }

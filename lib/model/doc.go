@@ -39,7 +39,12 @@
 // roles index it directly. Backward takes d(loss)/d(lp) of the same shape
 // and accumulates the gradient of every parameter; positions with zero
 // weight skip the vocabulary projection. ForwardBackward does both in one
-// pass when the weights depend on the current log-probs. Sequences are
+// pass when the weights depend on the current log-probs;
+// ForwardBackwardPrefix is ForwardBackward for sequences that share their
+// first p tokens (the turn sequences of a windowed episode), which run
+// once, the rest of each sequence attending to their keys and values and
+// sending their gradients back before the prefix's own backward (the same
+// gradients up to rounding). Sequences are
 // processed one at a time (no padding); activations of one sequence are
 // kept for its backward, attention probabilities are recomputed from a
 // per-row log-sum-exp rather than stored, so memory is O(T) per layer

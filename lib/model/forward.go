@@ -15,6 +15,7 @@ type layerAct struct {
 // seqAct holds what the backward needs of one sequence's forward.
 type seqAct struct {
 	tokens []int32
+	past   *seqAct // the prefix the tokens continue (forwardOn); nil for a whole sequence
 	layers []layerAct
 	xf     []float32 // residual stream after the last layer
 	xnf    []float32 // final norm output
@@ -42,17 +43,25 @@ func (m *Model) linear(y, x []float32, rows int, w, b *Tensor) {
 // rows listed in rows to logits. With keep, every activation the backward
 // needs is retained.
 func (m *Model) forward(tokens []int32, rows []int, keep bool) *seqAct {
+	return m.forwardOn(nil, tokens, rows, keep)
+}
+
+// forwardOn is forward for tokens that continue the sequence of past (a
+// forward kept with keep): they take the positions after it and attend to
+// its keys and values as well as their own. rows index tokens.
+func (m *Model) forwardOn(past *seqAct, tokens []int32, rows []int, keep bool) *seqAct {
 	c := m.Cfg
 	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
 	qd, kd := c.QDim(), c.KVDim()
 	eps := float32(c.RMSNormEps)
 	be := m.be
-	a := &seqAct{tokens: tokens, rows: rows}
+	a := &seqAct{tokens: tokens, rows: rows, past: past}
 	x := make([]float32, T*H)
 	for t, tok := range tokens {
 		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 	}
-	shape := AttnShape{Rows: T, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	P := a.pastLen()
+	shape := AttnShape{Rows: T, Past: P, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
 	var L layerAct
 	for li := range m.Layers {
 		w := &m.Layers[li]
@@ -74,9 +83,10 @@ func (m *Model) forward(tokens []int32, rows []int, keep bool) *seqAct {
 		m.linear(L.q, L.xn1, T, w.Q, w.QB)
 		m.linear(L.k, L.xn1, T, w.K, w.KB)
 		m.linear(L.v, L.xn1, T, w.V, w.VB)
-		be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), 0, m.cos, m.sin, false)
-		be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), 0, m.cos, m.sin, false)
-		be.Attention(L.att, L.lse, L.q, L.k, L.v, shape)
+		be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, false)
+		be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, false)
+		kk, vv := a.keys(li, L.k, L.v)
+		be.Attention(L.att, L.lse, L.q, kk, vv, shape)
 		be.MatMul(false, true, T, H, qd, 1, L.att, qd, w.O.W, qd, 1, x, H)
 		if keep {
 			L.xmid = append([]float32(nil), x...)
@@ -106,6 +116,25 @@ func (m *Model) forward(tokens []int32, rows []int, keep bool) *seqAct {
 		be.MatMul(false, true, R, V, H, 1, sel, H, m.LMHead.W, H, 0, a.logits, V)
 	}
 	return a
+}
+
+// pastLen is the number of positions before a's tokens.
+func (a *seqAct) pastLen() int {
+	if a.past == nil {
+		return 0
+	}
+	return len(a.past.tokens)
+}
+
+// keys returns the keys and values layer li of a attends to: k and v, its
+// own, after its past's when it has one.
+func (a *seqAct) keys(li int, k, v []float32) (kk, vv []float32) {
+	if a.past == nil {
+		return k, v
+	}
+	pl := &a.past.layers[li]
+	return append(append(make([]float32, 0, len(pl.k)+len(k)), pl.k...), k...),
+		append(append(make([]float32, 0, len(pl.v)+len(v)), pl.v...), v...)
 }
 
 // scoredRows lists the hidden rows that predict the tokens selected by

@@ -16,8 +16,12 @@
 // # SFT
 //
 // Loss = mean negative log-likelihood of the policy-written tokens of a
-// minibatch (token mean). Minibatches are whole sequences packed greedily,
-// in a seeded shuffle per epoch, up to a token budget (Batches). AdamW with
+// minibatch (token mean). Minibatches are whole demonstrations packed
+// greedily, in a seeded shuffle per epoch, up to a token budget (Batches).
+// A windowed demonstration is one entry of its minibatch: its turn
+// sequences share the episode's prompt, which runs forward and backward
+// once for all of them (model.ForwardBackwardPrefix), so it costs the
+// prompt once and each sequence's rest. AdamW with
 // global gradient-norm clipping; the learning rate warms up linearly over a
 // share of the steps, then stays constant or decays by a cosine to a floor.
 //

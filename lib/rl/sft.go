@@ -82,13 +82,10 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 	if len(rows) == 0 {
 		return nil, fmt.Errorf("no demonstrations")
 	}
-	rows = sftSequences(rows)
-	lengths := make([]int, len(rows))
-	masks := make([][]bool, len(rows))
-	counts := make([]int, len(rows))
-	for i := range rows {
-		lengths[i] = len(rows[i].Tokens)
-		masks[i], counts[i] = SFTMask(rows[i].Roles)
+	units := sftUnits(rows)
+	lengths := make([]int, len(units))
+	for i := range units {
+		lengths[i] = units[i].cost
 	}
 	plan := Batches(lengths, cfg.BatchTokens, cfg.Epochs, cfg.Seed)
 	total := 0
@@ -105,29 +102,36 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 			}
 			step++
 			start := time.Now()
-			seqs := make([][]int32, len(idx))
-			bm := make([][]bool, len(idx))
-			n := 0
-			for j, i := range idx {
-				seqs[j], bm[j] = rows[i].Tokens, masks[i]
-				n += counts[i]
+			n, nseq := 0, 0
+			for _, i := range idx {
+				n += units[i].count
+				nseq += len(units[i].seqs)
 			}
 			w := -1 / float64(n)
 			var loss, ent float64
 			m.ZeroGrad()
-			_, _, err := m.ForwardBackward(seqs, bm, func(j int, lp, en []float32) []float32 {
-				out := make([]float32, len(lp))
-				for t, on := range bm[j] {
-					if on {
-						loss += w * float64(lp[t])
-						ent += float64(en[t])
-						out[t] = float32(w)
+			for _, i := range idx {
+				u := &units[i]
+				nll := func(j int, lp, en []float32) []float32 {
+					out := make([]float32, len(lp))
+					for t, on := range u.masks[j] {
+						if on {
+							loss += w * float64(lp[t])
+							ent += float64(en[t])
+							out[t] = float32(w)
+						}
 					}
+					return out
 				}
-				return out
-			})
-			if err != nil {
-				return nil, fmt.Errorf("step %d: %w", step, err)
+				var err error
+				if u.prefix > 0 {
+					_, _, err = m.ForwardBackwardPrefix(u.prefix, u.seqs, u.masks, nll)
+				} else {
+					_, _, err = m.ForwardBackward(u.seqs, u.masks, nll)
+				}
+				if err != nil {
+					return nil, fmt.Errorf("step %d: %w", step, err)
+				}
 			}
 			if math.IsNaN(loss) || math.IsInf(loss, 0) {
 				return nil, &NonFiniteError{step, "the loss"}
@@ -142,7 +146,7 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 			}
 			metrics = append(metrics, table.TrainMetrics{Phase: "sft", Step: int32(step), GlobalStep: int32(opt.StepN),
 				Epoch: int32(epoch), Loss: loss, Entropy: ent / float64(n), GradNorm: gn, LR: lr,
-				Sequences: int32(len(idx)), Tokens: int32(n), Seconds: time.Since(start).Seconds()})
+				Sequences: int32(nseq), Tokens: int32(n), Seconds: time.Since(start).Seconds()})
 			if cfg.Progress != nil {
 				fmt.Fprintf(cfg.Progress, "\rlearn sft: step %d/%d loss %.4f", step, total, loss)
 			}
@@ -154,24 +158,66 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 	return metrics, nil
 }
 
-// sftSequences replaces each windowed demonstration (rollout --history) by
-// its TurnSequences; rows without a window stay as they are, and so does
-// rows when none has one.
-func sftSequences(rows []table.Trajectory) []table.Trajectory {
-	win := false
+// sftUnit is one entry of an SFT minibatch: a demonstration trained as one
+// sequence, or the turn sequences of a windowed one (rollout --history,
+// TurnSequences: the context each answer saw, then the answer), which
+// share the episode's prompt and train with it run once
+// (Model.ForwardBackwardPrefix).
+type sftUnit struct {
+	seqs   [][]int32
+	masks  [][]bool
+	prefix int // leading tokens every sequence shares and none scores; 0: each sequence whole
+	cost   int // tokens the model runs: the prefix once, then each sequence's rest
+	count  int // tokens scored
+}
+
+// sftUnits makes one unit per demonstration, in order: a row without a
+// window is one sequence; a windowed row is its turn sequences with their
+// shared prefix (the prompt, less any tail of it a sequence scores).
+func sftUnits(rows []table.Trajectory) []sftUnit {
+	units := make([]sftUnit, len(rows))
 	for i := range rows {
-		win = win || Windowed(&rows[i])
-	}
-	if !win {
-		return rows
-	}
-	var out []table.Trajectory
-	for i := range rows {
-		if !Windowed(&rows[i]) {
-			out = append(out, rows[i])
-			continue
+		seqs := []table.Trajectory{rows[i]}
+		if Windowed(&rows[i]) {
+			seqs = TurnSequences(&rows[i])
 		}
-		out = append(out, TurnSequences(&rows[i])...)
+		u := &units[i]
+		for k := range seqs {
+			mask, c := SFTMask(seqs[k].Roles)
+			u.seqs, u.masks = append(u.seqs, seqs[k].Tokens), append(u.masks, mask)
+			u.count += c
+		}
+		if len(u.seqs) > 1 {
+			u.prefix = sharedPrefix(u.seqs, u.masks)
+		}
+		u.cost = u.prefix
+		for _, q := range u.seqs {
+			u.cost += len(q) - u.prefix
+		}
 	}
-	return out
+	return units
+}
+
+// sharedPrefix is the number of leading tokens all seqs have in common,
+// cut so that no sequence scores a position inside it (position t is
+// predicted from t-1, so t <= prefix is refused) and every sequence has a
+// token after it.
+func sharedPrefix(seqs [][]int32, masks [][]bool) int {
+	p := len(seqs[0])
+	for k, q := range seqs {
+		p = min(p, len(q)-1)
+		for t := 0; t < p; t++ {
+			if q[t] != seqs[0][t] {
+				p = t
+				break
+			}
+		}
+		for t := 0; t <= p && t < len(masks[k]); t++ {
+			if masks[k][t] {
+				p = t - 1
+				break
+			}
+		}
+	}
+	return max(p, 0)
 }

@@ -185,3 +185,57 @@ func TestWindowWithoutDrops(t *testing.T) {
 		t.Errorf("largest weight difference %g, first ratio means %v; want the same update", worst, ratios)
 	}
 }
+
+// TestSFTUnits: a windowed demonstration is one SFT unit of its turn
+// sequences sharing the prompt (cost: the prompt once, then each
+// sequence's rest), a plain one a unit of itself; and one SFT step on the
+// windowed unit moves the weights as one step on its turn sequences given
+// as plain demonstrations in one minibatch.
+func TestSFTUnits(t *testing.T) {
+	plain := windowRow()
+	plain.History, plain.PromptLen, plain.HistoryMarker, plain.TurnAt, plain.TurnFrom = 0, 0, nil, nil, nil
+	units := sftUnits([]table.Trajectory{windowRow(), plain})
+	type got struct{ Seqs, Prefix, Cost, Count int }
+	want := []got{{3, 3, 3 + 3 + 6 + 8, 5}, {1, 0, 13, 5}}
+	var have []got
+	for _, u := range units {
+		have = append(have, got{len(u.seqs), u.prefix, u.cost, u.count})
+	}
+	if d := cmp.Diff(want, have); d != "" {
+		t.Errorf("units (-want +got):\n%s", d)
+	}
+
+	train := func(rows []table.Trajectory) ([]float32, float64) {
+		m, err := model.New(rltest.TinyConfig(100), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := DefaultSFT()
+		cfg.Epochs, cfg.BatchTokens = 1, 1000
+		opt := model.NewAdamW(m, model.DefaultAdamW())
+		metrics, err := TrainSFT(context.Background(), m, opt, rows, cfg)
+		if err != nil || len(metrics) != 1 || metrics[0].Sequences != 3 {
+			t.Fatalf("metrics %+v, err %v", metrics, err)
+		}
+		var w []float32
+		for _, p := range m.Params() {
+			w = append(w, p.W...)
+		}
+		return w, metrics[0].Loss
+	}
+	var turns []table.Trajectory
+	for _, s := range TurnSequences(&[]table.Trajectory{windowRow()}[0]) {
+		s.History, s.PromptLen, s.HistoryMarker, s.TurnAt, s.TurnFrom = 0, 0, nil, nil, nil
+		turns = append(turns, s)
+	}
+	w0, l0 := train(turns)
+	w1, l1 := train([]table.Trajectory{windowRow()})
+	if math.Abs(l0-l1) > 1e-6*math.Abs(l0) {
+		t.Errorf("loss %v with the prefix shared, %v without", l1, l0)
+	}
+	for i := range w0 {
+		if math.Abs(float64(w0[i]-w1[i])) > 1e-6 {
+			t.Fatalf("weight %d: %v with the prefix shared, %v without", i, w1[i], w0[i])
+		}
+	}
+}
