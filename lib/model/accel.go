@@ -349,13 +349,9 @@ func (m *Model) accForwardBackward(seqs [][]int32, masks [][]bool, weights func(
 		if lp[i], ent[i], _, err = m.accForward(seq, rows, target, true); err != nil {
 			return nil, nil, fmt.Errorf("sequence %d: %w", i, err)
 		}
-		w := weights(i, lp[i], ent[i])
-		if len(w) != len(seq) {
-			return nil, nil, fmt.Errorf("sequence %d: %d weights for %d tokens", i, len(w), len(seq))
-		}
-		dlp := make([]float32, len(rows))
-		for j, r := range rows {
-			dlp[j] = w[r+1]
+		dlp, err := rowWeights(weights, i, lp[i], ent[i], rows)
+		if err != nil {
+			return nil, nil, err
 		}
 		if err := m.acc.Backward(dlp); err != nil {
 			return nil, nil, fmt.Errorf("sequence %d: %w", i, err)

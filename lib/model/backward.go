@@ -58,13 +58,9 @@ func (m *Model) ForwardBackward(seqs [][]int32, masks [][]bool, weights func(i i
 		a := m.forward(seq, rows, true)
 		a.target = target
 		lp[i], ent[i] = m.scatterScores(a, len(seq), target)
-		w := weights(i, lp[i], ent[i])
-		if len(w) != len(seq) {
-			return nil, nil, fmt.Errorf("sequence %d: %d weights for %d tokens", i, len(w), len(seq))
-		}
-		dlp := make([]float32, len(rows))
-		for j, r := range rows {
-			dlp[j] = w[r+1]
+		dlp, err := rowWeights(weights, i, lp[i], ent[i], rows)
+		if err != nil {
+			return nil, nil, err
 		}
 		m.backward(a, dlp)
 	}
@@ -235,16 +231,26 @@ func (m *Model) ForwardBackwardPrefix(p int, seqs [][]int32, masks [][]bool, wei
 		l, e := m.scatterScores(a, len(seq)-p, target)
 		lp[i] = append(make([]float32, p, len(seq)), l...)
 		ent[i] = append(make([]float32, p, len(seq)), e...)
-		w := weights(i, lp[i], ent[i])
-		if len(w) != len(seq) {
-			return nil, nil, fmt.Errorf("sequence %d: %d weights for %d tokens", i, len(w), len(seq))
-		}
-		dlp := make([]float32, len(rows))
-		for j, r := range rows {
-			dlp[j] = w[r+1]
+		dlp, err := rowWeights(weights, i, lp[i], ent[i], rows)
+		if err != nil {
+			return nil, nil, err
 		}
 		m.backwardOn(a, dlp, toPrefix, nil)
 	}
 	m.backwardOn(pre, nil, nil, toPrefix)
 	return lp, ent, nil
+}
+
+// rowWeights calls weights for sequence i and returns its weights at the
+// scored rows (row r weighs the token at r+1).
+func rowWeights(weights func(i int, lp, ent []float32) []float32, i int, lp, ent []float32, rows []int) ([]float32, error) {
+	w := weights(i, lp, ent)
+	if len(w) != len(lp) {
+		return nil, fmt.Errorf("sequence %d: %d weights for %d tokens", i, len(w), len(lp))
+	}
+	dlp := make([]float32, len(rows))
+	for j, r := range rows {
+		dlp[j] = w[r+1]
+	}
+	return dlp, nil
 }
