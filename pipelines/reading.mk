@@ -74,7 +74,13 @@ READING_ROLLOUT_FLAGS ?=
 # turns, as verl-agent's ALFWorld prompts with N = 2); 0 keeps the whole
 # episode (the recorded recipe)
 READING_HISTORY ?= 0
-reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))
+reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))$(reading_admissible)
+# the admissible actions each observation of the demonstrations and of the
+# reading test lists after it (rollout/audit --admissible: here, the
+# actions that change something at the current place, or all, as
+# verl-agent's ALFWorld prompts); none (the recorded recipe) passes nothing
+READING_ADMISSIBLE ?= none
+reading_admissible = $(if $(filter-out none,$(READING_ADMISSIBLE)), --admissible $(READING_ADMISSIBLE))
 # the world of the common-* shard kinds
 READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the

@@ -90,6 +90,22 @@ func TestReadingBaseRecipe(t *testing.T) {
 		t.Errorf("reading tests with --history 2: %q\n%s", n, out)
 	}
 
+	// READING_ADMISSIBLE lists the admissible actions in the same places;
+	// the recorded recipe (none) passes none, with or without a window.
+	if strings.Contains(out, "--admissible") {
+		t.Errorf("the recorded recipe passes --admissible:\n%s", out)
+	}
+	out, err = dryRun(t, "base-reading", "READING_HISTORY=2", "READING_ADMISSIBLE=here")
+	if err != nil {
+		t.Fatalf("make -n base-reading READING_ADMISSIBLE=here: %v\n%s", err, out)
+	}
+	if n := strings.Count(out, "--run base-reading --history 2 --admissible here "); n != len(want) {
+		t.Errorf("%d shards with --admissible here, want %d:\n%s", n, len(want), out)
+	}
+	if n := regexp.MustCompile(`audit reading .* --history 2 --admissible here `).FindAllString(out, -1); len(n) != 2 {
+		t.Errorf("reading tests with --admissible here: %q\n%s", n, out)
+	}
+
 	// common-* kinds play their rules in the common-sense world
 	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 common-none:5 common-misleading.2:4")
 	if err != nil {

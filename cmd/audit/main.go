@@ -119,6 +119,7 @@ func app() *cli.App {
 					&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 					&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 					&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full, older ones replaced by one marker line, as rollout --history; 0: the whole episode"},
+					&cli.StringFlag{Name: "admissible", Value: "none", Usage: "the admissible actions each observation lists, as rollout --admissible: none, here or all"},
 					&cli.StringFlag{Name: "skills-dir", Usage: "skill library folder instead of the environment's built-in one"},
 					&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
 					&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
@@ -130,7 +131,7 @@ func app() *cli.App {
 					}
 					return audit.ExecuteReading(c.Context, audit.ReadingFlags{Policy: c.String("policy"), Env: c.String("env"),
 						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
-						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"),
+						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
 						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 						Output: c.String("output"), Stdout: os.Stdout})
 				},

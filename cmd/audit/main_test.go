@@ -255,9 +255,32 @@ func TestReading(t *testing.T) {
 			t.Errorf("%s: steps %.1f with --history 1, %.1f without", rows[i].Condition, wrows[i].Steps, rows[i].Steps)
 		}
 	}
+	// --admissible all follows each observation with what the environment
+	// admits then (an untrained policy rarely gets past the first
+	// observation, where "here" lists nothing): more context tokens per
+	// step in every condition.
+	adm := filepath.Join(dir, "admissible.parquet")
+	if code, stderr := run(t, "reading", "--policy", ck, "--env", "household", "--split", "valid_seen", "--tasks", "3",
+		"--max-context", "400", "--admissible", "all", "-o", adm); code != 0 {
+		t.Fatalf("--admissible all: exit %d: %s", code, stderr)
+	}
+	arows, _, err := table.ReadFiles[table.ReadingAudit](adm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(arows) != len(rows) {
+		t.Fatalf("--admissible all: %d rows, want %d", len(arows), len(rows))
+	}
+	for i := range rows {
+		if arows[i].Condition != rows[i].Condition || arows[i].Tokens/arows[i].Steps <= rows[i].Tokens/rows[i].Steps {
+			t.Errorf("%s: %.1f tokens a step with --admissible all, %.1f without", rows[i].Condition,
+				arows[i].Tokens/arows[i].Steps, rows[i].Tokens/rows[i].Steps)
+		}
+	}
 	// Bad usage: one line on stderr, exit 2, no output.
 	for name, args := range map[string][]string{
 		"negative history": {"--policy", ck, "--history", "-1", "-o", filepath.Join(dir, "bad.parquet")},
+		"bad admissible":   {"--policy", ck, "--admissible", "some", "-o", filepath.Join(dir, "bad.parquet")},
 		"no output":        {"--policy", ck},
 		"no policy":        {"-o", filepath.Join(dir, "bad.parquet")},
 		"unknown env":      {"--policy", "oracle", "--env", "nope", "-o", filepath.Join(dir, "bad.parquet")},

@@ -45,6 +45,7 @@ func app() *cli.App {
 			&cli.IntFlag{Name: "max-action-tokens", Usage: "tokens per answer; 0: 32 under builtin, 512 under chatml"},
 			&cli.BoolFlag{Name: "greedy", Usage: "greedy decoding"},
 			&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full; older ones are replaced by one marker line; 0: the whole episode"},
+			&cli.StringFlag{Name: "admissible", Value: "none", Usage: "the admissible actions each observation in the context lists after it: none, here (those that change something at the current place: no go to, look, examine or inventory) or all"},
 			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
 			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
@@ -64,7 +65,7 @@ func app() *cli.App {
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 					TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 					MaxActionTokens: c.Int("max-action-tokens"), InvalidPenalty: 0.1,
-					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Progress: command.Progress(),
+					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Progress: command.Progress(),
 					Device: c.String("device"),
 				},
 			}

@@ -51,6 +51,7 @@ func app() *cli.App {
 			&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 			&cli.IntFlag{Name: "batch", Value: 32, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
 			&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full; older ones are replaced by one marker line; 0: the whole episode"},
+			&cli.StringFlag{Name: "admissible", Value: "none", Usage: "the admissible actions each observation in the context lists after it: none, here (those that change something at the current place: no go to, look, examine or inventory) or all"},
 			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
@@ -67,7 +68,7 @@ func app() *cli.App {
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 				TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 				InvalidPenalty: c.Float64("invalid-penalty"), MaxActionTokens: c.Int("max-action-tokens"),
-				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
+				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
 				Device: c.String("device"),
 			}
 			if err := f.Check(); err != nil {

@@ -22,13 +22,14 @@ func run(t *testing.T, args ...string) (int, string) {
 func TestBadUsage(t *testing.T) {
 	dir := t.TempDir()
 	cases := map[string][]string{
-		"unknown env":   {"--env", "castle"},
-		"unknown split": {"--split", "holdout"},
-		"bad shard":     {"--shard", "3/2"},
-		"bad shard 2":   {"--shard", "x"},
-		"zero group":    {"--group", "0"},
-		"bad policy":    {"--policy", filepath.Join(dir, "no-such-ckpt")},
-		"unknown flag":  {"--frobnicate"},
+		"unknown env":    {"--env", "castle"},
+		"unknown split":  {"--split", "holdout"},
+		"bad shard":      {"--shard", "3/2"},
+		"bad shard 2":    {"--shard", "x"},
+		"zero group":     {"--group", "0"},
+		"bad policy":     {"--policy", filepath.Join(dir, "no-such-ckpt")},
+		"unknown flag":   {"--frobnicate"},
+		"bad admissible": {"--admissible", "some"},
 	}
 	for name, args := range cases {
 		out := filepath.Join(dir, "out.parquet")

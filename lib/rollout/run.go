@@ -81,6 +81,11 @@ type Options struct {
 	// last History turns in full, older ones replaced by a marker line
 	// (agent.Context.Visible); 0 keeps the whole episode.
 	History int
+	// Admissible says which admissible actions each observation in the
+	// context lists after it (AdmissibleNone, AdmissibleHere,
+	// AdmissibleAll; "" is none). Text policies get the environment's
+	// observation alone either way.
+	Admissible string
 
 	MaxContext int // context limit in tokens (of the context an answer sees); 0 = no limit
 	Workers    int // episodes run in parallel; 0 = GOMAXPROCS
@@ -158,6 +163,9 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	}
 	if o.History < 0 {
 		return nil, fmt.Errorf("--history must be 0 (the whole episode) or more, got %d", o.History)
+	}
+	if err := checkAdmissible(o.Admissible); err != nil {
+		return nil, err
 	}
 	if o.Shard.N == 0 {
 		o.Shard = Shard{0, 1}
@@ -247,7 +255,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
 		StepKeys: []string{}, StepRewards: []float64{},
 	}
-	p := agent.Prompt{Goal: ep.Goal(), Observation: ep.Observation()}
+	p := agent.Prompt{Goal: ep.Goal(), Observation: shownObservation(o, ep, ep.Observation())}
 	if o.Scaffold != nil {
 		p.Scaffold = o.Scaffold(ep.TaskType())
 		tr.ScaffoldVersion = int32(o.ScaffoldVersion)
@@ -379,7 +387,7 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 			break
 		}
 		observe(drv, st.Observation)
-		agent.Observe(c, st.Observation)
+		agent.Observe(c, shownObservation(o, ep, st.Observation))
 	}
 	if invalid > 0 {
 		reward -= o.InvalidPenalty * float64(invalid)

@@ -189,6 +189,7 @@ type ReadingFlags struct {
 	Greedy      bool
 	MaxContext  int
 	History     int    // turns an answer sees in full (rollout --history); 0 = the whole episode
+	Admissible  string // the admissible actions each observation lists (rollout --admissible); "" is none
 	SkillsDir   string // a user skill library instead of the environment's built-in one
 	Skills      bool   // show a slate in every condition; the skill conditions read from it
 	Slate       int    // slate size with Skills
@@ -209,7 +210,7 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 		return err
 	}
 	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
-		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History,
+		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
 		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate}.Options()
 	if err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,7 @@ type Flags struct {
 	Greedy         bool
 	MaxContext     int
 	History        int           // turns an answer sees in full; 0 = the whole episode
+	Admissible     string        // none, here or all: the admissible actions each observation in the context lists (rollout.AdmissibleLine); "" is none
 	Batch          int           // episodes decoding together (checkpoint policies)
 	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
 	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
@@ -120,6 +122,8 @@ func (f Flags) check() error {
 		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
 	case f.Slate < 0:
 		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
+	case f.Admissible != "" && !slices.Contains(rollout.AdmissibleModes, f.Admissible):
+		return command.Usagef("--admissible %q: want %s", f.Admissible, strings.Join(rollout.AdmissibleModes, ", "))
 	case f.StepTimeout < 0:
 		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
 	case f.ScaffoldBudget < 0:
@@ -173,7 +177,7 @@ func (f Flags) Options() (rollout.Options, error) {
 		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
 	}
 	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
-		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
+		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
 	switch f.Policy {
 	case "oracle":
 		if e.Oracle() == nil {
