@@ -145,5 +145,8 @@
 // sequence per answer, rebuilt from its turn_at, turn_from, prompt_len and
 // history_marker columns (TurnSpans), with the loss on that answer's
 // tokens and the episode's token credit, so the recomputed
-// log-probabilities are those rollout recorded.
+// log-probabilities are those rollout recorded. The sequences of one
+// episode share its prompt (Prepared.Prefix), which runs forward and
+// backward once for all of them (model.ForwardBackwardPrefix): the same
+// gradients up to float rounding for the prompt's cost once.
 package rl

@@ -79,7 +79,11 @@ type Prepared struct {
 	// those; nil without a window, where the episode is its own sequence.
 	// NLoss and NSelect count the whole episode, so an episode weighs the
 	// same with or without a window.
-	Turns      []Prepared
+	Turns []Prepared
+	// Prefix is the number of leading tokens all Turns share and none
+	// scores (sharedPrefix: the episode's prompt), run once for all of
+	// them (model.ForwardBackwardPrefix); 0 runs each sequence whole.
+	Prefix     int
 	NLoss      int  // policy-written tokens
 	NSelect    int  // of them, tokens in the selection channel
 	ZeroVarGrp bool // its group's rewards are all equal
@@ -168,6 +172,7 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 		if Windowed(r) {
 			p := &prep[len(prep)-1]
 			p.Turns = turnPrepared(p)
+			p.Prefix = turnsPrefix(p.Turns)
 		}
 		row.Outcome, row.Selection, row.Advantages, row.Channels = outcome[i], sel, adv, ch
 		advRows[i] = row
@@ -298,7 +303,7 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 			}
 			var st stepStats
 			m.ZeroGrad()
-			_, _, err := m.ForwardBackward(seqs, masks, func(j int, lp, ent []float32) []float32 {
+			err := forwardBackwardParts(m, batch, seqs, masks, owner, func(j int, lp, ent []float32) []float32 {
 				return grpoWeights(parts[j], lp, ent, aw[owner[j]], cfg, &st)
 			})
 			if err != nil {

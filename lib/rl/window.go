@@ -3,6 +3,7 @@ package rl
 import (
 	"fmt"
 
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -189,4 +190,55 @@ func TurnSequences(r *table.Trajectory) []table.Trajectory {
 		out[i] = row
 	}
 	return out
+}
+
+// turnsPrefix is the number of leading tokens the turn sequences of one
+// windowed episode share and none of them scores (sharedPrefix); 0 for
+// fewer than two.
+func turnsPrefix(turns []Prepared) int {
+	if len(turns) < 2 {
+		return 0
+	}
+	seqs, masks := make([][]int32, len(turns)), make([][]bool, len(turns))
+	for i := range turns {
+		seqs[i], masks[i] = turns[i].Row.Tokens, turns[i].Mask
+	}
+	return sharedPrefix(seqs, masks)
+}
+
+// forwardBackwardParts runs the forward and backward of a minibatch's
+// sequences (seqs, masks; owner[j] is sequence j's episode in batch,
+// consecutive per episode as sequences lists them), accumulating the
+// gradients: each windowed episode with a shared prefix runs its turn
+// sequences together with the prefix once (model.ForwardBackwardPrefix),
+// and every run of other sequences runs as one ForwardBackward, so a
+// minibatch without a window is one call as before. weights gets the
+// sequence's index in seqs, in order.
+func forwardBackwardParts(m *model.Model, batch []*Prepared, seqs [][]int32, masks [][]bool, owner []int, weights func(j int, lp, ent []float32) []float32) error {
+	for j := 0; j < len(seqs); {
+		e := j + 1
+		prefix := batch[owner[j]].Prefix
+		if prefix > 0 {
+			for e < len(seqs) && owner[e] == owner[j] {
+				e++
+			}
+		} else {
+			for e < len(seqs) && batch[owner[e]].Prefix == 0 {
+				e++
+			}
+		}
+		off := j
+		w := func(k int, lp, ent []float32) []float32 { return weights(off+k, lp, ent) }
+		var err error
+		if prefix > 0 {
+			_, _, err = m.ForwardBackwardPrefix(prefix, seqs[j:e], masks[j:e], w)
+		} else {
+			_, _, err = m.ForwardBackward(seqs[j:e], masks[j:e], w)
+		}
+		if err != nil {
+			return err
+		}
+		j = e
+	}
+	return nil
 }

@@ -239,3 +239,91 @@ func TestSFTUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPOSharedPrefix: a GRPO update on windowed episodes whose answers
+// saw the prompt, the marker and the last turn (older turns dropped) moves
+// the weights as the same update with each turn sequence run whole: the
+// prompt runs once per episode (Prepared.Prefix) for the same gradients.
+func TestGRPOSharedPrefix(t *testing.T) {
+	tok, err := tokenizer.Builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m0, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := modelRollouts(t, m0)
+	dropped := 0
+	for i := range rows {
+		w := &rows[i]
+		w.History = 1
+		for tk := 1; tk < len(w.Roles); tk++ {
+			if table.PolicyWritten(w.Roles[tk]) && !table.PolicyWritten(w.Roles[tk-1]) {
+				if len(w.TurnAt) == 0 {
+					w.PromptLen = int32(tk - 1)
+				}
+				from := w.PromptLen
+				if k := len(w.TurnAt); k > 0 {
+					from = w.TurnAt[k-1] - 1 // the cue of the answer before
+				}
+				if from > w.PromptLen {
+					dropped++
+				}
+				w.TurnAt = append(w.TurnAt, int32(tk))
+				w.TurnFrom = append(w.TurnFrom, from)
+			}
+		}
+		w.HistoryMarker = []int32{1, 2}
+	}
+	if err := CheckTokens("traj", rows, tok.Hash(), m0.Cfg.VocabSize, m0.Cfg.MaxPositionEmbeddings); err != nil {
+		t.Fatal(err)
+	}
+	if dropped == 0 {
+		t.Fatal("no answer with dropped turns")
+	}
+	cfg := DefaultGRPO()
+	cfg.Optim.LR = 1e-3
+	cfg.Minibatch = 4
+	var weights [][]float32
+	var losses []float64
+	for _, shared := range []bool{true, false} {
+		m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prep, _ := Credits(rows, cfg)
+		withPrefix := 0
+		for i := range prep {
+			if prep[i].Prefix > 0 {
+				withPrefix++
+			}
+			if !shared {
+				prep[i].Prefix = 0
+			}
+		}
+		if withPrefix == 0 {
+			t.Fatal("no episode with a shared prefix")
+		}
+		if err := RefLogProbs(m, prep); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := TrainGRPO(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), prep, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w []float32
+		for _, p := range m.Params() {
+			w = append(w, p.W...)
+		}
+		weights = append(weights, w)
+		losses = append(losses, ms[len(ms)-1].Loss)
+	}
+	worst := 0.0
+	for i := range weights[0] {
+		worst = math.Max(worst, math.Abs(float64(weights[0][i]-weights[1][i])))
+	}
+	if worst > 1e-5 || math.Abs(losses[0]-losses[1]) > 1e-5*math.Max(1, math.Abs(losses[1])) {
+		t.Errorf("largest weight difference %g, last losses %v (shared, whole); want the same update", worst, losses)
+	}
+}
