@@ -133,22 +133,7 @@ func TestWindowWithoutDrops(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := modelRollouts(t, m0)
-	win := make([]table.Trajectory, len(rows))
-	for i, r := range rows {
-		w := r
-		w.History = 1000
-		for tk := 1; tk < len(r.Roles); tk++ {
-			if table.PolicyWritten(r.Roles[tk]) && !table.PolicyWritten(r.Roles[tk-1]) {
-				if len(w.TurnAt) == 0 {
-					w.PromptLen = int32(tk - 1)
-				}
-				w.TurnAt = append(w.TurnAt, int32(tk))
-				w.TurnFrom = append(w.TurnFrom, w.PromptLen)
-			}
-		}
-		w.HistoryMarker = []int32{1}
-		win[i] = w
-	}
+	win, _ := windowed(rows, 1000, []int32{1})
 	if err := CheckTokens("traj", win, tok.Hash(), m0.Cfg.VocabSize, m0.Cfg.MaxPositionEmbeddings); err != nil {
 		t.Fatal(err)
 	}
@@ -184,6 +169,35 @@ func TestWindowWithoutDrops(t *testing.T) {
 	if worst > 1e-5 || math.Abs(ratios[0]-ratios[1]) > 1e-6 {
 		t.Errorf("largest weight difference %g, first ratio means %v; want the same update", worst, ratios)
 	}
+}
+
+// windowed gives rows the window columns of rollout --history h (h = 1
+// or more than the episode's turns): each answer sees the prompt (up to
+// the first answer's cue), then from its h-th answer back, the marker in
+// place of older turns; dropped counts the answers with turns dropped.
+func windowed(rows []table.Trajectory, h int32, marker []int32) (out []table.Trajectory, dropped int) {
+	for _, r := range rows {
+		w := r
+		w.History, w.HistoryMarker = h, marker
+		for tk := 1; tk < len(r.Roles); tk++ {
+			if table.PolicyWritten(r.Roles[tk]) && !table.PolicyWritten(r.Roles[tk-1]) {
+				if len(w.TurnAt) == 0 {
+					w.PromptLen = int32(tk - 1)
+				}
+				from := w.PromptLen
+				if k := int32(len(w.TurnAt)); k >= h {
+					from = w.TurnAt[k-h] - 1 // the cue of the answer h before
+				}
+				if from > w.PromptLen {
+					dropped++
+				}
+				w.TurnAt = append(w.TurnAt, int32(tk))
+				w.TurnFrom = append(w.TurnFrom, from)
+			}
+		}
+		out = append(out, w)
+	}
+	return out, dropped
 }
 
 // TestSFTUnits: a windowed demonstration is one SFT unit of its turn
@@ -253,29 +267,7 @@ func TestGRPOSharedPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := modelRollouts(t, m0)
-	dropped := 0
-	for i := range rows {
-		w := &rows[i]
-		w.History = 1
-		for tk := 1; tk < len(w.Roles); tk++ {
-			if table.PolicyWritten(w.Roles[tk]) && !table.PolicyWritten(w.Roles[tk-1]) {
-				if len(w.TurnAt) == 0 {
-					w.PromptLen = int32(tk - 1)
-				}
-				from := w.PromptLen
-				if k := len(w.TurnAt); k > 0 {
-					from = w.TurnAt[k-1] - 1 // the cue of the answer before
-				}
-				if from > w.PromptLen {
-					dropped++
-				}
-				w.TurnAt = append(w.TurnAt, int32(tk))
-				w.TurnFrom = append(w.TurnFrom, from)
-			}
-		}
-		w.HistoryMarker = []int32{1, 2}
-	}
+	rows, dropped := windowed(modelRollouts(t, m0), 1, []int32{1, 2})
 	if err := CheckTokens("traj", rows, tok.Hash(), m0.Cfg.VocabSize, m0.Cfg.MaxPositionEmbeddings); err != nil {
 		t.Fatal(err)
 	}
