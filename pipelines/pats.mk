@@ -36,6 +36,19 @@ BOOT_TASKS   ?= 12
 BASE         ?=
 # The base that reads (pipelines/reading.mk) has its own recipe,
 READING_BASE ?= $(RUNS)/base-reading
+# and its own context: the history window of its demonstrations, its
+# reading test and every rollout and evaluation of a run from it
+# (rollout/audit --history: each answer sees the prompt and the last N
+# turns, as verl-agent's ALFWorld prompts with N = 2; the recorded recipe,
+# 13); 0 keeps the whole episode (recipe 5)
+READING_HISTORY ?= 2
+reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))$(reading_admissible)
+# and the admissible actions each of their observations lists after it
+# (rollout/audit --admissible: here, the actions that change something at
+# the current place, or all, as verl-agent's ALFWorld prompts); here in
+# the recorded recipe (13); none passes nothing (recipe 5)
+READING_ADMISSIBLE ?= here
+reading_admissible = $(if $(filter-out none,$(READING_ADMISSIBLE)), --admissible $(READING_ADMISSIBLE))
 # and so has its twin for runs with skills on (a slate in every
 # demonstration): READING_BASE-skills, `make base-reading-skills`
 READING_SKILLS_BASE ?= $(READING_BASE)-skills
@@ -192,7 +205,10 @@ budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
 scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
 ckpt        = $(R)/ckpt/$(1)/config.json
-COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)
+# a run from the reading base rolls out and evaluates in the context the
+# base was trained in (READING_HISTORY, READING_ADMISSIBLE above)
+RUN_CONTEXT := $(if $(filter $(READING_BASE),$(RUNS)/$(RUN_BASE)),$(reading_history))
+COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTEXT)
 
 .PHONY: pats warmup plots
 

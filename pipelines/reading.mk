@@ -2,8 +2,9 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 5)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 13)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
+#   make base-reading READING_HISTORY=0 READING_ADMISSIBLE=none   # recipe 5, the sweep's base
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
 # shards (READING_MIX: name:tasks, each with its own seed and tasks), mixed
@@ -18,7 +19,8 @@
 # oracle follows every rule it reads, right or misleading ("Look in the K
 # first.", "Heat the object with the K ..."), in the scaffold's place or in
 # a skill body, as in an instruction-following model's data. Shard kinds
-# of the recorded recipe (5), none with a skill slate:
+# of the recorded recipe (13, as recipe 5's but under a two-turn window
+# with the admissible actions listed), none with a skill slate:
 #
 #   mixed             `--hints mixed` (lib/rollout HintsMixed): no rules,
 #                     right rules, right + irrelevant, irrelevant, right
@@ -69,28 +71,21 @@ READING_EVAL   ?= 0
 READING_SPLITS ?= valid_seen valid_unseen
 # extra rollout flags of every demonstration shard
 READING_ROLLOUT_FLAGS ?=
-# the history window of the demonstrations and of the reading test
-# (rollout/audit --history: each answer sees the prompt and the last N
-# turns, as verl-agent's ALFWorld prompts with N = 2); 0 keeps the whole
-# episode (the recorded recipe)
-READING_HISTORY ?= 0
-reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))$(reading_admissible)
-# the admissible actions each observation of the demonstrations and of the
-# reading test lists after it (rollout/audit --admissible: here, the
-# actions that change something at the current place, or all, as
-# verl-agent's ALFWorld prompts); none (the recorded recipe) passes nothing
-READING_ADMISSIBLE ?= none
-reading_admissible = $(if $(filter-out none,$(READING_ADMISSIBLE)), --admissible $(READING_ADMISSIBLE))
+# READING_HISTORY and READING_ADMISSIBLE, the context of the demonstrations
+# and of the reading test, are set in pipelines/pats.mk: the runs from the
+# base keep them.
 # the world of the common-* shard kinds
 READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
 # base of runs with skills on: recipe 4's demonstrations (every one with the
-# slate; docs/results.md), the same training, and the reading test with
+# slate; docs/results.md), recipe 5's training (no window, no admissible
+# actions: the recipe measured with the slate), and the reading test with
 # --skills. `make base-reading-skills` builds it and runs its test.
 READING_SKILLS_MIX ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
                       slate-mixed.2:3200 slate-misled.2:1200 slate-none.2:1600 read-right.2:1200 read-random.2:800
 reading_skills_vars = READING_BASE=$(READING_SKILLS_BASE) READING_SKILLS_BASE=$(READING_SKILLS_BASE) \
-                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED=
+                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED= \
+                      READING_HISTORY=0 READING_ADMISSIBLE=none
 
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed

@@ -33,21 +33,13 @@ func dryRun(t *testing.T, args ...string) (string, error) {
 }
 
 // TestReadingBaseRecipe checks that make base-reading runs the recorded
-// recipe: one oracle shard per READING_MIX entry with its own seed, task
-// count and flags, their mix, the SFT and the reading test of both splits.
+// recipe (13): one oracle shard per READING_MIX entry with its own seed,
+// task count and flags, their mix, the SFT and the reading test of both
+// splits, every shard and both tests under the two-turn window with the
+// admissible actions listed; and that READING_HISTORY and
+// READING_ADMISSIBLE give the earlier recipes' contexts (5: neither; 12:
+// the window alone).
 func TestReadingBaseRecipe(t *testing.T) {
-	out, err := dryRun(t, "base-reading")
-	if err != nil {
-		t.Fatalf("make -n base-reading: %v\n%s", err, out)
-	}
-	if !strings.Contains(out, "rollout --env household-drawn ") {
-		t.Errorf("the demonstrations are not household-drawn's:\n%s", out)
-	}
-	shard := regexp.MustCompile(`--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading\s+-o runs/base-reading/demos/(\S+)\.parquet`)
-	var got []string
-	for _, m := range shard.FindAllStringSubmatch(out, -1) {
-		got = append(got, m[4]+" "+m[1]+" "+m[2]+" "+m[3])
-	}
 	want := []string{
 		"mixed 3200 1991 --hints mixed",
 		"misleading 1200 1992 --hints misleading",
@@ -60,59 +52,55 @@ func TestReadingBaseRecipe(t *testing.T) {
 		"preread-right.2 1200 1999 --preread right",
 		"preread-random.2 800 19910 --preread random",
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("demonstration shards (-want +got):\n%s\n%s", diff, out)
-	}
-	for _, s := range []string{
-		"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 5",
-		"--lr 2e-3 --seed 1",
-		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0  \\",
-		"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0  \\",
+	for _, c := range []struct {
+		name    string
+		vars    []string
+		context string // what follows --run base-reading on every shard and the test's flags
+	}{
+		{"recipe 13 (recorded)", nil, " --history 2 --admissible here"},
+		{"recipe 5", []string{"READING_HISTORY=0", "READING_ADMISSIBLE=none"}, ""},
+		{"recipe 12", []string{"READING_HISTORY=2", "READING_ADMISSIBLE=none"}, " --history 2"},
 	} {
-		if !strings.Contains(out, s) {
-			t.Errorf("make -n base-reading lacks %q:\n%s", s, out)
+		out, err := dryRun(t, append([]string{"base-reading"}, c.vars...)...)
+		if err != nil {
+			t.Fatalf("%s: make -n base-reading: %v\n%s", c.name, err, out)
+		}
+		if !strings.Contains(out, "rollout --env household-drawn ") {
+			t.Errorf("%s: the demonstrations are not household-drawn's:\n%s", c.name, out)
+		}
+		shard := regexp.MustCompile(`--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading` + regexp.QuoteMeta(c.context) + `\s+-o runs/base-reading/demos/(\S+)\.parquet`)
+		var got []string
+		for _, m := range shard.FindAllStringSubmatch(out, -1) {
+			got = append(got, m[4]+" "+m[1]+" "+m[2]+" "+m[3])
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: demonstration shards (-want +got):\n%s\n%s", c.name, diff, out)
+		}
+		for _, s := range []string{
+			"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 5",
+			"--lr 2e-3 --seed 1",
+			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 " + c.context + " \\",
+			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 " + c.context + " \\",
+		} {
+			if !strings.Contains(out, s) {
+				t.Errorf("%s: make -n base-reading lacks %q:\n%s", c.name, s, out)
+			}
+		}
+		if n := strings.Count(out, "--history"); c.context == "" && n != 0 {
+			t.Errorf("%s passes --history:\n%s", c.name, out)
+		}
+		if n := strings.Count(out, "--admissible"); !strings.Contains(c.context, "--admissible") && n != 0 {
+			t.Errorf("%s passes --admissible:\n%s", c.name, out)
 		}
 	}
 
-	// READING_HISTORY puts the history window on every demonstration shard
-	// and on both reading tests; the recorded recipe (0) passes none.
-	if strings.Contains(out, "--history") {
-		t.Errorf("the recorded recipe passes --history:\n%s", out)
-	}
-	out, err = dryRun(t, "base-reading", "READING_HISTORY=2")
-	if err != nil {
-		t.Fatalf("make -n base-reading READING_HISTORY=2: %v\n%s", err, out)
-	}
-	if n := strings.Count(out, "--run base-reading --history 2 "); n != len(want) {
-		t.Errorf("%d shards with --history 2, want %d:\n%s", n, len(want), out)
-	}
-	if n := regexp.MustCompile(`audit reading .* --history 2 `).FindAllString(out, -1); len(n) != 2 {
-		t.Errorf("reading tests with --history 2: %q\n%s", n, out)
-	}
-
-	// READING_ADMISSIBLE lists the admissible actions in the same places;
-	// the recorded recipe (none) passes none, with or without a window.
-	if strings.Contains(out, "--admissible") {
-		t.Errorf("the recorded recipe passes --admissible:\n%s", out)
-	}
-	out, err = dryRun(t, "base-reading", "READING_HISTORY=2", "READING_ADMISSIBLE=here")
-	if err != nil {
-		t.Fatalf("make -n base-reading READING_ADMISSIBLE=here: %v\n%s", err, out)
-	}
-	if n := strings.Count(out, "--run base-reading --history 2 --admissible here "); n != len(want) {
-		t.Errorf("%d shards with --admissible here, want %d:\n%s", n, len(want), out)
-	}
-	if n := regexp.MustCompile(`audit reading .* --history 2 --admissible here `).FindAllString(out, -1); len(n) != 2 {
-		t.Errorf("reading tests with --admissible here: %q\n%s", n, out)
-	}
-
 	// common-* kinds play their rules in the common-sense world
-	out, err = dryRun(t, "base-reading", "READING_MIX=mixed:10 common-none:5 common-misleading.2:4")
+	out, err := dryRun(t, "base-reading", "READING_MIX=mixed:10 common-none:5 common-misleading.2:4")
 	if err != nil {
 		t.Fatalf("make -n base-reading with common-* shards: %v\n%s", err, out)
 	}
-	world := regexp.MustCompile(`rollout --env (\S+) .*--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading\s+-o runs/base-reading/demos/(\S+)\.parquet`)
-	got = nil
+	world := regexp.MustCompile(`rollout --env (\S+) .*--tasks (\d+) --group 1 \\\n\s+--seed (\d+) --policy oracle (.*?) --run base-reading --history 2 --admissible here\s+-o runs/base-reading/demos/(\S+)\.parquet`)
+	var got []string
 	for _, m := range world.FindAllStringSubmatch(out, -1) {
 		got = append(got, m[5]+" "+m[1]+" "+m[2]+" "+m[3]+" "+m[4])
 	}
@@ -216,6 +204,45 @@ func TestFormatWarmup(t *testing.T) {
 		}
 		if !strings.Contains(out, "-o runs/x/snap/0.parquet") {
 			t.Errorf("%s: the warm-up does not build B_0:\n%s", tc.name, out)
+		}
+	}
+}
+
+// TestReadingBaseContext: a run from the reading base rolls out and
+// evaluates in the context the base was trained in (the recorded recipe's
+// window and admissible actions, on every rollout and evaluation of its
+// iterations); a run with skills on (from the skills twin, trained without
+// them) and a run from another base get neither.
+func TestReadingBaseContext(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		vars []string
+		want bool
+	}{
+		{"reading base", []string{"VARIANT=grpo", "BASE=base-reading"}, true},
+		{"recipe 5's context", []string{"VARIANT=grpo", "BASE=base-reading", "READING_HISTORY=0", "READING_ADMISSIBLE=none"}, false},
+		{"skills twin", []string{"VARIANT=skillgate", "BASE=base-reading"}, false},
+		{"other base", []string{"VARIANT=grpo", "BASE=other"}, false},
+	} {
+		out, err := dryRun(t, append([]string{"pats", "RUN=x", "ITERS=1"}, c.vars...)...)
+		if err != nil {
+			t.Fatalf("%s: make -n pats: %v\n%s", c.name, err, out)
+		}
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.Contains(line, "--policy runs/x/ckpt/0") {
+				continue
+			}
+			n++
+			if has := strings.Contains(line, "--history 2 --admissible here "); has != c.want {
+				t.Errorf("%s: the window and the admissible actions %v in %q", c.name, map[bool]string{true: "missing", false: "present"}[c.want], line)
+			}
+			if !c.want && (strings.Contains(line, "--history") || strings.Contains(line, "--admissible")) {
+				t.Errorf("%s: %q", c.name, line)
+			}
+		}
+		if n < 3 {
+			t.Errorf("%s: %d rollouts and evaluations of iteration 0, want 3 or more:\n%s", c.name, n, out)
 		}
 	}
 }
