@@ -1,0 +1,75 @@
+package pipelines
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/audit"
+	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
+	"github.com/pats-rl/pats/lib/table"
+)
+
+// TestShippedReadingBase checks the shipped reading base
+// (pipelines/bases/reading, recipe 13): its files have the hashes its
+// SHA256SUMS records, and in the context it was trained in (the two-turn
+// window, the admissible actions at the place) it plays household-rl:
+// it solves tasks with no text, and the task's right rules raise its
+// success on the first 30 valid_seen tasks of the reading test's draw.
+func TestShippedReadingBase(t *testing.T) {
+	dir := filepath.Join(repoRoot(t), "pipelines", "bases", "reading")
+	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("SHA256SUMS: bad line %q", sc.Text())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "ckpt", "0", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(b)
+		if hex.EncodeToString(h[:]) != sum {
+			t.Errorf("%s: sha256 %x, SHA256SUMS says %s", name, h, sum)
+		}
+		files++
+	}
+	if files != 5 {
+		t.Fatalf("SHA256SUMS lists %d files, want 5", files)
+	}
+
+	out := filepath.Join(t.TempDir(), "reading.parquet")
+	err = stageaudit.ExecuteReading(context.Background(), stageaudit.ReadingFlags{
+		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
+		Temperature: 0.4, MaxContext: 4096, History: 2, Admissible: "here", Output: out, Stdout: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := table.ReadFiles[table.ReadingAudit](out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]table.ReadingAudit{}
+	for _, r := range rows {
+		by[r.Condition] = r
+	}
+	none, right := by[audit.CondNone], by[audit.CondRightHint]
+	if none.Episodes != 30 || right.Episodes != 30 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if none.Successes == 0 || right.Successes <= none.Successes {
+		t.Errorf("the shipped base: %d of 30 with no text, %d with the right rules; want some, and more with the rules", none.Successes, right.Successes)
+	}
+}
