@@ -37,7 +37,6 @@ func BenchmarkGRPOWindow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tokens := 0
 	for i := range rows {
 		rows[i].Reward = float64(rows[i].Sample % 3)
 	}
@@ -47,7 +46,7 @@ func BenchmarkGRPOWindow(b *testing.B) {
 			cfg := DefaultGRPO()
 			cfg.Minibatch, cfg.KL = 8, 0
 			prep, _ := Credits(rows, cfg)
-			tokens = 0
+			tokens := 0
 			for i := range prep {
 				if !shared {
 					prep[i].Prefix = 0

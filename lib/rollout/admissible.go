@@ -32,8 +32,8 @@ var AdmissibleModes = []string{AdmissibleNone, AdmissibleHere, AdmissibleAll}
 // AdmissibleLead starts the line that lists the admissible actions.
 const AdmissibleLead = "Admissible actions now:"
 
-// checkAdmissible refuses an unknown mode ("" is none).
-func checkAdmissible(mode string) error {
+// CheckAdmissible refuses an unknown mode ("" is none).
+func CheckAdmissible(mode string) error {
 	switch mode {
 	case "", AdmissibleNone, AdmissibleHere, AdmissibleAll:
 		return nil

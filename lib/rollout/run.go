@@ -164,7 +164,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	if o.History < 0 {
 		return nil, fmt.Errorf("--history must be 0 (the whole episode) or more, got %d", o.History)
 	}
-	if err := checkAdmissible(o.Admissible); err != nil {
+	if err := CheckAdmissible(o.Admissible); err != nil {
 		return nil, err
 	}
 	if o.Shard.N == 0 {

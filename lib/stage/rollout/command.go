@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -122,12 +121,13 @@ func (f Flags) check() error {
 		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
 	case f.Slate < 0:
 		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
-	case f.Admissible != "" && !slices.Contains(rollout.AdmissibleModes, f.Admissible):
-		return command.Usagef("--admissible %q: want %s", f.Admissible, strings.Join(rollout.AdmissibleModes, ", "))
 	case f.StepTimeout < 0:
 		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
 	case f.ScaffoldBudget < 0:
 		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	}
+	if err := rollout.CheckAdmissible(f.Admissible); err != nil {
+		return command.Usagef("%v", err)
 	}
 	return nil
 }
