@@ -118,7 +118,10 @@ reading_upto    = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $
 # optimizer state a warm-up from the base continues), with its SHA256SUMS,
 # and its SFT metrics (a run without a scaffold copies the base's).
 # Runs that start from READING_BASE (BASE=base-reading, the sweep) get a
-# copy of it instead of training it; `make base-reading` always trains
+# copy of it instead of training it (a copy whose files already match the
+# shipped ones is left as it is, with its times, so that a fresh clone or
+# checkout, which gives the shipped files new times, does not make every
+# run from the base out of date); `make base-reading` always trains
 # from scratch, runs the reading test, and says whether the checkpoint is
 # byte-identical to the shipped one; `make base-reading-ship` replaces the
 # shipped files with READING_BASE's checkpoint.
@@ -174,8 +177,11 @@ $(READING_BASE)/demos.parquet: $(foreach s,$(READING_SHARDS),$(READING_BASE)/dem
 ifneq ($(READING_SHIPPED),)
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_SHIPPED)/SHA256SUMS $(READING_SHIPPED)/metrics/sft.parquet $(addprefix $(READING_SHIPPED)/ckpt/0/,$(READING_FILES))
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
-	rm -rf $(READING_BASE)/ckpt/.0.tmp && cp -r $(READING_SHIPPED)/ckpt/0 $(READING_BASE)/ckpt/.0.tmp && rm -rf $(READING_BASE)/ckpt/0 && mv $(READING_BASE)/ckpt/.0.tmp $(READING_BASE)/ckpt/0
-	cp $(READING_SHIPPED)/metrics/sft.parquet $(READING_BASE)/metrics/sft.parquet.tmp && mv $(READING_BASE)/metrics/sft.parquet.tmp $(READING_BASE)/metrics/sft.parquet
+	@if (cd $(READING_BASE)/ckpt/0 2>/dev/null && sha256sum --quiet --status -c $(abspath $(READING_SHIPPED))/SHA256SUMS) && \
+	  cmp -s $(READING_SHIPPED)/metrics/sft.parquet $(READING_BASE)/metrics/sft.parquet; then :; else \
+	  echo "copy $(READING_SHIPPED) to $(READING_BASE)"; \
+	  rm -rf $(READING_BASE)/ckpt/.0.tmp && cp -r $(READING_SHIPPED)/ckpt/0 $(READING_BASE)/ckpt/.0.tmp && rm -rf $(READING_BASE)/ckpt/0 && mv $(READING_BASE)/ckpt/.0.tmp $(READING_BASE)/ckpt/0 && \
+	  cp $(READING_SHIPPED)/metrics/sft.parquet $(READING_BASE)/metrics/sft.parquet.tmp && mv $(READING_BASE)/metrics/sft.parquet.tmp $(READING_BASE)/metrics/sft.parquet; fi
 else
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_BASE)/demos.parquet
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics

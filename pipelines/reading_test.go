@@ -1,12 +1,15 @@
 package pipelines
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -175,6 +178,98 @@ func TestReadingBaseShipped(t *testing.T) {
 	if strings.Contains(out, "cp -r "+shipped) {
 		t.Errorf("make base-reading copied the shipped base instead of training:\n%s", out)
 	}
+}
+
+// TestShippedBaseCopyKeepsTimes runs the copy of a shipped base for real:
+// the first call copies it; a second call after the shipped files got
+// newer times (as a fresh clone gives them) leaves the matching copy and
+// its times alone, so the runs made from it stay up to date; a shipped file
+// whose bytes changed is copied again.
+func TestShippedBaseCopyKeepsTimes(t *testing.T) {
+	root := repoRoot(t)
+	shipped, runs := t.TempDir(), t.TempDir()
+	files := map[string]string{"metrics/sft.parquet": "metrics"}
+	var sums strings.Builder
+	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors"} {
+		files["ckpt/0/"+f] = "bytes of " + f
+		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte("bytes of "+f)), f)
+	}
+	files["SHA256SUMS"] = sums.String()
+	for f, body := range files {
+		p := filepath.Join(shipped, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := filepath.Join(runs, "base-reading")
+	copyBase := func() string {
+		t.Helper()
+		cmd := exec.Command("make", "--no-print-directory", "PIPE_BUILD=0", "RUNS="+runs, "READING_SHIPPED="+shipped, filepath.Join(base, "ckpt/0/config.json"))
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make the shipped base's copy: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	setTimes := func(dir string, at time.Time) {
+		t.Helper()
+		for f := range files {
+			if f == "SHA256SUMS" && dir == base {
+				continue
+			}
+			if err := os.Chtimes(filepath.Join(dir, f), at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check := func(f string) {
+		t.Helper()
+		got, err := os.ReadFile(filepath.Join(base, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(files[f], string(got)); diff != "" {
+			t.Errorf("%s of the copy (-shipped +copy):\n%s", f, diff)
+		}
+	}
+
+	out := copyBase()
+	if !strings.Contains(out, "copy "+shipped) {
+		t.Errorf("first call: want a copy, got\n%s", out)
+	}
+	old := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	setTimes(base, old)
+	setTimes(shipped, time.Now())
+	if out := copyBase(); strings.Contains(out, "copy ") {
+		t.Errorf("second call copied a matching base again:\n%s", out)
+	}
+	for f := range files {
+		if f == "SHA256SUMS" {
+			continue
+		}
+		check(f)
+		st, err := os.Stat(filepath.Join(base, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.ModTime().Equal(old) {
+			t.Errorf("%s of a matching copy: time %v, want it left at %v", f, st.ModTime(), old)
+		}
+	}
+
+	files["metrics/sft.parquet"] = "new metrics"
+	if err := os.WriteFile(filepath.Join(shipped, "metrics/sft.parquet"), []byte(files["metrics/sft.parquet"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := copyBase(); !strings.Contains(out, "copy "+shipped) {
+		t.Errorf("changed shipped metrics: want a copy, got\n%s", out)
+	}
+	check("metrics/sft.parquet")
+	check("ckpt/0/model.safetensors")
 }
 
 // TestFormatWarmup checks FORMAT_SFT: a scaffold run from the reading base
