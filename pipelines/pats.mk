@@ -40,13 +40,13 @@ READING_BASE ?= $(RUNS)/base-reading
 # reading test and every rollout and evaluation of a run from it
 # (rollout/audit --history: each answer sees the prompt and the last N
 # turns, as verl-agent's ALFWorld prompts with N = 2; the recorded recipe,
-# 13); 0 keeps the whole episode (recipe 5)
+# 14, as 13); 0 keeps the whole episode (recipe 5)
 READING_HISTORY ?= 2
 reading_history = $(if $(filter-out 0,$(READING_HISTORY)), --history $(READING_HISTORY))$(reading_admissible)
 # and the admissible actions each of their observations lists after it
 # (rollout/audit --admissible: here, the actions that change something at
 # the current place, or all, as verl-agent's ALFWorld prompts); here in
-# the recorded recipe (13); none passes nothing (recipe 5)
+# the recorded recipe (14, as 13); none passes nothing (recipe 5)
 READING_ADMISSIBLE ?= here
 reading_admissible = $(if $(filter-out none,$(READING_ADMISSIBLE)), --admissible $(READING_ADMISSIBLE))
 # and so has its twin for runs with skills on (a slate in every

@@ -2,7 +2,7 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 13)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 14)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #   make base-reading READING_HISTORY=0 READING_ADMISSIBLE=none   # recipe 5, the sweep's base
 #
@@ -19,8 +19,8 @@
 # oracle follows every rule it reads, right or misleading ("Look in the K
 # first.", "Heat the object with the K ..."), in the scaffold's place or in
 # a skill body, as in an instruction-following model's data. Shard kinds
-# of the recorded recipe (13, as recipe 5's but under a two-turn window
-# with the admissible actions listed), none with a skill slate:
+# of the recorded recipe (14: recipe 5's shards under a two-turn window
+# with the admissible actions listed, 2 epochs), none with a skill slate:
 #
 #   mixed             `--hints mixed` (lib/rollout HintsMixed): no rules,
 #                     right rules, right + irrelevant, irrelevant, right
@@ -58,7 +58,7 @@ READING_ENV    ?= household-drawn
 READING_MODEL  ?= tiny
 READING_MIX    ?= mixed:3200 misleading:1200 none:1600 preread-right:1200 preread-random:800 \
                   mixed.2:3200 misleading.2:1200 none.2:1600 preread-right.2:1200 preread-random.2:800
-READING_EPOCHS ?= 5
+READING_EPOCHS ?= 2
 READING_LR     ?= 2e-3
 READING_SEED   ?= 1
 # the reading test: its world, its flags (none: no slate, the skill
@@ -145,7 +145,7 @@ base-reading: | $(PIPE_BINS)
 	  (cd $(READING_BASE)/ckpt/0 && sha256sum $(READING_FILES)) > $(READING_BASE)/SHA256SUMS; \
 	  if cmp -s $(READING_BASE)/SHA256SUMS $(READING_SHIPPED)/SHA256SUMS; then \
 	    echo "base-reading: $(READING_BASE)/ckpt/0 is byte-identical to $(READING_SHIPPED)"; \
-	  else echo "base-reading: $(READING_BASE)/ckpt/0 differs from $(READING_SHIPPED):"; diff $(READING_SHIPPED)/SHA256SUMS $(READING_BASE)/SHA256SUMS; fi; \
+	  else echo "base-reading: $(READING_BASE)/ckpt/0 differs from $(READING_SHIPPED):"; diff $(READING_SHIPPED)/SHA256SUMS $(READING_BASE)/SHA256SUMS || :; fi; \
 	fi
 else
 base-reading: $(foreach s,$(READING_SPLITS),$(READING_BASE)/reading/$(READING_TEST_ENV)/$(s).md)

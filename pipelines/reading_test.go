@@ -36,10 +36,10 @@ func dryRun(t *testing.T, args ...string) (string, error) {
 }
 
 // TestReadingBaseRecipe checks that make base-reading runs the recorded
-// recipe (13): one oracle shard per READING_MIX entry with its own seed,
+// recipe (14): one oracle shard per READING_MIX entry with its own seed,
 // task count and flags, their mix, the SFT and the reading test of both
 // splits, every shard and both tests under the two-turn window with the
-// admissible actions listed; and that READING_HISTORY and
+// admissible actions listed, and 2 epochs of SFT; and that READING_HISTORY and
 // READING_ADMISSIBLE give the earlier recipes' contexts (5: neither; 12:
 // the window alone).
 func TestReadingBaseRecipe(t *testing.T) {
@@ -60,7 +60,7 @@ func TestReadingBaseRecipe(t *testing.T) {
 		vars    []string
 		context string // what follows --run base-reading on every shard and the test's flags
 	}{
-		{"recipe 13 (recorded)", nil, " --history 2 --admissible here"},
+		{"recipe 14 (recorded)", nil, " --history 2 --admissible here"},
 		{"recipe 5", []string{"READING_HISTORY=0", "READING_ADMISSIBLE=none"}, ""},
 		{"recipe 12", []string{"READING_HISTORY=2", "READING_ADMISSIBLE=none"}, " --history 2"},
 	} {
@@ -80,7 +80,7 @@ func TestReadingBaseRecipe(t *testing.T) {
 			t.Errorf("%s: demonstration shards (-want +got):\n%s\n%s", c.name, diff, out)
 		}
 		for _, s := range []string{
-			"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 5",
+			"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 2",
 			"--lr 2e-3 --seed 1",
 			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 " + c.context + " \\",
 			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 " + c.context + " \\",

@@ -17,7 +17,7 @@ import (
 )
 
 // TestShippedReadingBase checks the shipped reading base
-// (pipelines/bases/reading, recipe 13): its files have the hashes its
+// (pipelines/bases/reading, recipe 14): its files have the hashes its
 // SHA256SUMS records, and in the context it was trained in (the two-turn
 // window, the admissible actions at the place) it plays household-rl:
 // it solves tasks with no text, and the task's right rules raise its
