@@ -341,3 +341,81 @@ func TestReadingBaseContext(t *testing.T) {
 		}
 	}
 }
+
+// TestRebuildReport runs make base-reading's comparison for real on a
+// stand-in base whose targets are all up to date, so that make trains
+// nothing: a rebuild that differs from the shipped base is reported with
+// the differing hashes and make still succeeds; one that matches is
+// reported byte-identical.
+func TestRebuildReport(t *testing.T) {
+	root := repoRoot(t)
+	bin, runs, shipped := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, c := range []string{"rollout", "evaluate", "learn", "cards", "control", "validate", "report", "audit"} {
+		if err := os.WriteFile(filepath.Join(bin, c), nil, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := filepath.Join(runs, "base-reading")
+	var files []string
+	for _, s := range []string{"mixed", "misleading", "none", "preread-right", "preread-random"} {
+		files = append(files, "demos/"+s+".parquet", "demos/"+s+".2.parquet")
+	}
+	files = append(files, "demos.parquet")
+	ckpt := []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors"}
+	for _, f := range ckpt {
+		files = append(files, "ckpt/0/"+f)
+	}
+	files = append(files, "metrics/sft.parquet", "reading/household-rl/valid_seen.md", "reading/household-rl/valid_unseen.md")
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, f := range files {
+		p := filepath.Join(base, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("bytes of "+f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// each stage newer than the one before it
+		stamp := at.Add(time.Duration(strings.Count(f, "/")+i/10) * time.Minute)
+		if err := os.Chtimes(p, stamp, stamp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeSums := func(model string) {
+		t.Helper()
+		var sums strings.Builder
+		for _, f := range ckpt {
+			body := "bytes of ckpt/0/" + f
+			if f == "model.safetensors" {
+				body = model
+			}
+			fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte(body)), f)
+		}
+		if err := os.WriteFile(filepath.Join(shipped, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rebuild := func() string {
+		t.Helper()
+		cmd := exec.Command("make", "--no-print-directory", "PIPE_BUILD=0", "BIN="+bin, "RUNS="+runs, "READING_SHIPPED="+shipped, "base-reading")
+		cmd.Dir = root
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("make base-reading: %v\n%s", err, out)
+		}
+		if strings.Contains(string(out), "bin/learn") || strings.Contains(string(out), bin+"/") {
+			t.Fatalf("make base-reading ran a stage of an up-to-date base:\n%s", out)
+		}
+		return string(out)
+	}
+
+	writeSums("other weights")
+	out := rebuild()
+	if !strings.Contains(out, "differs from "+shipped) || !strings.Contains(out, "model.safetensors") {
+		t.Errorf("a rebuild with other weights: want it reported as different, got\n%s", out)
+	}
+	writeSums("bytes of ckpt/0/model.safetensors")
+	if out := rebuild(); !strings.Contains(out, "byte-identical to "+shipped) {
+		t.Errorf("a matching rebuild: want it reported byte-identical, got\n%s", out)
+	}
+}
