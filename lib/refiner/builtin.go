@@ -487,7 +487,10 @@ func (b *Builtin) slotValue(text string) (prefix, value string, ok bool) {
 		if len(norm) <= len(head)+len(tail) || !strings.HasPrefix(norm, head) || !strings.HasSuffix(norm, tail) {
 			continue
 		}
-		v := strings.TrimSpace(norm[len(head) : len(norm)-len(tail)])
+		// Normalize trims a head's closing punctuation ("step:" of "Make
+		// sure you reach this step: {value}."), which the filled text keeps
+		// before its value: the value is what lies between, without it.
+		v := strings.Trim(norm[len(head):len(norm)-len(tail)], ".!;:, ")
 		if v == "" {
 			continue
 		}

@@ -185,6 +185,36 @@ func TestRuleReviseCorrects(t *testing.T) {
 	}
 }
 
+// TestRuleReviseKeepsSeparatingMilestone: a General milestone rule whose
+// own milestone separates success from failure is left as it is under
+// REVISE, although another milestone separates more; one whose milestone
+// does not separate is corrected to the best one. (The milestone
+// template's head ends in a colon; the rule was once read with the colon
+// in its value, so every milestone rule looked contradicted and REVISE
+// swapped "took target" and "found target" every iteration.)
+func TestRuleReviseKeepsSeparatingMilestone(t *testing.T) {
+	var cards []table.Card
+	for _, typ := range []string{"t1", "t2"} {
+		for k := 0; k < 2; k++ {
+			cards = append(cards, handCard(fmt.Sprintf("c-3-%s-%d", typ, k), typ, 4, 4,
+				side{"milestone:found_target": 1, "milestone:took_target": 1, "milestone:opened": 0.5},
+				side{"milestone:found_target": 0.25, "milestone:took_target": 0.5, "milestone:opened": 0.5},
+				map[string]int32{"max_steps": 4}))
+		}
+	}
+	for _, c := range []struct{ have, want string }{
+		{"Make sure you reach this step: took target.", "Make sure you reach this step: took target."},
+		{"Make sure you reach this step: found target.", "Make sure you reach this step: found target."},
+		{"Make sure you reach this step: opened.", "Make sure you reach this step: found target."},
+	} {
+		items := []table.ScaffoldItem{it("g-1", scaffold.LayerGeneral, "", c.have, 1, "old1", "old2")}
+		props, next := propose(t, control.Revise, "", cards, items)
+		if len(next) != 1 || next[0].Text != c.want {
+			t.Errorf("REVISE of %q: snapshot %+v, want the text %q; proposals %+v", c.have, next, c.want, props)
+		}
+	}
+}
+
 // TestNoReviseIsAnAblation: with the REVISE primitive disabled, the
 // controller's NONE in the REVISE band leaves the contradicted rule as it
 // is, while the full loop corrects it: the snapshots differ.
@@ -227,6 +257,23 @@ func TestSlotTemplates(t *testing.T) {
 		p, v, ok := b.slotValue(want)
 		if fp, fv := splitFeature(f); !ok || p != fp || v != fv {
 			t.Errorf("slotValue(%q) = %q %q %v", want, p, v, ok)
+		}
+	}
+	// Every slot template of DefaultTemplates gives back the value it was
+	// filled with, a value of two words included, whatever punctuation ends
+	// the template's head ("step:" of the milestone template).
+	for _, k := range sortedKeys(DefaultTemplates) {
+		tm := DefaultTemplates[k]
+		if !strings.HasSuffix(k, ":") || !strings.Contains(tm, "{value}") || strings.Contains(tm, "{prefix}") {
+			continue
+		}
+		f := k + "took_target"
+		text := b.Text(f)
+		p, v, ok := b.slotValue(text)
+		// slotValue tries prefixes in name order: a text may fill an earlier
+		// template with the same head and tail ("action:" has none here)
+		if !ok || p != strings.TrimSuffix(k, ":") || v != "took target" {
+			t.Errorf("slotValue(%q) from %s = %q %q %v, want %q \"took target\"", text, f, p, v, ok, strings.TrimSuffix(k, ":"))
 		}
 	}
 	// action:heat's text is the heat slot filled with microwave
