@@ -13,8 +13,10 @@ import (
 // TestSweepAudits runs scripts/sweep-audits.sh over a sweep folder with a
 // stand-in audit binary that logs its arguments: credit for the finished
 // runs with advantages, scaffold for the finished pats runs at ckpt/0 and
-// every ITERS/4 iterations on the first and last iteration's episodes;
-// unfinished runs are passed over, and a second call audits nothing again.
+// every ITERS/4 iterations on the first and last iteration's episodes (the
+// last rolled out with a scaffold that had items: pats-s1's was emptied by
+// COMPRESS after iteration 5); unfinished runs are passed over, and a
+// second call audits nothing again.
 func TestSweepAudits(t *testing.T) {
 	root := repoRoot(t)
 	bin, sweep := t.TempDir(), t.TempDir()
@@ -23,8 +25,14 @@ func TestSweepAudits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "audit"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// validate show PATH: the first line of its output, with no items for
+	// the snapshots marked PATH.empty
+	show := "#!/bin/sh\n[ \"$1\" = show ] || exit 2\nif [ -f \"$2.empty\" ]; then echo 'snapshot 8: 0 items, sha256:00'; else echo 'snapshot 3: 2 items, sha256:11'; fi\necho '== general (9 tokens, 0 dropped)'\n"
+	if err := os.WriteFile(filepath.Join(bin, "validate"), []byte(show), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, run := range []string{"grpo-s1", "skillgate-s1", "broadcast-s2", "pats-s1", "pats-s2"} {
-		for _, d := range []string{"adv", "traj", "ckpt"} {
+		for _, d := range []string{"adv", "traj", "ckpt", "snap"} {
 			if err := os.MkdirAll(filepath.Join(sweep, run, d), 0o755); err != nil {
 				t.Fatal(err)
 			}
@@ -33,6 +41,11 @@ func TestSweepAudits(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(sweep, run, "summary.md"), nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
+		}
+	}
+	for _, k := range []string{"6", "7"} {
+		if err := os.WriteFile(filepath.Join(sweep, "pats-s1", "snap", k+".parquet.empty"), nil, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	run := func() string {
@@ -55,15 +68,16 @@ func TestSweepAudits(t *testing.T) {
 		"credit " + s + "/broadcast-s2/traj --advantages " + s + "/broadcast-s2/adv -o " + s + "/broadcast-s2/audit/credit.parquet --plot " + s + "/broadcast-s2/audit/credit.png",
 		"credit " + s + "/skillgate-s1/traj --advantages " + s + "/skillgate-s1/adv -o " + s + "/skillgate-s1/audit/credit.parquet --plot " + s + "/skillgate-s1/audit/credit.png",
 		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/0.parquet --scaffold " + s + "/pats-s1/snap/0.parquet -o " + s + "/pats-s1/audit/scaffold-traj0.parquet --plot " + s + "/pats-s1/audit/scaffold-traj0.png",
-		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/7.parquet --scaffold " + s + "/pats-s1/snap/7.parquet -o " + s + "/pats-s1/audit/scaffold-traj7.parquet --plot " + s + "/pats-s1/audit/scaffold-traj7.png",
+		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/5.parquet --scaffold " + s + "/pats-s1/snap/5.parquet -o " + s + "/pats-s1/audit/scaffold-traj5.parquet --plot " + s + "/pats-s1/audit/scaffold-traj5.png",
 	}
 	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(string(b)), "\n")); d != "" {
 		t.Errorf("audit calls (-want +got):\n%s", d)
 	}
-	if !strings.Contains(out, "| table | scaffold |") || !strings.Contains(out, "== "+s+"/skillgate-s1: audit credit") {
+	if !strings.Contains(out, "| table | scaffold |") || !strings.Contains(out, "== "+s+"/skillgate-s1: audit credit") ||
+		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty from iteration 6 on; the late audit is on traj/5") {
 		t.Errorf("output:\n%s", out)
 	}
-	if _, err := os.Stat(filepath.Join(s, "pats-s1", "audit", "scaffold-traj7.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(s, "pats-s1", "audit", "scaffold-traj5.md")); err != nil {
 		t.Errorf("the audit's table was not kept: %v", err)
 	}
 	// A second call prints what is there and runs nothing.

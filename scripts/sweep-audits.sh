@@ -5,8 +5,11 @@
 # coverage), and `audit scaffold` of every pats run: the NLL gap with
 # and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
 # last, on the episodes of the first and of the last iteration (each with the
-# scaffold it was rolled out with). Each audit is written once, under
-# RUN/audit/, atomically; a second call prints what is there.
+# scaffold it was rolled out with). When COMPRESS emptied the scaffold before
+# the last iteration, the late audit takes the last iteration rolled out
+# with a scaffold that still had items (an empty one puts no scaffold token
+# in the context, so there is no gap to measure). Each audit is written
+# once, under RUN/audit/, atomically; a second call prints what is there.
 #
 # Usage: scripts/sweep-audits.sh SWEEP ITERS
 #   scripts/sweep-audits.sh runs/s11 20
@@ -33,10 +36,28 @@ step=$(( iters / 4 > 0 ? iters / 4 : 1 ))
 ckpts=""
 for k in $(seq 0 "$step" "$iters"); do ckpts="$ckpts${ckpts:+,}RUN/ckpt/$k"; done
 case ",$ckpts," in *",RUN/ckpt/$iters,"*) ;; *) ckpts="$ckpts,RUN/ckpt/$iters" ;; esac
-last=$(( iters - 1 ))
+# items K: the number of items of snapshot K of RUN (validate show's first
+# line, "snapshot V: N items, sha256:...")
+items() {
+  local n
+  n=$("$bin"/validate show "$1/snap/$2.parquet" | head -1 | sed -n 's/^snapshot [0-9]*: \([0-9]*\) items.*/\1/p')
+  case "$n" in
+    '' | *[!0-9]*) echo "$0: $1/snap/$2.parquet: validate show gave no item count" >&2; return 1 ;;
+  esac
+  echo "$n"
+}
 for run in "$sweep"/pats-s*; do
   [ -f "$run/summary.md" ] || continue
   mkdir -p "$run/audit"
+  last=$(( iters - 1 ))
+  while [ "$last" -gt 0 ]; do
+    n=$(items "$run" "$last")
+    [ "$n" = 0 ] || break
+    last=$(( last - 1 ))
+  done
+  if [ "$last" != $(( iters - 1 )) ]; then
+    echo "== $run: the scaffold is empty from iteration $(( last + 1 )) on; the late audit is on traj/$last"
+  fi
   for k in 0 "$last"; do
     out="$run/audit/scaffold-traj$k"
     if [ ! -f "$out.md" ]; then
