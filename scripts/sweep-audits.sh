@@ -40,7 +40,7 @@ case ",$ckpts," in *",RUN/ckpt/$iters,"*) ;; *) ckpts="$ckpts,RUN/ckpt/$iters" ;
 # line, "snapshot V: N items, sha256:...")
 items() {
   local n
-  n=$("$bin"/validate show "$1/snap/$2.parquet" | head -1 | sed -n 's/^snapshot [0-9]*: \([0-9]*\) items.*/\1/p')
+  n=$("$bin"/validate show "$1/snap/$2.parquet" | sed -n '1s/^snapshot [0-9]*: \([0-9]*\) items.*/\1/p')
   case "$n" in
     '' | *[!0-9]*) echo "$0: $1/snap/$2.parquet: validate show gave no item count" >&2; return 1 ;;
   esac
