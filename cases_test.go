@@ -129,7 +129,9 @@ func runCase(t *testing.T, dir string) {
 	}
 	want := readExpect(t, filepath.Join(dir, "expect"))
 	work := t.TempDir()
-	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "FIX="+fixDir, "LC_ALL=C")
+	// PATS_PROGRESS=none: a successful case has nothing on stderr (the long
+	// stages' plain progress lines are TestProgressToPipe's business).
+	env := append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "FIX="+fixDir, "LC_ALL=C", "PATS_PROGRESS=none")
 	if setup, err := os.ReadFile(filepath.Join(dir, "setup")); err == nil {
 		c := exec.Command("bash", "-euo", "pipefail", "-c", string(setup))
 		c.Dir, c.Env = work, env

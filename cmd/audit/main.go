@@ -67,16 +67,20 @@ func app() *cli.App {
 					"since the trajectories' scaffold tokens are what is removed. Prints a Markdown table.\n\n" +
 					"Examples:\n" +
 					"  audit scaffold --checkpoints ckpt/0,ckpt/5,ckpt/10 --traj traj/10.parquet --scaffold snap/10.parquet -o audit/nll.parquet --plot audit/nll.png",
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "checkpoints", Usage: "comma-separated checkpoint folders; the first is the baseline"},
 					&cli.StringSliceFlag{Name: "traj", Usage: "trajectory file(s) rolled out with a scaffold"},
 					&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
 					&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
 					command.DeviceFlag(),
-				},
+				}, command.ProgressFlags()...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 0, -1); err != nil {
+						return err
+					}
+					prog, err := command.ProgressSettings(c)
+					if err != nil {
 						return err
 					}
 					var ckpts []string
@@ -87,7 +91,7 @@ func app() *cli.App {
 					}
 					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
-						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout, Device: c.String("device")})
+						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout, Device: c.String("device"), Progress: prog})
 				},
 			},
 			{
@@ -108,7 +112,7 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  audit reading --policy runs/base-reading/ckpt/0 --env household --split valid_seen -o reading.parquet\n" +
 					"  audit reading --policy oracle --env household-rl --split valid_unseen --tasks 40 -o reading-oracle.parquet",
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "policy", Usage: "checkpoint folder, oracle or random"},
 					&cli.StringFlag{Name: "env", Value: "household", Usage: "environment"},
 					&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "task split"},
@@ -124,16 +128,20 @@ func app() *cli.App {
 					&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
 					&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-				},
+				}, command.ProgressFlags()...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 0, 0); err != nil {
+						return err
+					}
+					prog, err := command.ProgressSettings(c)
+					if err != nil {
 						return err
 					}
 					return audit.ExecuteReading(c.Context, audit.ReadingFlags{Policy: c.String("policy"), Env: c.String("env"),
 						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
 						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
 						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
-						Output: c.String("output"), Stdout: os.Stdout})
+						Output: c.String("output"), Stdout: os.Stdout, Progress: prog})
 				},
 			},
 		},

@@ -26,7 +26,7 @@ func app() *cli.App {
 			"  evaluate traj/ -o metrics.parquet\n" +
 			"  evaluate --policy ckpt/0 --env household --split valid_seen --greedy",
 		HideHelpCommand: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
 			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
 			command.DeviceFlag(),
@@ -49,10 +49,14 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
 			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
-		},
+		}, command.ProgressFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
+			}
+			prog, err := command.ProgressSettings(c)
+			if err != nil {
+				return err
 			}
 			f := evaluate.Flags{
 				Inputs:  c.Args().Slice(),
@@ -65,7 +69,7 @@ func app() *cli.App {
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 					TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 					MaxActionTokens: c.Int("max-action-tokens"), InvalidPenalty: 0.1,
-					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Progress: command.Progress(),
+					MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Progress: prog,
 					Device: c.String("device"),
 				},
 			}

@@ -70,14 +70,18 @@ func app() *cli.App {
 					&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 					&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
 					command.DeviceFlag(),
-				}, optimFlags(sft.Optim, "cosine")...),
+				}, append(optimFlags(sft.Optim, "cosine"), command.ProgressFlags()...)...),
 				Action: func(c *cli.Context) error {
 					o, err := optim(c)
 					if err != nil {
 						return err
 					}
+					prog, err := command.ProgressSettings(c)
+					if err != nil {
+						return err
+					}
 					cfg := sft
-					cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, command.Progress()
+					cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, prog
 					return learn.ExecuteSFT(c.Context, learn.SFTFlags{Init: c.String("init"),
 						Demos:  append(c.StringSlice("demos"), c.Args().Slice()...),
 						Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
@@ -131,7 +135,7 @@ func app() *cli.App {
 					&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
 					&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "skillgate: scale of the selection loss term (baseline group) or magnitude of the selection advantage (baseline none)"},
 					&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
-				}, optimFlags(grpo.Optim, "constant")...),
+				}, append(optimFlags(grpo.Optim, "constant"), command.ProgressFlags()...)...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
@@ -141,7 +145,10 @@ func app() *cli.App {
 						return err
 					}
 					cfg := grpo
-					cfg.Optim, cfg.Progress = o, command.Progress()
+					if cfg.Progress, err = command.ProgressSettings(c); err != nil {
+						return err
+					}
+					cfg.Optim = o
 					if cfg.Credit, cfg.Step, err = rl.ParseCredits(c.String("credit"), c.String("step-credit")); err != nil {
 						return command.Usagef("%v", err)
 					}

@@ -23,7 +23,7 @@ func app() *cli.App {
 			"  rollout --env shop --split test --policy random --group 1 --skills -o - | evaluate -\n" +
 			"  rollout --env household --split train --tasks 64 --group 8 --policy ckpt/3 --scaffold snap/3.parquet --shard 0/4 -o traj/3/part0.parquet",
 		HideHelpCommand: true,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			command.DeviceFlag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
 			&cli.StringFlag{Name: "split", Value: "train", Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
@@ -55,9 +55,13 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
-		},
+		}, command.ProgressFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
+				return err
+			}
+			prog, err := command.ProgressSettings(c)
+			if err != nil {
 				return err
 			}
 			f := rollout.Flags{
@@ -68,7 +72,7 @@ func app() *cli.App {
 				Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 				TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"), PromptFormat: c.String("prompt-format"),
 				InvalidPenalty: c.Float64("invalid-penalty"), MaxActionTokens: c.Int("max-action-tokens"),
-				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Batch: c.Int("batch"), Output: c.String("output"), Progress: command.Progress(),
+				MaxContext: c.Int("max-context"), StepTimeout: c.Duration("step-timeout"), History: c.Int("history"), Admissible: c.String("admissible"), Batch: c.Int("batch"), Output: c.String("output"), Progress: prog,
 				Device: c.String("device"),
 			}
 			if err := f.Check(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -66,6 +67,12 @@ func NLL(m *model.Model, seqs [][]int32, roles [][]int8) (float64, int64, error)
 // a time. An episode rolled out with a history window counts as one
 // sequence per answer, the context it saw (rl.TurnSequences).
 func Scaffold(ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory) ([]table.ScaffoldAudit, error) {
+	return ScaffoldProgress(ckpts, load, traj, nil)
+}
+
+// ScaffoldProgress is Scaffold reporting each checkpoint done, with its
+// gap, to meter (nil: nothing).
+func ScaffoldProgress(ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory, meter *progress.Meter) ([]table.ScaffoldAudit, error) {
 	var with, without [][]int32
 	var rWith, rWithout [][]int8
 	var rows []table.Trajectory
@@ -121,6 +128,8 @@ func Scaffold(ckpts []string, load func(name string) (*model.Model, error), traj
 			row.GapRelative = (row.Gap - g0) / math.Abs(g0)
 		}
 		out = append(out, row)
+		meter.Update(k+1, fmt.Sprintf("%s gap %.4f nats/token", name, row.Gap))
 	}
+	meter.Finish()
 	return out, nil
 }

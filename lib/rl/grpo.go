@@ -3,12 +3,12 @@ package rl
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -35,8 +35,8 @@ type GRPOConfig struct {
 	Gamma      float64
 	StepWeight float64
 	Optim      OptimConfig
-	Seed       int64 // minibatch shuffling
-	Progress   io.Writer
+	Seed       int64              // minibatch shuffling
+	Progress   *progress.Settings // nil: no progress
 }
 
 // DefaultGRPO is the command's defaults.
@@ -269,6 +269,7 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 	perEpoch := (len(prep) + mb - 1) / mb
 	total := perEpoch * cfg.Epochs
 	sched := cfg.Optim.schedule(total)
+	meter := cfg.Progress.Start("learn grpo", "step", total)
 	rng := rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6770))
 	var metrics []table.TrainMetrics
 	step := 0
@@ -337,16 +338,23 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 				row.SkillNameShare = st.nameW / st.allW
 			}
 			metrics = append(metrics, row)
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "\rlearn grpo: step %d/%d loss %.4f kl %.4f clip %.3f", step, total, row.Loss, row.KL, row.ClipFrac)
+			if step == 1 {
+				meter.Note("%s", FirstStepNote)
 			}
+			meter.Update(step, fmt.Sprintf("loss %.4f kl %.5f clip %.3f grad %.3g", row.Loss, row.KL, row.ClipFrac, gn))
 		}
 	}
-	if cfg.Progress != nil {
-		fmt.Fprintln(cfg.Progress)
-	}
+	meter.Finish()
 	return metrics, nil
 }
+
+// FirstStepNote says what the first PPO step of an update measures: its
+// policy is the one that rolled out, so the ratio is 1, nothing is clipped,
+// and the loss is the mean advantage (about 0 once advantages are centred
+// in their groups); against a reference that is the same checkpoint (the
+// first iteration) the KL is 0 too. Its figures are 0 by construction, not
+// a sign that nothing trained.
+const FirstStepNote = "step 1 is the first PPO step: ratio 1 (the policy that rolled out), so clip 0 and loss about 0 (centred advantages), and kl 0 when --init is --ref; not a sign that nothing trained"
 
 // RefLogProbs fills the reference log-probabilities of the prepared
 // episodes from ref.

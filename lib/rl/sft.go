@@ -3,12 +3,12 @@ package rl
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"time"
 
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -17,8 +17,8 @@ type SFTConfig struct {
 	Epochs      int // passes over the demonstrations
 	BatchTokens int // a minibatch holds whole sequences up to this many tokens in all
 	Optim       OptimConfig
-	Seed        int64 // shuffling
-	Progress    io.Writer
+	Seed        int64              // shuffling
+	Progress    *progress.Settings // nil: no progress
 }
 
 // DefaultSFT is the command's defaults.
@@ -93,6 +93,7 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 		total += len(e)
 	}
 	sched := cfg.Optim.schedule(total)
+	meter := cfg.Progress.Start("learn sft", "step", total)
 	var metrics []table.TrainMetrics
 	step := 0
 	for epoch, batches := range plan {
@@ -147,14 +148,10 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 			metrics = append(metrics, table.TrainMetrics{Phase: "sft", Step: int32(step), GlobalStep: int32(opt.StepN),
 				Epoch: int32(epoch), Loss: loss, Entropy: ent / float64(n), GradNorm: gn, LR: lr,
 				Sequences: int32(nseq), Tokens: int32(n), Seconds: time.Since(start).Seconds()})
-			if cfg.Progress != nil {
-				fmt.Fprintf(cfg.Progress, "\rlearn sft: step %d/%d loss %.4f", step, total, loss)
-			}
+			meter.Update(step, fmt.Sprintf("epoch %d loss %.4f", epoch, loss))
 		}
 	}
-	if cfg.Progress != nil {
-		fmt.Fprintln(cfg.Progress)
-	}
+	meter.Finish()
 	return metrics, nil
 }
 

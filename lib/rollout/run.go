@@ -5,17 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -92,8 +91,10 @@ type Options struct {
 	// Batch is how many episodes of a batching policy (a checkpoint)
 	// decode together, one batched forward per generated token; finished
 	// episodes leave the batch and waiting ones join. 0 = 32.
-	Batch    int
-	Progress io.Writer
+	Batch int
+	// Progress reports episodes done, their rate and the success so far;
+	// nil reports nothing.
+	Progress *progress.Settings
 }
 
 // Shard selects part i (0-based) of n of the tasks.
@@ -191,9 +192,9 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 		retire = bp.BeginBatch(workers)
 	}
 	var wg sync.WaitGroup
-	var done int
+	var done, succeeded int
 	var mu sync.Mutex
-	start := time.Now()
+	meter := o.Progress.Start("rollout", "episode", len(out))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -205,10 +206,13 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 					continue
 				}
 				out[j.slot], errs[j.slot] = episode(o, ids[j.task], j.sample)
-				if o.Progress != nil {
+				if meter != nil && errs[j.slot] == nil {
 					mu.Lock()
 					done++
-					fmt.Fprintf(o.Progress, "\rrollout: %d/%d episodes, %.1f episodes/s", done, len(out), float64(done)/time.Since(start).Seconds())
+					if out[j.slot].Success {
+						succeeded++
+					}
+					meter.Update(done, fmt.Sprintf("success so far %.3f", float64(succeeded)/float64(done)))
 					mu.Unlock()
 				}
 			}
@@ -221,9 +225,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	if o.Progress != nil {
-		fmt.Fprintln(o.Progress)
-	}
+	meter.Finish()
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
@@ -97,7 +98,8 @@ type ScaffoldFlags struct {
 	Output      string
 	Plot        string
 	Stdout      io.Writer
-	Device      string // cpu (or "") or cuda
+	Device      string             // cpu (or "") or cuda
+	Progress    *progress.Settings // nil: no progress
 }
 
 // ExecuteScaffold runs audit scaffold.
@@ -150,7 +152,7 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 		}
 		return m, nil
 	}
-	rows, err := audit.Scaffold(f.Checkpoints, load, traj)
+	rows, err := audit.ScaffoldProgress(f.Checkpoints, load, traj, f.Progress.Start("audit scaffold", "checkpoint", len(f.Checkpoints)))
 	if err != nil {
 		if errors.Is(err, audit.ErrNoScaffold) {
 			return command.Usagef("%s: %v", strings.Join(f.Traj, ","), err)
@@ -195,6 +197,7 @@ type ReadingFlags struct {
 	Slate       int    // slate size with Skills
 	Output      string
 	Stdout      io.Writer
+	Progress    *progress.Settings // nil: no progress (each condition's rollout reports its own)
 }
 
 // ExecuteReading runs audit reading: the reading test (Reading), its rows
@@ -211,7 +214,7 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	}
 	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
 		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
-		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate}.Options()
+		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}.Options()
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
@@ -52,7 +52,7 @@ type Flags struct {
 	Preread        string        // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)
 	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
 	Output         string
-	Progress       io.Writer
+	Progress       *progress.Settings // nil: no progress
 
 	// TemperatureSet and TopPSet say the user gave them; otherwise a
 	// checkpoint's generation_config.json supplies them.
