@@ -113,6 +113,16 @@ GRPO_FLAGS    ?=
 CONTROL_FLAGS ?=
 CARDS_FLAGS   ?=
 
+# Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
+# auto (a line rewritten in place on a terminal; in a log, such as a Slurm
+# job's or a notebook's subprocess, a plain line every PROGRESS_INTERVAL and
+# one at the end), plain, or none. Each iteration's line says how far the
+# loop has got.
+PROGRESS          ?= auto
+PROGRESS_INTERVAL ?= 30s
+export PATS_PROGRESS := $(PROGRESS)
+export PATS_PROGRESS_INTERVAL := $(PROGRESS_INTERVAL)
+
 # ---- the binaries -------------------------------------------------------------
 BIN          ?= bin
 PIPE_TOOLS   := rollout evaluate learn cards control validate report
@@ -351,7 +361,7 @@ endif
 
 $(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(2).parquet)
 	@mkdir -p $$(@D)
-	@$(BIN)/report iteration $(R) $(1) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
+	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
 endef
 $(foreach k,$(ITER_LIST),$(eval $(call ITERATION,$(k),$(shell echo $$(( $(k) + 1 ))),$(shell echo $$(( $(k) - 1 ))))))
 

@@ -42,13 +42,14 @@ func app() *cli.App {
 			{
 				Name:      "iteration",
 				Usage:     "one line on a finished iteration: success, scaffold items and tokens, loss, KL, seconds",
-				UsageText: "report iteration RUN K [--scaffold SNAP]",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "scaffold", Usage: "the snapshot the iteration's rollout used"}},
+				UsageText: "report iteration RUN K [--scaffold SNAP] [--of ITERS]",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "scaffold", Usage: "the snapshot the iteration's rollout used"},
+					&cli.IntFlag{Name: "of", Usage: "the run's iterations, to say how far the loop has got (0: not said)"}},
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return report.IterationLine(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), os.Stdout)
+					return report.IterationLine(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), c.Int("of"), os.Stdout)
 				},
 			},
 			{

@@ -99,4 +99,3 @@ func TestParseMode(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-

@@ -184,6 +184,8 @@ type IterationStats struct {
 	NextItems      int     // snap/k+1 (-1: no scaffold branch)
 	NextTokens     int
 	Loss, KL       float64 // means over the GRPO steps of the update k -> k+1
+	Steps          int     // those steps (PPO optimizer steps)
+	Iterations     int     // the run's iterations (0: unknown)
 	Seconds        float64 // wall time from the iteration's inputs to its last output
 	ScaffoldBranch bool
 }
@@ -196,8 +198,19 @@ func (s IterationStats) String() string {
 	} else if s.Items > 0 {
 		sc = fmt.Sprintf("scaffold %d items %d tok (fixed)", s.Items, s.Tokens)
 	}
-	return fmt.Sprintf("iteration %d: success %.3f (%d episodes) | %s | loss %.4f kl %.5f | %.0f s",
-		s.Iteration, s.Success, s.Episodes, sc, s.Loss, s.KL, s.Seconds)
+	it := fmt.Sprintf("iteration %d", s.Iteration)
+	if s.Iterations > 0 {
+		it = fmt.Sprintf("iteration %d (%d/%d done)", s.Iteration, s.Iteration+1, s.Iterations)
+	}
+	// The first PPO step of an update is taken by the policy that rolled
+	// out: ratio 1, nothing clipped, loss about 0 (centred advantages) and,
+	// from ckpt/0, KL 0. A one-step update's figures are 0 by construction.
+	steps := fmt.Sprintf("mean of %d PPO steps", s.Steps)
+	if s.Steps == 1 {
+		steps = "1 PPO step: the first, at ratio 1, so about 0 by construction"
+	}
+	return fmt.Sprintf("%s: success %.3f (%d episodes) | %s | loss %.4f kl %.5f (%s) | %.0f s",
+		it, s.Success, s.Episodes, sc, s.Loss, s.KL, steps, s.Seconds)
 }
 
 // Iteration summarises iteration k of a run folder from traj/k, the
@@ -247,6 +260,7 @@ func Iteration(dir string, k int, scaffold string) (IterationStats, error) {
 		s.Loss += row.Loss
 		s.KL += row.KL
 	}
+	s.Steps = len(m)
 	if len(m) > 0 {
 		s.Loss /= float64(len(m))
 		s.KL /= float64(len(m))

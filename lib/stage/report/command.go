@@ -39,8 +39,9 @@ func Mix(inputs []string, out string) error {
 	return table.WriteFile(out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
 }
 
-// IterationLine prints one line on iteration k (given as text) of a run.
-func IterationLine(run, k, scaffold string, stdout io.Writer) error {
+// IterationLine prints one line on iteration k (given as text) of a run
+// of iters iterations (0: not said).
+func IterationLine(run, k, scaffold string, iters int, stdout io.Writer) error {
 	n, err := strconv.Atoi(k)
 	if err != nil || n < 0 {
 		return command.Usagef("iteration %q is not a count", k)
@@ -49,6 +50,7 @@ func IterationLine(run, k, scaffold string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	s.Iterations = iters
 	_, err = fmt.Fprintln(stdout, s)
 	return err
 }
