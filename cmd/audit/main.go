@@ -11,6 +11,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/stage/audit"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
 
 func main() { command.Main(app()) }
@@ -73,7 +74,7 @@ func app() *cli.App {
 					&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
 					&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-					command.DeviceFlag(),
+					deviceflag.Flag(),
 				}, command.ProgressFlags()...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 0, -1); err != nil {

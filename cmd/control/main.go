@@ -28,7 +28,7 @@ func app() *cli.App {
 			"the key comes from OPENAI_API_KEY). An unusable model answer yields no proposal for that type\n" +
 			"and its reason in the files' metadata (pats.extra.reason.<type>), never a failed pipeline.\n" +
 			"Writes the proposals and the controller state after k. Only validate changes the scaffold.\n\n" +
-			command.LoopHelp + "\n\n" +
+			stage.LoopHelp + "\n\n" +
 			"Examples:\n" +
 			"  control --cards cards/0.parquet --scaffold snap/0.parquet -o proposals/0.parquet --state-out state/0.parquet\n" +
 			"  control --cards cards/3.parquet --scaffold snap/3.parquet --state state/2.parquet -o proposals/3.parquet --state-out state/3.parquet\n" +
@@ -48,22 +48,22 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 			&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
-		}, command.CLIFlags()...),
+		}, stage.LoopFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			s, err := command.SettingsFrom(c)
+			loop, err := stage.LoopFrom(c)
 			if err != nil {
 				return err
 			}
-			tok, err := stage.Tokenizer(c.String("tokenizer"))
+			tok, err := stage.Tokenizer(loop.Tokenizer)
 			if err != nil {
 				return err
 			}
 			return control.Execute(c.Context, control.Flags{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
-				Output: c.String("output"), StateOut: c.String("state-out"), Settings: s,
+				Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 				Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 				Tok: tok, Progress: command.Progress(),

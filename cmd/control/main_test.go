@@ -10,7 +10,6 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage/cards"
@@ -70,7 +69,7 @@ func TestControlOnHousehold(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range states {
-		if s.Observed && s.Primitive != control.Expand {
+		if s.Observed && s.Primitive != scaffold.Expand {
 			t.Errorf("scope %q at success %.2f got %s, want EXPAND", s.TaskType, s.SmoothedSuccess, s.Primitive)
 		}
 	}
@@ -82,11 +81,11 @@ func TestControlOnHousehold(t *testing.T) {
 		t.Fatal("no proposal for a weak policy")
 	}
 	for _, q := range props {
-		if q.Op != "add" || q.Primitive != control.Expand || q.Refiner != "builtin" || len(q.Support) < 2 {
+		if q.Op != "add" || q.Primitive != scaffold.Expand || q.Refiner != "builtin" || len(q.Support) < 2 {
 			t.Errorf("proposal %+v", q)
 		}
 	}
-	if pm[0].Extra[control.MetaIteration] != "0" || len(pm[0].Inputs) != 2 {
+	if pm[0].Extra[scaffold.MetaIteration] != "0" || len(pm[0].Inputs) != 2 {
 		t.Errorf("metadata %+v", pm[0])
 	}
 	// --frozen: states, no proposals

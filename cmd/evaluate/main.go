@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 )
@@ -29,7 +30,7 @@ func app() *cli.App {
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
 			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
-			command.DeviceFlag(),
+			deviceflag.Flag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment (with --policy)"},
 			&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "split (with --policy)"},
 			&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split; 0: the whole split (with --policy)"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/learn"
 )
 
@@ -69,7 +70,7 @@ func app() *cli.App {
 					&cli.StringSliceFlag{Name: "demos", Usage: "trajectory file(s) to imitate (also as arguments)"},
 					&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 					&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
-					command.DeviceFlag(),
+					deviceflag.Flag(),
 				}, append(optimFlags(sft.Optim, "cosine"), command.ProgressFlags()...)...),
 				Action: func(c *cli.Context) error {
 					o, err := optim(c)
@@ -119,7 +120,7 @@ func app() *cli.App {
 				Flags: append([]cli.Flag{
 					&cli.StringFlag{Name: "init", Usage: "checkpoint folder of the policy that made the trajectories"},
 					&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
-					command.DeviceFlag(),
+					deviceflag.Flag(),
 					&cli.StringFlag{Name: "advantages", Usage: "write the per-token advantages and channels used to this file"},
 					&cli.StringFlag{Name: "credit", Value: "broadcast", Usage: "broadcast, skillgate, or gigpo (broadcast plus GiGPO's step credit)"},
 					&cli.StringFlag{Name: "step-credit", Value: "none", Usage: "none or gigpo: the step-level credit added to the episode advantage"},

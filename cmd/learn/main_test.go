@@ -12,7 +12,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -54,7 +54,7 @@ func build() (fixture, error) {
 	}
 	f := fixture{dir: dir, demos: filepath.Join(dir, "demos.parquet"), ckpt: filepath.Join(dir, "ckpt0"),
 		traj: filepath.Join(dir, "traj.parquet")}
-	demos, err := rltest.Household(nil, 3, 1, 2, false, 0)
+	demos, err := episodetest.Household(nil, 3, 1, 2, false, 0)
 	if err != nil {
 		return f, err
 	}
@@ -65,7 +65,7 @@ func build() (fixture, error) {
 	if err != nil {
 		return f, err
 	}
-	m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 9)
+	m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 9)
 	if err != nil {
 		return f, err
 	}
@@ -76,8 +76,8 @@ func build() (fixture, error) {
 	if err := m.Save(f.ckpt, js); err != nil {
 		return f, err
 	}
-	p := rltest.ModelPolicy{PolicyName: f.ckpt, Model: m, Tok: tok, MaxTokens: 5}
-	rows, err := rltest.Household(p, 2, 3, 4, false, 150)
+	p := episodetest.ModelPolicy{PolicyName: f.ckpt, Model: m, Tok: tok, MaxTokens: 5}
+	rows, err := episodetest.Household(p, 2, 3, 4, false, 150)
 	if err != nil {
 		return f, err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
@@ -24,7 +25,7 @@ func app() *cli.App {
 			"  rollout --env household --split train --tasks 64 --group 8 --policy ckpt/3 --scaffold snap/3.parquet --shard 0/4 -o traj/3/part0.parquet",
 		HideHelpCommand: true,
 		Flags: append([]cli.Flag{
-			command.DeviceFlag(),
+			deviceflag.Flag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
 			&cli.StringFlag{Name: "split", Value: "train", Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
 			&cli.IntFlag{Name: "tasks", Value: 0, Usage: "tasks drawn from the split with --seed; 0 runs the whole split in order"},

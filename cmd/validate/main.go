@@ -50,22 +50,22 @@ func app() *cli.App {
 			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
 			&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
-		}, command.CLIFlags()...),
+		}, stage.LoopFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
 				return err
 			}
-			s, err := command.SettingsFrom(c)
+			loop, err := stage.LoopFrom(c)
 			if err != nil {
 				return err
 			}
-			tok, err := stage.Tokenizer(c.String("tokenizer"))
+			tok, err := stage.Tokenizer(loop.Tokenizer)
 			if err != nil {
 				return err
 			}
 			return validate.Execute(c.Context, validate.Flags{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
-				Output: c.String("output"), Decisions: c.String("decisions"), Settings: s, Tok: tok,
+				Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
 				Progress: command.Progress(),
 			}, os.Stdout)
 		},

@@ -16,6 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	controlstage "github.com/pats-rl/pats/lib/stage/control"
 	"github.com/pats-rl/pats/lib/stage/rollout"
@@ -99,7 +100,7 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 			t.Fatal(err)
 		}
 		cf := controlstage.Flags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
-			StateOut: p("state/%d.parquet", k), Settings: control.DefaultSettings(), Tok: tok(t)}
+			StateOut: p("state/%d.parquet", k), Loop: stage.DefaultLoop(), Tok: tok(t)}
 		if k > 0 {
 			cf.State = p("state/%d.parquet", k-1)
 		}
@@ -171,7 +172,7 @@ func TestLoop(t *testing.T) {
 		if recs[k].success <= 0 || recs[k].success >= control.DefaultOptions().RhoR {
 			t.Errorf("iteration %d: success %.2f, want a weak policy in (0, rho_r)", k, recs[k].success)
 		}
-		if recs[k].primitives[control.Expand] == 0 || recs[k].accepted["add"] == 0 {
+		if recs[k].primitives[scaffold.Expand] == 0 || recs[k].accepted["add"] == 0 {
 			t.Errorf("iteration %d: a weak policy should EXPAND and get additions: %+v", k, recs[k])
 		}
 		if k > 0 && recs[k].items <= recs[k-1].items {
@@ -180,7 +181,7 @@ func TestLoop(t *testing.T) {
 	}
 	peak := recs[2].items
 	last := recs[len(recs)-1]
-	if last.items >= peak || last.primitives[control.Compress] == 0 {
+	if last.items >= peak || last.primitives[scaffold.Compress] == 0 {
 		t.Errorf("a strong policy should COMPRESS the scaffold: %d items at the peak, %d at the end (%+v)", peak, last.items, last)
 	}
 	// the rendered scaffold was in the context from iteration 1 on
@@ -246,7 +247,7 @@ func TestKilledCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := controlstage.Execute(context.Background(), controlstage.Flags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
-		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Settings: control.DefaultSettings(), Tok: tok(t)}, nil); err != nil {
+		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Loop: stage.DefaultLoop(), Tok: tok(t)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(p("snap/0.parquet"))

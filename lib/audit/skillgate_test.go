@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/rl"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 )
 
 // TestBroadcastVersusSkillGate audits the credit of real household
@@ -17,7 +17,7 @@ import (
 // right read is credited below 0, and only the group that also has a wrong
 // read credits its right reads at all.
 func TestBroadcastVersusSkillGate(t *testing.T) {
-	rows, err := rltest.Household(nil, 3, 4, 11, true, 0)
+	rows, err := episodetest.Household(nil, 3, 4, 11, true, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

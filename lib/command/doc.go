@@ -10,8 +10,9 @@
 // children and removes the temporaries registered with lib/cleanup, and
 // exits after Grace if the command is blocked where no context reaches.
 //
-// It is the CLI side of the stage layer (docs/architecture.md): besides the
-// exit point it holds the flag tables that more than one command shares
-// (CLIFlags, SettingsFrom and LoopHelp: the scaffold loop's settings of
-// control and validate). No domain package imports it.
+// It holds the exit point, the signals and the argument helpers every
+// command uses, and nothing else: the options that several commands share
+// live in the stage layer (stage.LoopFlags, deviceflag.Flag), so that a
+// binary links only what its stage uses (docs/architecture.md). It imports
+// no stage, domain package or model; no domain package imports it.
 package command

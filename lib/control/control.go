@@ -3,45 +3,28 @@ package control
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Primitives (scaffold.Expand and the others: the validator shares them).
-const (
-	Expand      = scaffold.Expand
-	Revise      = scaffold.Revise
-	Compress    = scaffold.Compress
-	ForcedPrune = scaffold.ForcedPrune
-	None        = scaffold.None
-)
-
-// All lists the four primitives.
-var All = []string{Expand, Revise, Compress, ForcedPrune}
-
 // Options configure the controller (see the package doc for the defaults'
 // reasons).
 type Options struct {
-	RhoR             float64  // EXPAND below; default 0.4
-	RhoC             float64  // COMPRESS at or above; default 0.75
-	EMA              float64  // weight of the previous smoothed value; default 0.5
-	MaxItems         int      // per task type (task + mistake items); default 12
-	MaxTokens        int      // per task type; default 400
-	MaxGeneralItems  int      // general layer; default 8
-	MaxGeneralTokens int      // general layer; default 200
-	ExpandQuota      int      // additions per type per iteration; default 3
-	Enabled          []string // primitives allowed; nil = all four
-	Frozen           bool     // propose nothing, ever
-	General          bool     // adapt the general layer too; default true
+	RhoR    float64  // EXPAND below; default 0.4
+	RhoC    float64  // COMPRESS at or above; default 0.75
+	EMA     float64  // weight of the previous smoothed value; default 0.5
+	Enabled []string // primitives allowed; nil = all four
+	Frozen  bool     // propose nothing, ever
+	General bool     // adapt the general layer too; default true
+	// The caps (FORCED_PRUNE at a cap), the EXPAND quota, and the two
+	// rules the refiner keeps to: scaffold.DefaultLimits by default.
+	scaffold.Limits
 }
 
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, MaxItems: scaffold.DefaultMaxItems, MaxTokens: scaffold.DefaultMaxTokens,
-		MaxGeneralItems: scaffold.DefaultMaxGeneralItems, MaxGeneralTokens: scaffold.DefaultMaxGeneralTokens,
-		ExpandQuota: scaffold.DefaultExpandQuota, General: true}
+	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, General: true, Limits: scaffold.DefaultLimits()}
 }
 
 // Validate reports inconsistent options.
@@ -51,85 +34,13 @@ func (o Options) Validate() error {
 		return fmt.Errorf("thresholds must satisfy 0 <= rho_r <= rho_c <= 1 (got %g, %g)", o.RhoR, o.RhoC)
 	case !(o.EMA >= 0 && o.EMA < 1):
 		return fmt.Errorf("ema factor must be in [0,1) (got %g)", o.EMA)
-	case o.MaxItems <= 0 || o.MaxTokens <= 0 || o.MaxGeneralItems <= 0 || o.MaxGeneralTokens <= 0:
-		return fmt.Errorf("caps must be positive")
-	case o.ExpandQuota < 0:
-		return fmt.Errorf("expand quota must be >= 0")
 	}
 	for _, p := range o.Enabled {
-		if !isPrimitive(p) {
+		if !scaffold.IsPrimitive(p) {
 			return fmt.Errorf("unknown primitive %q", p)
 		}
 	}
-	return nil
-}
-
-func isPrimitive(p string) bool {
-	for _, x := range All {
-		if x == p {
-			return true
-		}
-	}
-	return false
-}
-
-// Caps returns the item and token caps of scope t ("" = general).
-func (o Options) Caps(t string) (items, tokens int) {
-	if t == "" {
-		return o.MaxGeneralItems, o.MaxGeneralTokens
-	}
-	return o.MaxItems, o.MaxTokens
-}
-
-// ParsePrimitives reads a primitive restriction: "all" (or empty): all four;
-// "expand": EXPAND only; "no-<name>": all but one (e.g. "no-revise"); or a
-// comma list of names ("expand,compress"). Names are case-insensitive;
-// "prune" and "forced_prune" name FORCED_PRUNE.
-func ParsePrimitives(s string) ([]string, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	name := func(x string) (string, error) {
-		x = strings.TrimSpace(x)
-		switch x {
-		case "expand":
-			return Expand, nil
-		case "revise":
-			return Revise, nil
-		case "compress":
-			return Compress, nil
-		case "prune", "forced_prune", "forced-prune":
-			return ForcedPrune, nil
-		}
-		return "", fmt.Errorf("unknown primitive %q (want expand, revise, compress or prune)", x)
-	}
-	if s == "" || s == "all" {
-		return append([]string(nil), All...), nil
-	}
-	if strings.HasPrefix(s, "no-") {
-		drop, err := name(s[3:])
-		if err != nil {
-			return nil, err
-		}
-		var out []string
-		for _, p := range All {
-			if p != drop {
-				out = append(out, p)
-			}
-		}
-		return out, nil
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range strings.Split(s, ",") {
-		p, err := name(x)
-		if err != nil {
-			return nil, err
-		}
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return o.Limits.Validate()
 }
 
 func (o Options) enabled(p string) bool {
@@ -158,26 +69,26 @@ func Smooth(prev float64, havePrev bool, x, a float64) float64 {
 // o.Enabled and o.Frozen (see the package doc).
 func Choose(s float64, nItems, nTokens, maxItems, maxTokens int, o Options) string {
 	if o.Frozen {
-		return None
+		return scaffold.None
 	}
 	var p string
 	switch {
 	case s < o.RhoR:
-		p = Expand
+		p = scaffold.Expand
 	case s < o.RhoC:
-		p = Revise
+		p = scaffold.Revise
 	default:
-		p = Compress
+		p = scaffold.Compress
 	}
 	if nItems >= maxItems || nTokens >= maxTokens {
-		if o.enabled(ForcedPrune) {
-			return ForcedPrune
+		if o.enabled(scaffold.ForcedPrune) {
+			return scaffold.ForcedPrune
 		}
 	}
 	if o.enabled(p) {
 		return p
 	}
-	return None
+	return scaffold.None
 }
 
 // Step runs the controller for iteration k. prev holds earlier states (any
@@ -247,7 +158,7 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 			NForcedPrune: p.NForcedPrune, NNone: p.NNone, NObserved: p.NObserved}
 		n, tok := scaffold.ScopeTotals(items, t)
 		st.NItems, st.NTokens = int32(n), int32(tok)
-		st.Primitive = None
+		st.Primitive = scaffold.None
 		if e, ok := obs[t]; ok && e.NCards > 0 {
 			st.Observed = true
 			st.LastSuccess = e.SuccessRate
@@ -257,13 +168,13 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 			st.Primitive = Choose(st.SmoothedSuccess, n, tok, mi, mt, o)
 		}
 		switch st.Primitive {
-		case Expand:
+		case scaffold.Expand:
 			st.NExpand++
-		case Revise:
+		case scaffold.Revise:
 			st.NRevise++
-		case Compress:
+		case scaffold.Compress:
 			st.NCompress++
-		case ForcedPrune:
+		case scaffold.ForcedPrune:
 			st.NForcedPrune++
 		default:
 			st.NNone++

@@ -3,9 +3,9 @@ package control
 import (
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -17,17 +17,17 @@ func TestChooseThresholds(t *testing.T) {
 		items, tok int
 		want       string
 	}{
-		{0, 0, 0, Expand},
-		{o.RhoR - eps, 0, 0, Expand},
-		{o.RhoR, 0, 0, Revise}, // exactly at rho_r: REVISE
-		{o.RhoR + eps, 0, 0, Revise},
-		{o.RhoC - eps, 0, 0, Revise},
-		{o.RhoC, 0, 0, Compress}, // exactly at rho_c: COMPRESS
-		{1, 0, 0, Compress},
-		{0.1, o.MaxItems - 1, o.MaxTokens - 1, Expand},
-		{0.1, o.MaxItems, 0, ForcedPrune},  // item cap reached
-		{0.9, 0, o.MaxTokens, ForcedPrune}, // token cap reached
-		{0.5, o.MaxItems + 3, 0, ForcedPrune},
+		{0, 0, 0, scaffold.Expand},
+		{o.RhoR - eps, 0, 0, scaffold.Expand},
+		{o.RhoR, 0, 0, scaffold.Revise}, // exactly at rho_r: REVISE
+		{o.RhoR + eps, 0, 0, scaffold.Revise},
+		{o.RhoC - eps, 0, 0, scaffold.Revise},
+		{o.RhoC, 0, 0, scaffold.Compress}, // exactly at rho_c: COMPRESS
+		{1, 0, 0, scaffold.Compress},
+		{0.1, o.MaxItems - 1, o.MaxTokens - 1, scaffold.Expand},
+		{0.1, o.MaxItems, 0, scaffold.ForcedPrune},  // item cap reached
+		{0.9, 0, o.MaxTokens, scaffold.ForcedPrune}, // token cap reached
+		{0.5, o.MaxItems + 3, 0, scaffold.ForcedPrune},
 	}
 	for _, c := range cases {
 		if got := Choose(c.s, c.items, c.tok, o.MaxItems, o.MaxTokens, o); got != c.want {
@@ -39,7 +39,7 @@ func TestChooseThresholds(t *testing.T) {
 func TestChooseRestricted(t *testing.T) {
 	o := DefaultOptions()
 	var err error
-	o.Enabled, err = ParsePrimitives("expand")
+	o.Enabled, err = scaffold.ParsePrimitives("expand")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,51 +47,23 @@ func TestChooseRestricted(t *testing.T) {
 		s     float64
 		items int
 		want  string
-	}{{0.1, 0, Expand}, {0.5, 0, None}, {0.9, 0, None}, {0.1, 12, Expand}} {
+	}{{0.1, 0, scaffold.Expand}, {0.5, 0, scaffold.None}, {0.9, 0, scaffold.None}, {0.1, 12, scaffold.Expand}} {
 		if got := Choose(c.s, c.items, 0, 12, 400, o); got != c.want {
 			t.Errorf("expand only: s=%v items=%d: %s, want %s", c.s, c.items, got, c.want)
 		}
 	}
-	o.Enabled, _ = ParsePrimitives("no-revise")
-	if got := Choose(0.5, 0, 0, 12, 400, o); got != None {
+	o.Enabled, _ = scaffold.ParsePrimitives("no-revise")
+	if got := Choose(0.5, 0, 0, 12, 400, o); got != scaffold.None {
 		t.Errorf("no-revise in the REVISE band: %s", got)
 	}
-	if got := Choose(0.5, 12, 0, 12, 400, o); got != ForcedPrune {
+	if got := Choose(0.5, 12, 0, 12, 400, o); got != scaffold.ForcedPrune {
 		t.Errorf("no-revise at the cap: %s", got)
 	}
 	o.Enabled = nil
 	o.Frozen = true
 	for _, s := range []float64{0, 0.5, 1} {
-		if got := Choose(s, 20, 999, 12, 400, o); got != None {
+		if got := Choose(s, 20, 999, 12, 400, o); got != scaffold.None {
 			t.Errorf("frozen: %s", got)
-		}
-	}
-}
-
-func TestParsePrimitives(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-		err  string
-	}{
-		{"", All, ""},
-		{"all", All, ""},
-		{"expand", []string{Expand}, ""},
-		{"no-revise", []string{Expand, Compress, ForcedPrune}, ""},
-		{"Expand, prune,expand", []string{Expand, ForcedPrune}, ""},
-		{"grow", nil, "unknown primitive"},
-		{"no-x", nil, "unknown primitive"},
-	}
-	for _, c := range cases {
-		got, err := ParsePrimitives(c.in)
-		if c.err != "" {
-			if err == nil || !strings.Contains(err.Error(), c.err) {
-				t.Errorf("%q: err %v", c.in, err)
-			}
-			continue
-		}
-		if err != nil || !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q: %v %v, want %v", c.in, got, err, c.want)
 		}
 	}
 }
@@ -133,7 +105,7 @@ func TestStepEMAAndHistory(t *testing.T) {
 	for _, x := range states {
 		got = append(got, x.Primitive)
 	}
-	if !reflect.DeepEqual(got, []string{Expand, Revise, Revise, Compress, Revise}) {
+	if !reflect.DeepEqual(got, []string{scaffold.Expand, scaffold.Revise, scaffold.Revise, scaffold.Compress, scaffold.Revise}) {
 		t.Fatalf("primitives %v", got)
 	}
 	lastS := states[len(states)-1]
@@ -174,25 +146,25 @@ func TestStepScopesCapsAndNoEvidence(t *testing.T) {
 	if !reflect.DeepEqual(order, []string{"", "a", "b", "d"}) {
 		t.Fatalf("scopes %v", order)
 	}
-	if a := byType["a"]; a.NItems != 2 || a.NTokens != 7 || a.Primitive != ForcedPrune {
+	if a := byType["a"]; a.NItems != 2 || a.NTokens != 7 || a.Primitive != scaffold.ForcedPrune {
 		t.Fatalf("a: %+v (general items must not count)", a)
 	}
-	if b := byType["b"]; b.NItems != 1 || b.Primitive != Expand {
+	if b := byType["b"]; b.NItems != 1 || b.Primitive != scaffold.Expand {
 		t.Fatalf("b: %+v", b)
 	}
-	if g := byType[""]; g.NItems != 1 || g.NTokens != 5 || g.Primitive != Expand {
+	if g := byType[""]; g.NItems != 1 || g.NTokens != 5 || g.Primitive != scaffold.Expand {
 		t.Fatalf("general: %+v", g)
 	}
-	if d := byType["d"]; d.Observed || d.Primitive != None || d.NNone != 1 || d.NObserved != 0 {
+	if d := byType["d"]; d.Observed || d.Primitive != scaffold.None || d.NNone != 1 || d.NObserved != 0 {
 		t.Fatalf("unobserved: %+v", d)
 	}
 	// d observed for the first time at k=1: initialised from x, not smoothed with 0.
 	st2, _ := Step(st, []table.TypeEvidence{ev(1, "d", 0.8)}, items, nil, 1, o)
 	for _, s := range st2 {
-		if s.TaskType == "d" && (s.SmoothedSuccess != 0.8 || s.Primitive != Compress) {
+		if s.TaskType == "d" && (s.SmoothedSuccess != 0.8 || s.Primitive != scaffold.Compress) {
 			t.Fatalf("first observation: %+v", s)
 		}
-		if s.TaskType == "a" && (s.Primitive != None || s.SmoothedSuccess != 0.1) {
+		if s.TaskType == "a" && (s.Primitive != scaffold.None || s.SmoothedSuccess != 0.1) {
 			t.Fatalf("a without evidence keeps s: %+v", s)
 		}
 	}

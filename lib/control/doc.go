@@ -45,7 +45,7 @@
 //     evolution step: enough to react, few enough that each addition's effect
 //     can be seen in the next iteration's cards.
 //
-// Restricting primitives (Options.Enabled; ParsePrimitives reads "all",
+// Restricting primitives (Options.Enabled; scaffold.ParsePrimitives reads "all",
 // "expand", "no-revise", or a comma list): a disabled primitive becomes NONE,
 // meaning no proposal for that type this iteration. When a cap is reached but
 // FORCED_PRUNE is disabled, the smoothed primitive is used if enabled (the

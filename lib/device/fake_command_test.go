@@ -12,7 +12,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/rl"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -33,7 +33,7 @@ func TestDeviceFailsMidRun(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	t.Setenv("PATS_CUDA_LIB", lib)
-	rows, err := rltest.Household(nil, 2, 1, 1, false, 0)
+	rows, err := episodetest.Household(nil, 2, 1, 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -118,7 +118,7 @@ func TestParityHFExport(t *testing.T) {
 	}
 
 	// small, trained on the device by learn sft.
-	rows, err := rltest.Household(nil, 4, 1, 1, false, 0)
+	rows, err := episodetest.Household(nil, 4, 1, 1, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

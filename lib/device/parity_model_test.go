@@ -12,7 +12,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/rl"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -462,7 +462,7 @@ func grpoRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := rltest.Household(rltest.ModelPolicy{PolicyName: "p", Model: m, Tok: tok, MaxTokens: 5}, 3, 3, 7, false, 160)
+	rows, err := episodetest.Household(episodetest.ModelPolicy{PolicyName: "p", Model: m, Tok: tok, MaxTokens: 5}, 3, 3, 7, false, 160)
 	if err != nil {
 		t.Fatal(err)
 	}

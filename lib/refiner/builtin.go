@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/card"
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/words"
@@ -295,15 +294,15 @@ func (b *Builtin) Propose(ctx context.Context, in Input) (Result, error) {
 	var props []table.Proposal
 	var reason string
 	switch in.Primitive {
-	case control.Expand:
+	case scaffold.Expand:
 		props, reason = b.expand(s)
-	case control.Revise:
+	case scaffold.Revise:
 		props, reason = b.revise(s)
-	case control.Compress:
+	case scaffold.Compress:
 		props, reason = b.compress(s)
-	case control.ForcedPrune:
+	case scaffold.ForcedPrune:
 		props, reason = b.prune(s)
-	case control.None, "":
+	case scaffold.None, "":
 		return Result{Reason: "primitive NONE: nothing to propose"}, nil
 	default:
 		return Result{}, fmt.Errorf("refiner: unknown primitive %q", in.Primitive)

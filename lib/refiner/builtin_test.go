@@ -50,7 +50,7 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 	if len(res.Proposals) == 0 {
 		t.Fatalf("%s: no proposals (%s)", prim, res.Reason)
 	}
-	next, dec := validate.Apply(items, res.Proposals, cards, co.Validation(3))
+	next, dec := validate.Apply(items, res.Proposals, cards, validate.Options{Iteration: 3, Limits: co.Limits})
 	for i, d := range dec {
 		if !d.Accepted {
 			t.Errorf("%s proposal %+v rejected: %s %s", prim, res.Proposals[i], d.Reason, d.Message)
@@ -70,7 +70,7 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 func TestBuiltinExpand(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
-	props, next := run(t, control.Expand, heat, cards, ev, nil)
+	props, next := run(t, scaffold.Expand, heat, cards, ev, nil)
 	if len(props) != 3 {
 		t.Fatalf("%d proposals, want the quota of 3: %+v", len(props), props)
 	}
@@ -91,7 +91,7 @@ func TestBuiltinExpand(t *testing.T) {
 		t.Fatalf("a feature shared by both sides was proposed: %v", texts)
 	}
 	// Covered features are not proposed again.
-	res2, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: control.Expand, Cards: cards, Items: next})
+	res2, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards, Items: next})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestBuiltinExpandGeneral(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	tr := append(cardtest.Episodes(r, heat, "heat", 3, 0.3), cardtest.Episodes(r, cool, "cool", 3, 0.3)...)
 	cards, ev := build(t, tr)
-	props, _ := run(t, control.Expand, "", cards, ev, nil)
+	props, _ := run(t, scaffold.Expand, "", cards, ev, nil)
 	for _, p := range props {
 		if p.Layer != "general" {
 			t.Fatalf("general scope proposed %+v", p)
@@ -128,7 +128,7 @@ func TestBuiltinRevise(t *testing.T) {
 		it("m-h-1", "mistake", heat, "Do not drop the object on the floor.", 1, "old3"),
 		it("g-1", "general", "", "Plan before acting.", 0),
 	}
-	props, next := run(t, control.Revise, heat, cards, ev, items)
+	props, next := run(t, scaffold.Revise, heat, cards, ev, items)
 	ops := map[string]int{}
 	for _, p := range props {
 		ops[p.Op]++
@@ -166,7 +166,7 @@ func TestBuiltinCompress(t *testing.T) {
 		it("t-h-3", "task", heat, "Open closed receptacles to look inside them.", 1),
 		it("m-h-1", "mistake", heat, "Do not put the object down cold.", 1),
 	}
-	props, next := run(t, control.Compress, heat, cards, ev, items)
+	props, next := run(t, scaffold.Compress, heat, cards, ev, items)
 	n0, t0 := scaffold.ScopeTotals(items, heat)
 	n1, t1 := scaffold.ScopeTotals(next, heat)
 	if n1 >= n0 || t1 > t0 {
@@ -188,7 +188,7 @@ func TestBuiltinForcedPrune(t *testing.T) {
 	}
 	items[0].Text = "Heat the object with the microwave before placing it."
 	items[0].Tokens = int32(scaffold.WordCount(items[0].Text))
-	props, next := run(t, control.ForcedPrune, heat, cards, ev, items)
+	props, next := run(t, scaffold.ForcedPrune, heat, cards, ev, items)
 	n1, _ := scaffold.ScopeTotals(next, heat)
 	if n1 >= 12 || len(props) != 1 {
 		t.Fatalf("prune: %d items left, %d proposals", n1, len(props))
@@ -200,7 +200,7 @@ func TestBuiltinForcedPrune(t *testing.T) {
 }
 
 func TestBuiltinNoneAndUnknown(t *testing.T) {
-	res, err := NewBuiltin().Propose(context.Background(), Input{Primitive: control.None})
+	res, err := NewBuiltin().Propose(context.Background(), Input{Primitive: scaffold.None})
 	if err != nil || len(res.Proposals) != 0 || res.Reason == "" {
 		t.Fatalf("NONE: %+v %v", res, err)
 	}
@@ -210,7 +210,7 @@ func TestBuiltinNoneAndUnknown(t *testing.T) {
 	// No separating feature: no proposal, a reason.
 	r := rand.New(rand.NewSource(6))
 	cards, _ := build(t, cardtest.Episodes(r, heat, "heat", 2, 1.0))
-	res, _ = NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: control.Expand, Cards: cards})
+	res, _ = NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards})
 	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered feature") {
 		t.Fatalf("all-success EXPAND: %+v", res)
 	}

@@ -71,7 +71,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 		var line []string
 		for _, s := range st {
 			line = append(line, fmt.Sprintf("%s:%s(%.2f)", ScopeName(s.TaskType), s.Primitive, s.SmoothedSuccess))
-			if s.Primitive == control.None {
+			if s.Primitive == scaffold.None {
 				continue
 			}
 			e, _ := card.EvidenceFor(ev, s.TaskType, int32(k))
@@ -83,7 +83,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 			}
 			props = append(props, res.Proposals...)
 		}
-		next, dec := validate.Apply(snap, props, cards, co.Validation(int32(k)))
+		next, dec := validate.Apply(snap, props, cards, validate.Options{Iteration: int32(k), Limits: co.Limits})
 		if err := scaffold.Check(next, scaffold.WordCount); err != nil {
 			t.Fatalf("iteration %d: %v", k, err)
 		}

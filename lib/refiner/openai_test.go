@@ -15,7 +15,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/card/cardtest"
-	"github.com/pats-rl/pats/lib/control"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/validate"
 )
@@ -30,7 +30,7 @@ func openaiInput(t *testing.T) (Input, []table.Card) {
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 3, 0.3))
 	e, _ := card.EvidenceFor(ev, heat, 3)
 	items := []table.ScaffoldItem{it("t-h-1", "task", heat, "Take the object first.", 1)}
-	return Input{Iteration: 3, TaskType: heat, Primitive: control.Expand, Evidence: e, Cards: cards, Items: items}, cards
+	return Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Evidence: e, Cards: cards, Items: items}, cards
 }
 
 func TestOpenAIGoodAnswer(t *testing.T) {
@@ -70,7 +70,7 @@ func TestOpenAIGoodAnswer(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 	p := res.Proposals[0]
-	if p.ProposalID != "p-3-"+heat+"-01" || p.Primitive != control.Expand || p.TaskType != heat || p.Refiner != "openai:tiny" || p.Op != "add" {
+	if p.ProposalID != "p-3-"+heat+"-01" || p.Primitive != scaffold.Expand || p.TaskType != heat || p.Refiner != "openai:tiny" || p.Op != "add" {
 		t.Fatalf("proposal %+v", p)
 	}
 	// The validator takes the first and rejects the second (one card).

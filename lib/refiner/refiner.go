@@ -49,19 +49,19 @@ type Refiner interface {
 // withDefaults fills zero fields.
 func (in Input) withDefaults() Input {
 	if in.Quota <= 0 {
-		in.Quota = 3
+		in.Quota = scaffold.DefaultExpandQuota
 	}
 	if in.MaxItems <= 0 {
-		in.MaxItems = 12
+		in.MaxItems = scaffold.DefaultMaxItems
 	}
 	if in.MaxTokens <= 0 {
-		in.MaxTokens = 400
+		in.MaxTokens = scaffold.DefaultMaxTokens
 	}
 	if in.MaxItemTokens <= 0 {
-		in.MaxItemTokens = 40
+		in.MaxItemTokens = scaffold.DefaultMaxItemTokens
 	}
 	if in.MinSupport <= 0 {
-		in.MinSupport = 2
+		in.MinSupport = scaffold.DefaultMinSupport
 	}
 	in.Count = scaffold.Counter(in.Count)
 	return in

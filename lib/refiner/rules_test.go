@@ -49,7 +49,7 @@ func propose(t *testing.T, prim, scope string, cards []table.Card, items []table
 	if err != nil {
 		t.Fatal(err)
 	}
-	next, dec := validate.Apply(items, res.Proposals, cards, co.Validation(3))
+	next, dec := validate.Apply(items, res.Proposals, cards, validate.Options{Iteration: 3, Limits: co.Limits})
 	for i, d := range dec {
 		if !d.Accepted {
 			t.Errorf("%s proposal %+v rejected: %s %s", prim, res.Proposals[i], d.Reason, d.Message)
@@ -76,7 +76,7 @@ func rlCards(typ string) []table.Card {
 // base reads ("Look in the drawer first.", the stoveburner rule), in the
 // Task layer of the type, and the dominant failure into a Mistake item.
 func TestRuleExpandSlots(t *testing.T) {
-	props, next := propose(t, control.Expand, heat, rlCards(heat), nil)
+	props, next := propose(t, scaffold.Expand, heat, rlCards(heat), nil)
 	got := map[string]string{}
 	for _, p := range props {
 		got[p.Text] = p.Layer
@@ -115,7 +115,7 @@ func TestRuleGeneralLayer(t *testing.T) {
 			cards = append(cards, handCard(fmt.Sprintf("c-3-%s-%d", typ, k), typ, 4, 4, succ, fail, map[string]int32{"loop": 4}))
 		}
 	}
-	props, _ := propose(t, control.Expand, "", cards, nil)
+	props, _ := propose(t, scaffold.Expand, "", cards, nil)
 	var texts []string
 	for _, p := range props {
 		texts = append(texts, p.Text)
@@ -130,7 +130,7 @@ func TestRuleGeneralLayer(t *testing.T) {
 		t.Errorf("general proposals (-want +got):\n%s", diff)
 	}
 	// The type-specific fact goes to the Task layer of a type where it holds.
-	props, _ = propose(t, control.Expand, "t1", cards, nil)
+	props, _ = propose(t, scaffold.Expand, "t1", cards, nil)
 	found := false
 	for _, p := range props {
 		found = found || p.Text == "Look in the drawer first." && p.Layer == scaffold.LayerTask
@@ -149,7 +149,7 @@ func TestRuleReviseCorrects(t *testing.T) {
 		it("t-h-2", scaffold.LayerTask, heat, "Heat the object with the microwave before placing it.", 1, "old1", "old2"),
 		it("t-h-3", scaffold.LayerTask, heat, "Open closed receptacles to look inside them.", 1, "old1", "old2"),
 	}
-	props, next := propose(t, control.Revise, heat, rlCards(heat), items)
+	props, next := propose(t, scaffold.Revise, heat, rlCards(heat), items)
 	byID := map[string]string{}
 	for _, x := range next {
 		byID[x.ID] = x.Text
@@ -174,7 +174,7 @@ func TestRuleReviseCorrects(t *testing.T) {
 		cards[i].SuccessFreqs = append(cards[i].SuccessFreqs, 0.75)
 	}
 	own := []table.ScaffoldItem{it("t-h-1", scaffold.LayerTask, heat, "Look in the garbagecan first.", 1, "c-3-pick_heat_then_place_in_recep-0")}
-	res, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: control.Revise, Cards: cards, Items: own})
+	res, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Revise, Cards: cards, Items: own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestRuleReviseKeepsSeparatingMilestone(t *testing.T) {
 		{"Make sure you reach this step: opened.", "Make sure you reach this step: found target."},
 	} {
 		items := []table.ScaffoldItem{it("g-1", scaffold.LayerGeneral, "", c.have, 1, "old1", "old2")}
-		props, next := propose(t, control.Revise, "", cards, items)
+		props, next := propose(t, scaffold.Revise, "", cards, items)
 		if len(next) != 1 || next[0].Text != c.want {
 			t.Errorf("REVISE of %q: snapshot %+v, want the text %q; proposals %+v", c.have, next, c.want, props)
 		}
@@ -225,7 +225,7 @@ func TestNoReviseIsAnAblation(t *testing.T) {
 	for _, prims := range []string{"all", "no-revise"} {
 		o := control.DefaultOptions()
 		var err error
-		if o.Enabled, err = control.ParsePrimitives(prims); err != nil {
+		if o.Enabled, err = scaffold.ParsePrimitives(prims); err != nil {
 			t.Fatal(err)
 		}
 		// smoothed success 0.5: in the REVISE band
@@ -234,7 +234,7 @@ func TestNoReviseIsAnAblation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		next, _ := validate.Apply(items, res.Proposals, cards, o.Validation(3))
+		next, _ := validate.Apply(items, res.Proposals, cards, validate.Options{Iteration: 3, Limits: o.Limits})
 		texts[prims] = next[0].Text
 	}
 	if texts["all"] != "Look in the drawer first." || texts["no-revise"] != "Look in the cabinet first." {

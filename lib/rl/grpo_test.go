@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/model"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -23,8 +23,8 @@ func modelRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := rltest.ModelPolicy{PolicyName: "ckpt/0", Model: m, Tok: tok, MaxTokens: 5}
-	rows, err := rltest.Household(p, 3, 3, 7, false, 160)
+	p := episodetest.ModelPolicy{PolicyName: "ckpt/0", Model: m, Tok: tok, MaxTokens: 5}
+	rows, err := episodetest.Household(p, 3, 3, 7, false, 160)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestGRPOOnModelRollouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+	m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 4)
 	if err != nil {
 		t.Fatal(err)
 	}

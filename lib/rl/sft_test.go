@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/model"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // TestSFTLossDecreases trains a small model on oracle demonstrations of
 // household: the loss of the last steps is well below the first step's.
 func TestSFTLossDecreases(t *testing.T) {
-	rows, err := rltest.Household(nil, 4, 1, 3, false, 0)
+	rows, err := episodetest.Household(nil, 4, 1, 3, false, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestSFTLossDecreases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 1)
+	m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pats-rl/pats/lib/model"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -128,7 +128,7 @@ func TestWindowWithoutDrops(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m0, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+	m0, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestWindowWithoutDrops(t *testing.T) {
 	var weights [][]float32
 	var ratios []float64
 	for _, rs := range [][]table.Trajectory{rows, win} {
-		m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+		m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestSFTUnits(t *testing.T) {
 	}
 
 	train := func(rows []table.Trajectory) ([]float32, float64) {
-		m, err := model.New(rltest.TinyConfig(100), 4)
+		m, err := model.New(episodetest.TinyConfig(100), 4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestGRPOSharedPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m0, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+	m0, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestGRPOSharedPrefix(t *testing.T) {
 	var weights [][]float32
 	var losses []float64
 	for _, shared := range []bool{true, false} {
-		m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 4)
+		m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 4)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -128,7 +128,7 @@ func FuzzValidate(f *testing.F) {
 		for _, scope := range []string{"", "a", "b", "zz"} {
 			n0, t0 := scaffold.ScopeTotals(snap, scope)
 			n1, t1 := scaffold.ScopeTotals(next, scope)
-			mi, mt := o.caps(scope)
+			mi, mt := o.Caps(scope)
 			// caps: the base snapshot is within them, so the next one is too
 			if n0 <= mi && n1 > mi || t0 <= mt && t1 > mt {
 				t.Fatalf("scope %q over a cap: %d items %d tokens", scope, n1, t1)

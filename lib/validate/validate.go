@@ -45,30 +45,16 @@ const (
 
 // Options configure Apply.
 type Options struct {
-	Iteration        int32            // stamped on created and updated items
-	MinSupport       int              // distinct cards an add needs; default 2
-	ExpandQuota      int              // EXPAND adds per scope; default 3
-	MaxItems         int              // per task type; default 12
-	MaxTokens        int              // per task type; default 400
-	MaxGeneralItems  int              // general layer; default 8
-	MaxGeneralTokens int              // general layer; default 200
-	MaxItemTokens    int              // per item; default 40
-	Count            func(string) int // token counter; default scaffold.WordCount
+	Iteration int32            // stamped on created and updated items
+	Count     func(string) int // token counter; default scaffold.WordCount
+	// The caps, the EXPAND quota and the per-addition rules
+	// (scaffold.DefaultLimits by default).
+	scaffold.Limits
 }
 
-// DefaultOptions returns the defaults (the caps as the controller's:
-// scaffold.DefaultMaxItems and the others).
+// DefaultOptions returns the defaults (scaffold.DefaultLimits).
 func DefaultOptions() Options {
-	return Options{MinSupport: 2, ExpandQuota: scaffold.DefaultExpandQuota, MaxItems: scaffold.DefaultMaxItems,
-		MaxTokens: scaffold.DefaultMaxTokens, MaxGeneralItems: scaffold.DefaultMaxGeneralItems,
-		MaxGeneralTokens: scaffold.DefaultMaxGeneralTokens, MaxItemTokens: 40}
-}
-
-func (o Options) caps(scope string) (int, int) {
-	if scope == "" {
-		return o.MaxGeneralItems, o.MaxGeneralTokens
-	}
-	return o.MaxItems, o.MaxTokens
+	return Options{Limits: scaffold.DefaultLimits()}
 }
 
 // Allowed reports whether op is allowed under primitive.
@@ -321,7 +307,7 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 	if p.Primitive == scaffold.Compress && t1 > t0 {
 		return nil, "", rej(GrowsTokens, "COMPRESS would grow %q from %d to %d tokens", scope, t0, t1)
 	}
-	mi, mt := o.caps(scope)
+	mi, mt := o.Caps(scope)
 	if n1 > mi && n1 > n0 {
 		return nil, "", rej(CapItems, "%q would have %d items, the cap is %d", scope, n1, mi)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -116,7 +117,7 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
 	}
-	dev, err := command.OpenDevice(f.Device)
+	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
 	}

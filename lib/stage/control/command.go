@@ -24,12 +24,12 @@ import (
 // Flags are the control command's options: the controller step
 // (lib/control) and the refiner (lib/refiner) it runs after it.
 type Flags struct {
-	Cards    string // cards of iteration k
-	Scaffold string // snapshot k
-	State    string // controller state of an earlier iteration; empty at the start
-	Output   string // proposals
-	StateOut string // controller state after k
-	Settings control.Settings
+	Cards    string     // cards of iteration k
+	Scaffold string     // snapshot k
+	State    string     // controller state of an earlier iteration; empty at the start
+	Output   string     // proposals
+	StateOut string     // controller state after k
+	Loop     stage.Loop // the loop options (the controller's and the limits)
 
 	Refiner  string        // "builtin" or "openai"
 	Endpoint string        // openai: base URL
@@ -40,6 +40,11 @@ type Flags struct {
 
 	Tok      tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 	Progress io.Writer           // one line per scope when non-nil
+}
+
+// Controller returns the controller's options the loop options give.
+func Controller(l stage.Loop) control.Options {
+	return control.Options{RhoR: l.RhoR, RhoC: l.RhoC, EMA: l.EMA, Enabled: l.Primitives, Frozen: l.Frozen, General: l.General, Limits: l.Limits}
 }
 
 // CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
@@ -113,7 +118,8 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err := output.Check([]string{f.Cards, f.Scaffold, f.State}, output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
 		return err
 	}
-	if err := f.Settings.Validate(); err != nil {
+	co := Controller(f.Loop)
+	if err := co.Validate(); err != nil {
 		return command.Usagef("%v", err)
 	}
 	ref, err := f.NewRefiner()
@@ -149,7 +155,6 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	}
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
-	co := f.Settings.Control
 	states, err := control.Step(prev, ev, items, nil, k, co)
 	if err != nil {
 		src := f.State
@@ -161,14 +166,14 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	var props []table.Proposal
 	reasons := map[string]string{}
 	for _, st := range states {
-		if st.Primitive == control.None {
+		if st.Primitive == scaffold.None {
 			continue
 		}
 		e, _ := card.EvidenceFor(ev, st.TaskType, k)
 		mi, mt := co.Caps(st.TaskType)
 		res, err := ref.Propose(ctx, refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
 			Evidence: e, Cards: cards, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
-			MaxItemTokens: f.Settings.MaxItemTokens, MinSupport: f.Settings.MinSupport, Count: count})
+			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count})
 		if err != nil {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
 		}
@@ -192,10 +197,10 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	extra := map[string]string{
-		control.MetaIteration:       strconv.Itoa(int(k)),
-		control.MetaScaffold:        scaffold.Hash(snap.Items),
-		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
-		refiner.MetaRefiner:         ref.Name(),
+		scaffold.MetaIteration:       strconv.Itoa(int(k)),
+		scaffold.MetaScaffold:        scaffold.Hash(snap.Items),
+		scaffold.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		refiner.MetaRefiner:          ref.Name(),
 	}
 	for s, r := range reasons {
 		extra[refiner.MetaReasonPrefix+s] = r

@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -48,7 +51,7 @@ func TestExecuteControl(t *testing.T) {
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
 	stOut := filepath.Join(dir, "state3.parquet")
-	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Settings: control.DefaultSettings()}
+	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Loop: stage.DefaultLoop()}
 	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +66,7 @@ func TestExecuteControl(t *testing.T) {
 			t.Errorf("state of iteration %d, want the cards' 3", s.Iteration)
 		}
 	}
-	if prim[cardtest.Heat] != control.Expand || prim[cardtest.Cool] != control.Compress {
+	if prim[cardtest.Heat] != scaffold.Expand || prim[cardtest.Cool] != scaffold.Compress {
 		t.Errorf("primitives %v, want heat EXPAND and cool COMPRESS", prim)
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](out)
@@ -83,7 +86,7 @@ func TestExecuteControl(t *testing.T) {
 		t.Errorf("no addition for the weak type: %+v", props)
 	}
 	m := pm[0]
-	if m.Extra[control.MetaIteration] != "3" || m.Extra[control.MetaScaffoldVersion] != "3" || m.Extra[control.MetaScaffold] != scaffold.Hash(nil) || len(m.Inputs) != 2 {
+	if m.Extra[scaffold.MetaIteration] != "3" || m.Extra[scaffold.MetaScaffoldVersion] != "3" || m.Extra[scaffold.MetaScaffold] != scaffold.Hash(nil) || len(m.Inputs) != 2 {
 		t.Errorf("metadata %+v", m)
 	}
 	// COMPRESS of an empty type has nothing to do: the reason is recorded
@@ -123,7 +126,7 @@ func TestExecuteControlOpenAIUnusable(t *testing.T) {
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
 	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
-		Settings: control.DefaultSettings(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
+		Loop: stage.DefaultLoop(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
 	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +148,7 @@ func TestExecuteControlBadInputs(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out", "p.parquet")
 	st := filepath.Join(dir, "out", "s.parquet")
-	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Settings: control.DefaultSettings()}
+	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Loop: stage.DefaultLoop()}
 	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
 	cases := map[string]struct {
 		f    Flags
@@ -170,5 +173,15 @@ func TestExecuteControlBadInputs(t *testing.T) {
 				t.Errorf("%s: %s written", name, p)
 			}
 		}
+	}
+}
+
+// TestLoopDefaultsAreTheControllers: the loop options' defaults give the
+// controller's defaults.
+func TestLoopDefaultsAreTheControllers(t *testing.T) {
+	want := control.DefaultOptions()
+	want.Enabled = scaffold.Primitives
+	if diff := cmp.Diff(want, Controller(stage.DefaultLoop())); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

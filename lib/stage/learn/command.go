@@ -13,6 +13,7 @@ import (
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -176,7 +177,7 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if f.Config.BatchTokens < 1 {
 		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
-	dev, err := command.OpenDevice(f.Device)
+	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
 	}
@@ -250,7 +251,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if f.Init == "tiny" || f.Init == "small" {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
 	}
-	dev, err := command.OpenDevice(f.Device)
+	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
 	}

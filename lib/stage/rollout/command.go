@@ -22,6 +22,7 @@ import (
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -140,7 +141,7 @@ func (f Flags) Options() (rollout.Options, error) {
 	if err := f.check(); err != nil {
 		return o, err
 	}
-	dev, err := command.OpenDevice(f.Device)
+	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return o, err
 	}

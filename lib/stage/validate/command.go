@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
@@ -21,12 +20,12 @@ import (
 
 // Flags are the validate command's options.
 type Flags struct {
-	Scaffold  string // snapshot k
-	Proposals string // proposals of iteration k
-	Cards     string // cards of iteration k
-	Output    string // snapshot k+1
-	Decisions string // one decision per proposal
-	Settings  control.Settings
+	Scaffold  string              // snapshot k
+	Proposals string              // proposals of iteration k
+	Cards     string              // cards of iteration k
+	Output    string              // snapshot k+1
+	Decisions string              // one decision per proposal
+	Limits    scaffold.Limits     // caps, quota and per-addition rules
 	Tok       tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 	Progress  io.Writer           // one summary line when non-nil
 }
@@ -64,7 +63,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err := output.Check([]string{f.Scaffold, f.Proposals, f.Cards}, output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
 		return err
 	}
-	if err := f.Settings.Validate(); err != nil {
+	if err := f.Limits.Validate(); err != nil {
 		return command.Usagef("%v", err)
 	}
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
@@ -85,16 +84,14 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		}
 	}
 	for _, m := range pmeta {
-		if h, ok := m.Extra[control.MetaScaffold]; ok && h != scaffold.Hash(snap.Items) {
+		if h, ok := m.Extra[scaffold.MetaScaffold]; ok && h != scaffold.Hash(snap.Items) {
 			return &table.InputError{Path: f.Proposals, Problem: fmt.Sprintf("the proposals were made for snapshot %s, not %s (version %d)", h, f.Scaffold, snap.Version)}
 		}
 	}
 	count, tokHash := counter(f.Tok)
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
-	s := f.Settings
-	opts := s.Control.Validation(k)
-	opts.MinSupport, opts.MaxItemTokens, opts.Count = s.MinSupport, s.MaxItemTokens, count
+	opts := validate.Options{Iteration: k, Count: count, Limits: f.Limits}
 	next, decisions := validate.Apply(items, props, cards, opts)
 	acc := 0
 	for _, d := range decisions {
@@ -107,11 +104,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	extra := map[string]string{
-		control.MetaIteration:       strconv.Itoa(int(k)),
-		control.MetaScaffold:        scaffold.Hash(snap.Items),
-		control.MetaScaffoldVersion: strconv.Itoa(snap.Version),
-		validate.MetaAccepted:       strconv.Itoa(acc),
-		validate.MetaRejected:       strconv.Itoa(len(decisions) - acc),
+		scaffold.MetaIteration:       strconv.Itoa(int(k)),
+		scaffold.MetaScaffold:        scaffold.Hash(snap.Items),
+		scaffold.MetaScaffoldVersion: strconv.Itoa(snap.Version),
+		validate.MetaAccepted:        strconv.Itoa(acc),
+		validate.MetaRejected:        strconv.Itoa(len(decisions) - acc),
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -122,7 +119,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err := table.Stage(&u, f.Decisions, decisions, dmeta); err != nil {
 		return err
 	}
-	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{control.MetaIteration: strconv.Itoa(int(k))}}
+	smeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{scaffold.MetaIteration: strconv.Itoa(int(k))}}
 	out := scaffold.Snapshot{Items: next, Version: snap.Version + 1, Parent: scaffold.Hash(snap.Items), Tokenizer: tokHash}
 	if err := scaffold.StageSnapshot(&u, f.Output, out, smeta); err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/validate"
@@ -51,11 +50,11 @@ func stepFiles(t *testing.T, dir string, props []table.Proposal, pmeta table.Met
 }
 
 func threeProposals() []table.Proposal {
-	add := prop(control.Expand, validate.OpAdd, "a", "task", "Take the object before going to the destination.", nil, "c1", "c3")
+	add := prop(scaffold.Expand, validate.OpAdd, "a", "task", "Take the object before going to the destination.", nil, "c1", "c3")
 	add.ProposalID = "p-0-a-01"
-	weak := prop(control.Expand, validate.OpAdd, "a", "mistake", "Do not open the fridge twice.", nil, "c1")
+	weak := prop(scaffold.Expand, validate.OpAdd, "a", "mistake", "Do not open the fridge twice.", nil, "c1")
 	weak.ProposalID = "p-0-a-02"
-	gen := prop(control.Expand, validate.OpAdd, "", "general", "Check the goal before the last step.", nil, "c1", "c4")
+	gen := prop(scaffold.Expand, validate.OpAdd, "", "general", "Check the goal before the last step.", nil, "c1", "c4")
 	gen.ProposalID = "p-0-general-01"
 	return []table.Proposal{weak, add, gen}
 }
@@ -77,7 +76,7 @@ func TestInitAndExecute(t *testing.T) {
 	dec := filepath.Join(dir, "decisions.parquet")
 	var progress bytes.Buffer
 	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
-		Settings: control.DefaultSettings(), Progress: &progress}
+		Limits: scaffold.DefaultLimits(), Progress: &progress}
 	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +151,7 @@ func TestExecuteNoProposalAdvancesVersion(t *testing.T) {
 	dir := t.TempDir()
 	snap0, props, cardsPath := stepFiles(t, dir, []table.Proposal{}, table.Meta{})
 	snap1 := filepath.Join(dir, "1.parquet")
-	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Settings: control.DefaultSettings()}
+	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Limits: scaffold.DefaultLimits()}
 	if err := Execute(context.Background(), f, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +188,7 @@ func TestExecuteBadInputs(t *testing.T) {
 		return table.WriteFile(p, ps, table.Meta{})
 	})
 	otherSnap := write("othersnap.parquet", func(p string) error {
-		return table.WriteFile(p, threeProposals(), table.Meta{Extra: map[string]string{control.MetaScaffold: "sha256:0"}})
+		return table.WriteFile(p, threeProposals(), table.Meta{Extra: map[string]string{scaffold.MetaScaffold: "sha256:0"}})
 	})
 	noCards := write("nocards.parquet", func(p string) error { return table.WriteFile(p, []table.Card{}, table.Meta{}) })
 	twoIters := write("twoiters.parquet", func(p string) error {
@@ -199,10 +198,10 @@ func TestExecuteBadInputs(t *testing.T) {
 	})
 	out := filepath.Join(dir, "out", "1.parquet")
 	dec := filepath.Join(dir, "out", "d.parquet")
-	ok := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Settings: control.DefaultSettings()}
+	ok := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Limits: scaffold.DefaultLimits()}
 	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
-	badCaps := control.DefaultSettings()
-	badCaps.Control.MaxItems = 0
+	badCaps := scaffold.DefaultLimits()
+	badCaps.MaxItems = 0
 	cases := map[string]struct {
 		f    Flags
 		want string
@@ -218,7 +217,7 @@ func TestExecuteBadInputs(t *testing.T) {
 		"overwrite input":  {with(func(f *Flags) { f.Output = snap0 }), "would overwrite the input snapshot"},
 		"no decisions":     {with(func(f *Flags) { f.Decisions = "" }), "--decisions is required"},
 		"stdout":           {with(func(f *Flags) { f.Output = "-" }), "not stdout"},
-		"caps":             {with(func(f *Flags) { f.Settings = badCaps }), "caps must be positive"},
+		"caps":             {with(func(f *Flags) { f.Limits = badCaps }), "caps must be positive"},
 	}
 	for name, c := range cases {
 		err := Execute(context.Background(), c.f, nil)

@@ -1,8 +1,9 @@
-// Package rltest holds helpers for the tests of training code: a rollout
+// Package episodetest holds helpers for the tests of training code that
+// play episodes (lib/rl, lib/audit, lib/device, cmd/learn): a rollout
 // policy that samples from a model (recording behaviour log-probabilities
 // at temperature 1) and small real rollouts of the built-in household
 // environment.
-package rltest
+package episodetest
 
 import (
 	"context"

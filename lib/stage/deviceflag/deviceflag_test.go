@@ -1,15 +1,17 @@
-package command
+package deviceflag
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pats-rl/pats/lib/command"
 )
 
 // TestOpenDevice: cpu (and no value) opens; an unknown name and a cuda
 // whose library is missing are usage errors (exit 2) of one line naming
 // the flag and the problem.
-func TestOpenDevice(t *testing.T) {
+func TestOpen(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "libpatscuda.so")
 	t.Setenv("PATS_CUDA_LIB", missing)
 	cases := []struct {
@@ -22,20 +24,20 @@ func TestOpenDevice(t *testing.T) {
 		{"cuda", "--device cuda: "},
 	}
 	for _, c := range cases {
-		d, err := OpenDevice(c.in)
+		d, err := Open(c.in)
 		if c.want == "" {
 			if err != nil || d.Name() != "cpu" {
-				t.Errorf("OpenDevice(%q) = %v, %v", c.in, d, err)
+				t.Errorf("Open(%q) = %v, %v", c.in, d, err)
 			}
 			continue
 		}
 		if err == nil {
-			t.Errorf("OpenDevice(%q) opened", c.in)
+			t.Errorf("Open(%q) opened", c.in)
 			continue
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, c.want) || strings.Contains(msg, "\n") || Code(err) != ExitUsage {
-			t.Errorf("OpenDevice(%q): %q (exit %d), want one line starting %q, exit 2", c.in, msg, Code(err), c.want)
+		if !strings.HasPrefix(msg, c.want) || strings.Contains(msg, "\n") || command.Code(err) != command.ExitUsage {
+			t.Errorf("Open(%q): %q (exit %d), want one line starting %q, exit 2", c.in, msg, command.Code(err), c.want)
 		}
 	}
 }
