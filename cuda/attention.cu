@@ -33,34 +33,7 @@
 
 namespace pc {
 
-const size_t ATT_BUDGET = (size_t)64 << 20; /* floats per score buffer */
-/* Query rows per chunk at most: a chunk's keys end at its last row, so
- * smaller chunks skip most of the masked upper triangle (at 4096 tokens,
- * chunks of 512 compute 56% of the full square instead of 100%). */
-const int ATT_MAX_ROWS = 512;
-
-/* Row stride of a score buffer: keys rounded up to 8 floats, so that every
- * row starts 32-byte aligned (tensor-core kernels need 16). */
-static int ld_keys(int keys) { return (keys + 7) & ~7; }
-
-static int chunk_rows(int rows, int past, int kv) {
-	size_t per_row = (size_t)kv * (size_t)ld_keys(past + rows);
-	size_t ch = ATT_BUDGET / (per_row ? per_row : 1);
-	if (ch < 1) ch = 1;
-	if (ch > (size_t)ATT_MAX_ROWS) ch = ATT_MAX_ROWS;
-	if (ch > (size_t)rows) ch = rows;
-	return (int)ch;
-}
-
-/* Floats of one score buffer: enough for any rows' <= rows at the same
- * past (a chunk holds at most max(ATT_BUDGET, one row) floats), and
- * increasing in rows, so a buffer sized for a longer sequence serves a
- * shorter one. */
-size_t attention_scratch(int rows, int past, int kv_heads) {
-	if (rows <= 0) return 0;
-	size_t row = (size_t)kv_heads * ld_keys(past + rows);
-	return std::min((size_t)rows * row, std::max(ATT_BUDGET, row));
-}
+/* Chunk sizes, scratch sizes and the products' strides: hostmath.h. */
 
 /* Block (li, g): row i0+li of head g*rep+r. S holds kv batches of nrows x
  * keysN scores (row stride ld); the row becomes its probabilities. */
@@ -120,24 +93,34 @@ __global__ void k_att_dot(float *D, const float *dout, const float *out, int row
 
 static float att_scale(int hd) { return (float)(1.0 / sqrt((double)hd)); }
 
+/* One product of attention's plan on the buffers of a call. */
+static int att_gemm(cublasHandle_t h, const AttGemm &p, float *const *buf) {
+	return gemm_batched(h, p.ta, p.tb, p.m, p.n, p.k, 1.0f, buf[p.x] + p.xoff, p.ldx, p.sx, buf[p.y] + p.yoff, p.ldy,
+	                    p.sy, p.beta, buf[p.z] + p.zoff, p.ldz, p.sz, p.batch);
+}
+
 int attention_forward(cublasHandle_t h, float *out, float *lse, const float *q, const float *k, const float *v,
                       int rows, int past, int heads, int kv_heads, int hd, float *scratch) {
 	if (rows <= 0) return 0;
-	int rep = heads / kv_heads, qd = heads * hd, kd = kv_heads * hd;
-	int ch = chunk_rows(rows, past, kv_heads);
+	int rep = heads / kv_heads;
+	int ch = att_chunk_rows(rows, past, kv_heads);
 	float scale = att_scale(hd);
+	float *buf[10] = {};
+	buf[ATT_Q] = (float *)q;
+	buf[ATT_K] = (float *)k;
+	buf[ATT_V] = (float *)v;
+	buf[ATT_S] = scratch;
+	buf[ATT_OUT] = out;
 	for (int i0 = 0; i0 < rows; i0 += ch) {
-		int nr = rows - i0 < ch ? rows - i0 : ch;
-		int keysN = past + i0 + nr, ld = ld_keys(keysN);
-		long long sS = (long long)nr * ld;
 		for (int r = 0; r < rep; r++) {
-			const float *qr = q + (size_t)i0 * qd + (size_t)r * hd;
-			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, (long long)rep * hd, k, kd, hd, 0.0f,
-			                    scratch, ld, sS, kv_heads));
-			k_att_softmax<<<dim3(nr, kv_heads), 256, 0, stream()>>>(scratch, lse, nr, keysN, ld, i0, past, rows, rep, r, scale);
+			AttChunk c = att_chunk(i0, rows, past, ch, r);
+			AttGemm plan[2];
+			att_forward_plan(c, past, heads, kv_heads, hd, plan);
+			PC_TRY(att_gemm(h, plan[0], buf));
+			k_att_softmax<<<dim3(c.nr, kv_heads), 256, 0, stream()>>>(scratch, lse, c.nr, c.keys, c.ld, i0, past, rows,
+			                                                          rep, r, scale);
 			PC_LAUNCHED("k_att_softmax");
-			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, scratch, ld, sS, v, kd, hd, 0.0f,
-			                    out + (size_t)i0 * qd + (size_t)r * hd, qd, (long long)rep * hd, kv_heads));
+			PC_TRY(att_gemm(h, plan[1], buf));
 		}
 	}
 	return 0;
@@ -147,35 +130,34 @@ int attention_backward(cublasHandle_t h, float *dq, float *dk, float *dv, const 
                        const float *k, const float *v, const float *out, const float *lse, int rows, int heads,
                        int kv_heads, int hd, float *scratch, float *dsc) {
 	if (rows <= 0) return 0;
-	int rep = heads / kv_heads, qd = heads * hd, kd = kv_heads * hd;
-	int ch = chunk_rows(rows, 0, kv_heads);
+	int rep = heads / kv_heads;
+	int ch = att_chunk_rows(rows, 0, kv_heads);
 	float scale = att_scale(hd);
 	float *S = scratch, *G = scratch + attention_scratch(rows, 0, kv_heads);
 	size_t warps = (size_t)rows * heads;
 	k_att_dot<<<blocks_for(warps * 32, 256), 256, 0, stream()>>>(dsc, dout, out, rows, heads, hd);
 	PC_LAUNCHED("k_att_dot");
+	float *buf[10] = {};
+	buf[ATT_Q] = (float *)q;
+	buf[ATT_K] = (float *)k;
+	buf[ATT_V] = (float *)v;
+	buf[ATT_S] = S;
+	buf[ATT_G] = G;
+	buf[ATT_DOUT] = (float *)dout;
+	buf[ATT_DQ] = dq;
+	buf[ATT_DK] = dk;
+	buf[ATT_DV] = dv;
 	for (int i0 = 0; i0 < rows; i0 += ch) {
-		int nr = rows - i0 < ch ? rows - i0 : ch;
-		int keysN = i0 + nr, ld = ld_keys(keysN);
-		long long sS = (long long)nr * ld, sq = (long long)rep * hd;
 		for (int r = 0; r < rep; r++) {
-			const float *qr = q + (size_t)i0 * qd + (size_t)r * hd;
-			const float *dor = dout + (size_t)i0 * qd + (size_t)r * hd;
-			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, qr, qd, sq, k, kd, hd, 0.0f, S, ld, sS,
-			                    kv_heads));
-			PC_TRY(gemm_batched(h, false, true, nr, keysN, hd, 1.0f, dor, qd, sq, v, kd, hd, 0.0f, G, ld, sS,
-			                    kv_heads));
-			k_att_grad<<<dim3(nr, kv_heads), 256, 0, stream()>>>(S, G, lse, dsc, nr, keysN, ld, i0, rows, rep, r, scale);
+			AttChunk c = att_chunk(i0, rows, 0, ch, r);
+			AttGemm plan[5];
+			att_backward_plan(c, heads, kv_heads, hd, plan);
+			PC_TRY(att_gemm(h, plan[0], buf));
+			PC_TRY(att_gemm(h, plan[1], buf));
+			k_att_grad<<<dim3(c.nr, kv_heads), 256, 0, stream()>>>(S, G, lse, dsc, c.nr, c.keys, c.ld, i0, rows, rep, r,
+			                                                       scale);
 			PC_LAUNCHED("k_att_grad");
-			/* dV_g += P^T dO_h */
-			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, S, ld, sS, dor, qd, sq, 1.0f, dv, kd, hd,
-			                    kv_heads));
-			/* dQ_h += dS K_g */
-			PC_TRY(gemm_batched(h, false, false, nr, hd, keysN, 1.0f, G, ld, sS, k, kd, hd, 1.0f,
-			                    dq + (size_t)i0 * qd + (size_t)r * hd, qd, sq, kv_heads));
-			/* dK_g += dS^T Q_h */
-			PC_TRY(gemm_batched(h, true, false, keysN, hd, nr, 1.0f, G, ld, sS, qr, qd, sq, 1.0f, dk, kd, hd,
-			                    kv_heads));
+			for (int j = 2; j < 5; j++) PC_TRY(att_gemm(h, plan[j], buf)); /* dV, dQ, dK */
 		}
 	}
 	return 0;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hostmath.h"
 #include "pats_cuda.h"
 
 namespace pc {
@@ -160,8 +161,8 @@ int rope(float *x, int rows, int heads, int head_dim, int pos0, const int32_t *p
 
 /* attention.cu. Whole-sequence attention through batched GEMMs plus
  * softmax kernels (training, scoring): q rows x heads*hd at positions
- * past.., k and v (past+rows) x kv*hd. scratch floats: attention_scratch. */
-size_t attention_scratch(int rows, int past, int kv_heads);
+ * past.., k and v (past+rows) x kv*hd. scratch floats: attention_scratch
+ * (hostmath.h). */
 int attention_forward(cublasHandle_t h, float *out, float *lse, const float *q, const float *k, const float *v,
                       int rows, int past, int heads, int kv_heads, int head_dim, float *scratch);
 /* Accumulates dq, dk, dv (past 0). scratch: 2*attention_scratch(rows, 0,

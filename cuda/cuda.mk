@@ -1,9 +1,11 @@
 # The CUDA backend: bin/libpatscuda.so from cuda/*.cu with nvcc (see
 # docs/cuda.md). Not part of `make build` or `make test`, which need no CUDA
 # toolkit. Overridable: NVCC, CUDA_ARCH (the -gencode flags; default
-# sm_80 and sm_90), NVCCFLAGS.
+# sm_80 and sm_90 machine code plus compute_90 PTX, which the driver
+# compiles at load time on a newer architecture), NVCCFLAGS.
 NVCC       ?= nvcc
-CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90
+CUDA_ARCH  ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+              -gencode arch=compute_90,code=compute_90
 NVCCFLAGS  ?= -O3 -std=c++17 -lineinfo -Xcompiler -Wall
 CUDA_SRC   := $(wildcard cuda/*.cu)
 CUDA_OBJ   := $(patsubst cuda/%.cu,build/cuda/%.o,$(CUDA_SRC))

@@ -56,8 +56,6 @@ using namespace pc;
 
 namespace {
 
-const size_t LOGIT_BUDGET = (size_t)64 << 20; /* floats of logits per chunk */
-
 struct TensorInfo {
 	size_t off, n;
 	int rows, cols;   /* [rows, cols]; a vector has rows = n, cols = 1 */
@@ -98,16 +96,6 @@ struct DecWork {
 	DBuf<char> sws;
 };
 
-size_t round_rows(size_t n) { return ((n ? n : 1) + 255) / 256 * 256; }
-
-/* What a captured decoding step depends on besides device memory contents. */
-struct GraphKey {
-	int T = 0, n = 0, mode = 0;
-	float temperature = 0, top_p = 0;
-	bool want = false;
-	uint64_t gen = 0;
-};
-
 const size_t BLAS_WORKSPACE = (size_t)32 << 20;
 
 } // namespace
@@ -137,6 +125,7 @@ struct pc_model {
 	bool graphs = true;
 	cudaGraphExec_t gexec = nullptr;
 	GraphKey gkey;
+	int64_t captures = 0, replays = 0, direct = 0; /* decoding steps by how they ran (pc_model_graphs) */
 };
 
 struct pc_decoder {
@@ -192,16 +181,8 @@ inline bf16 *B(pc_model *m, int i) { return m->wb + m->t[i].boff; }
 int qdim(const pc_config &c) { return c.heads * c.head_dim; }
 int kvdim(const pc_config &c) { return c.kv_heads * c.head_dim; }
 int maxdim(const pc_config &c) { return std::max(c.hidden, std::max(qdim(c), c.intermediate)); }
-int logit_chunk(const pc_config &c, int R) {
-	size_t ch = LOGIT_BUDGET / (size_t)c.vocab;
-	if (ch < 1) ch = 1;
-	if (ch > (size_t)R) ch = R;
-	return (int)ch;
-}
-
-size_t slot_floats_per_row(const pc_config &c) {
-	return 4 * (size_t)c.hidden + 2 * (size_t)qdim(c) + 2 * (size_t)kvdim(c) + c.heads + 3 * (size_t)c.intermediate + 2;
-}
+Dims dims(const pc_config &c) { return Dims{c.hidden, c.intermediate, c.heads, c.kv_heads, c.head_dim}; }
+int logit_chunk(const pc_config &c, int R) { return pc::logit_chunk(c.vocab, R); }
 
 int ensure_seq(pc_model *m, Seq &s, int T, int slots) {
 	const pc_config &c = m->c;
@@ -210,39 +191,42 @@ int ensure_seq(pc_model *m, Seq &s, int T, int slots) {
 	/* A multiple of 256 rows, so that every array below starts aligned. */
 	int cap = (int)round_rows(std::max(T, s.cap));
 	slots = std::max(slots, s.slots);
-	size_t H = c.hidden, I = c.intermediate, qd = qdim(c), kd = kvdim(c), C = cap;
+	size_t H = c.hidden, C = cap;
+	/* Everything is released first and the capacity recorded only once
+	 * every allocation succeeded: after a failure the next call of any
+	 * length allocates again instead of writing through a null pointer. */
+	s.cap = 0;
+	s.slots = 0;
+	s.L.clear();
 	release(m, s.act);
-	PC_TRY(ensure(m, s.act, (size_t)slots * C * slot_floats_per_row(c), "activations"));
-	s.L.resize(slots);
-	float *p = s.act.p;
-	auto take = [&](size_t n) {
-		float *r = p;
-		p += n;
-		return r;
-	};
-	for (int l = 0; l < slots; l++) {
-		LayerAct &A = s.L[l];
-		A.xin = take(C * H);
-		A.xn1 = take(C * H);
-		A.q = take(C * qd);
-		A.k = take(C * kd);
-		A.v = take(C * kd);
-		A.att = take(C * qd);
-		A.xmid = take(C * H);
-		A.xn2 = take(C * H);
-		A.g = take(C * I);
-		A.u = take(C * I);
-		A.h = take(C * I);
-		A.lse = take(C * c.heads);
-		A.inv1 = take(C);
-		A.inv2 = take(C);
-	}
 	release(m, s.x);
 	release(m, s.xnf);
 	release(m, s.invf);
 	release(m, s.tok);
 	release(m, s.next);
 	release(m, s.firsts);
+	const size_t per_slot = C * slot_floats_per_row(dims(c));
+	const SeqLayout lay = seq_layout(dims(c), C);
+	PC_TRY(ensure(m, s.act, (size_t)slots * per_slot, "activations"));
+	s.L.resize(slots);
+	for (int l = 0; l < slots; l++) {
+		float *p = s.act.p + (size_t)l * per_slot;
+		LayerAct &A = s.L[l];
+		A.xin = p + lay.xin;
+		A.xn1 = p + lay.xn1;
+		A.q = p + lay.q;
+		A.k = p + lay.k;
+		A.v = p + lay.v;
+		A.att = p + lay.att;
+		A.xmid = p + lay.xmid;
+		A.xn2 = p + lay.xn2;
+		A.g = p + lay.g;
+		A.u = p + lay.u;
+		A.h = p + lay.h;
+		A.lse = p + lay.lse;
+		A.inv1 = p + lay.inv1;
+		A.inv2 = p + lay.inv2;
+	}
 	PC_TRY(ensure(m, s.x, C * H, "residual stream"));
 	PC_TRY(ensure(m, s.xnf, C * H, "final norm"));
 	PC_TRY(ensure(m, s.invf, C, "final norm"));
@@ -464,11 +448,6 @@ int decode_body(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
 	return 0;
 }
 
-bool operator==(const GraphKey &a, const GraphKey &b) {
-	return a.T == b.T && a.n == b.n && a.mode == b.mode && a.temperature == b.temperature && a.top_p == b.top_p &&
-	       a.want == b.want && a.gen == b.gen;
-}
-
 /* Runs decode_body. A step of one token per decoder (the common case in
  * generation, hundreds of small launches) goes through a CUDA graph, built
  * on the first step of a shape and replayed while the shape, the sampling
@@ -476,17 +455,14 @@ bool operator==(const GraphKey &a, const GraphKey &b) {
  * model runs its steps directly from then on; PATS_CUDA_GRAPHS=0 turns
  * graphs off. */
 int decode_run(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
-	if (!m->graphs || T != n) return decode_body(m, T, n, s, want);
-	GraphKey k;
-	k.T = T;
-	k.n = n;
-	k.mode = !s ? 0 : s->temperature <= 0 ? 1 : (s->top_p > 0 && s->top_p < 1) ? 3 : 2;
-	k.temperature = s ? s->temperature : 0;
-	k.top_p = s ? s->top_p : 0;
-	k.want = want;
-	k.gen = m->gen;
+	if (!graph_step(m->graphs, T, n)) {
+		m->direct++;
+		return decode_body(m, T, n, s, want);
+	}
+	GraphKey k = graph_key(T, n, s != nullptr, s ? s->temperature : 0, s ? s->top_p : 0, want, m->gen);
 	if (m->gexec && k == m->gkey) {
 		PC_CUDA(cudaGraphLaunch(m->gexec, m->stream));
+		m->replays++;
 		return 0;
 	}
 	if (m->gexec) {
@@ -496,6 +472,7 @@ int decode_run(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
 	if (cudaStreamBeginCapture(m->stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
 		(void)cudaGetLastError();
 		m->graphs = false;
+		m->direct++;
 		return decode_body(m, T, n, s, want);
 	}
 	int rc = decode_body(m, T, n, s, want);
@@ -508,10 +485,12 @@ int decode_run(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
 		(void)cudaGetLastError();
 		if (ex) cudaGraphExecDestroy(ex);
 		m->graphs = false;
+		m->direct++;
 		return decode_body(m, T, n, s, want);
 	}
 	m->gexec = ex;
 	m->gkey = k;
+	m->captures++;
 	PC_CUDA(cudaGraphLaunch(ex, m->stream));
 	return 0;
 }
@@ -953,6 +932,15 @@ extern "C" int pc_decoder_clone(pc_decoder *d, pc_decoder **out) {
 
 extern "C" int32_t pc_decoder_len(pc_decoder *d) { return d ? d->len : 0; }
 
+extern "C" int pc_model_graphs(pc_model *m, int64_t *captures, int64_t *replays, int64_t *direct, int32_t *enabled) {
+	if (!m || !captures || !replays || !direct || !enabled) return fail("pc_model_graphs: null argument");
+	*captures = m->captures;
+	*replays = m->replays;
+	*direct = m->direct;
+	*enabled = m->graphs ? 1 : 0;
+	return 0;
+}
+
 extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t *tokens, const int32_t *offsets,
                                float *logits, const pc_sampling *s, const double *u, int32_t *tok, float *logp) {
 	if (n <= 0) return n == 0 ? 0 : fail("pc_append_batch: %d decoders", n);
@@ -1019,18 +1007,16 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 	/* The batch layout, copied in once. */
 	std::vector<int32_t> rowdec(T), rowpos(T), lastrow(n);
 	std::vector<DecInfo> info(n);
+	std::vector<int32_t> lens(n);
 	for (int i = 0; i < n; i++) {
 		pc_decoder *d = decs[i];
-		for (int r = offsets[i] - base, j = 0; r < offsets[i + 1] - base; r++, j++) {
-			rowdec[r] = i;
-			rowpos[r] = d->len + j;
-		}
-		lastrow[i] = offsets[i + 1] - 1 - base;
+		lens[i] = d->len;
 		info[i].k = d->k;
 		info[i].v = d->v;
 		info[i].cap = d->cap;
 		info[i].pad = 0;
 	}
+	batch_layout(n, offsets, lens.data(), rowdec.data(), rowpos.data(), lastrow.data());
 	PC_CUDA(cudaMemcpy(w.tok.p, tokens + base, (size_t)T * 4, cudaMemcpyHostToDevice));
 	PC_CUDA(cudaMemcpy(w.rowdec.p, rowdec.data(), (size_t)T * 4, cudaMemcpyHostToDevice));
 	PC_CUDA(cudaMemcpy(w.rowpos.p, rowpos.data(), (size_t)T * 4, cudaMemcpyHostToDevice));

@@ -53,18 +53,19 @@ template <class T> int out(T *dst, const T *src, size_t n, const char *what) {
 	return 0;
 }
 
+/* A cuBLAS handle for one call, destroyed when it returns (a handle kept
+ * per thread would leak one per host thread that ever ran a check). */
 struct Blas {
 	cublasHandle_t h = nullptr;
+	~Blas() {
+		if (h) cublasDestroy(h);
+	}
 };
-thread_local Blas t_blas;
 
-int device0(cublasHandle_t *h) {
+int device0(Blas *b) {
 	PC_CUDA(cudaSetDevice(0));
 	set_stream(0);
-	if (h) {
-		if (!t_blas.h) PC_CUBLAS(cublasCreate(&t_blas.h));
-		*h = t_blas.h;
-	}
+	if (b && !b->h) PC_CUBLAS(cublasCreate(&b->h));
 	return 0;
 }
 
@@ -97,8 +98,9 @@ extern "C" int pc_op_matmul(int32_t trans_a, int32_t trans_b, int32_t m, int32_t
 	int bcols = trans_b ? k : n, brows = trans_b ? n : k;
 	if (lda < acols || ldb < bcols) return fail("%s: leading dimension below the row length", what);
 	size_t na = (size_t)(arows - 1) * lda + acols, nb = (size_t)(brows - 1) * ldb + bcols;
-	cublasHandle_t h;
-	PC_TRY(device0(&h));
+	Blas bl;
+	PC_TRY(device0(&bl));
+	cublasHandle_t h = bl.h;
 	Mem mem;
 	float *da, *db, *dc;
 	PC_TRY(mem.in(&da, a, na, what));
@@ -173,8 +175,9 @@ extern "C" int pc_op_attention(float *out_, float *lse, const float *q, const fl
 	PC_TRY(check_heads(what, rows, heads, kv_heads, head_dim));
 	if (past < 0) return fail("%s: past %d", what, past);
 	if (rows == 0) return 0;
-	cublasHandle_t h;
-	PC_TRY(device0(&h));
+	Blas bl;
+	PC_TRY(device0(&bl));
+	cublasHandle_t h = bl.h;
 	Mem mem;
 	size_t nq = (size_t)rows * heads * head_dim, nk = (size_t)(past + rows) * kv_heads * head_dim;
 	float *dq, *dk, *dv, *dout, *dlse, *scratch;
@@ -196,8 +199,9 @@ extern "C" int pc_op_attention_backward(float *dq, float *dk, float *dv, const f
 	const char *what = "pc_op_attention_backward";
 	PC_TRY(check_heads(what, rows, heads, kv_heads, head_dim));
 	if (rows == 0) return 0;
-	cublasHandle_t h;
-	PC_TRY(device0(&h));
+	Blas bl;
+	PC_TRY(device0(&bl));
+	cublasHandle_t h = bl.h;
 	Mem mem;
 	size_t nq = (size_t)rows * heads * head_dim, nk = (size_t)rows * kv_heads * head_dim;
 	float *ddq, *ddk, *ddv, *ddout, *dq_, *dk_, *dv_, *dout_, *dlse, *scratch, *dsc;
@@ -337,4 +341,46 @@ extern "C" int pc_op_sample(const float *logits, int32_t vocab, const pc_samplin
 	PC_TRY(sample_rows(dl, 1, vocab, s, du, dt, dlogp, ws));
 	PC_TRY(out(tok, (const int32_t *)dt, 1, what));
 	return out(logp, (const float *)dlogp, 1, what);
+}
+
+extern "C" int pc_op_decode_attention(float *out_, const float *q, const float *knew, const float *vnew, float *kcache,
+                                      float *vcache, int32_t ndec, int32_t cap, const int32_t *rowdec,
+                                      const int32_t *rowpos, int32_t rows, int32_t heads, int32_t kv_heads,
+                                      int32_t head_dim) {
+	const char *what = "pc_op_decode_attention";
+	PC_TRY(check_heads(what, rows, heads, kv_heads, head_dim));
+	if (ndec <= 0 || cap <= 0) return fail("%s: %d decoders of capacity %d", what, ndec, cap);
+	if (head_dim > 256) return fail("%s: head_dim %d above 256", what, head_dim);
+	if (rows == 0) return 0;
+	for (int r = 0; r < rows; r++)
+		if (rowdec[r] < 0 || rowdec[r] >= ndec || rowpos[r] < 0 || rowpos[r] >= cap)
+			return fail("%s: row %d: decoder %d position %d outside %d decoders of capacity %d", what, r, rowdec[r],
+			            rowpos[r], ndec, cap);
+	PC_TRY(device0(nullptr));
+	Mem mem;
+	size_t kd = (size_t)kv_heads * head_dim, nq = (size_t)rows * heads * head_dim, nc = (size_t)ndec * cap * kd;
+	float *dq, *dkn, *dvn, *dkc, *dvc, *dout;
+	int32_t *drd, *drp;
+	DecInfo *dinfo;
+	PC_TRY(mem.in(&dq, q, nq, what));
+	PC_TRY(mem.in(&dkn, knew, (size_t)rows * kd, what));
+	PC_TRY(mem.in(&dvn, vnew, (size_t)rows * kd, what));
+	PC_TRY(mem.in(&dkc, (const float *)kcache, nc, what));
+	PC_TRY(mem.in(&dvc, (const float *)vcache, nc, what));
+	PC_TRY(mem.in(&drd, rowdec, rows, what));
+	PC_TRY(mem.in(&drp, rowpos, rows, what));
+	PC_TRY(mem.get(&dout, nq, what));
+	std::vector<DecInfo> info(ndec);
+	for (int i = 0; i < ndec; i++) {
+		info[i].k = dkc + (size_t)i * cap * kd;
+		info[i].v = dvc + (size_t)i * cap * kd;
+		info[i].cap = cap;
+		info[i].pad = 0;
+	}
+	PC_TRY(mem.in(&dinfo, (const DecInfo *)info.data(), (size_t)ndec, what));
+	PC_TRY(kv_store(dkn, dvn, drd, drp, dinfo, 0, rows, (int)kd));
+	PC_TRY(attention_decode(dout, dq, drd, drp, dinfo, 0, rows, heads, kv_heads, head_dim));
+	PC_TRY(out(out_, (const float *)dout, nq, what));
+	PC_TRY(out(kcache, (const float *)dkc, nc, what));
+	return out(vcache, (const float *)dvc, nc, what);
 }

@@ -60,7 +60,7 @@ extern "C" {
 
 /* The version of this interface. The loader refuses a library whose
  * pc_abi() differs from the PATS_CUDA_ABI it was built with. */
-#define PATS_CUDA_ABI 1
+#define PATS_CUDA_ABI 2
 
 typedef struct pc_model pc_model;
 typedef struct pc_decoder pc_decoder;
@@ -167,6 +167,12 @@ void pc_decoder_free(pc_decoder *d);
 int pc_decoder_clone(pc_decoder *d, pc_decoder **out);
 int32_t pc_decoder_len(pc_decoder *d);
 
+/* How decoding steps ran: *captures CUDA graphs captured, *replays steps
+ * run by replaying one, *direct steps launched directly (a prompt chunk,
+ * graphs off with PATS_CUDA_GRAPHS=0, or after a capture failed), and
+ * *enabled 1 while graphs are in use. */
+int pc_model_graphs(pc_model *m, int64_t *captures, int64_t *replays, int64_t *direct, int32_t *enabled);
+
 /* Appends, for each of n decoders of one model, its chunk of tokens:
  * chunk i is tokens[offsets[i] .. offsets[i+1]), non-empty. All rows go
  * through each linear layer together; each decoder attends over its own
@@ -207,6 +213,16 @@ int pc_op_log_softmax_backward(float *dlogits, const float *logits, const float 
                                const float *dlp, int32_t rows, int32_t vocab);
 int pc_op_adamw(float *p, const float *g, float *m, float *v, int64_t n, const pc_adamw *h);
 int pc_op_sample(const float *logits, int32_t vocab, const pc_sampling *s, double u, int32_t *tok, float *logp);
+/* Decoding attention as pc_append_batch runs it for one layer: row r's
+ * key and value (knew, vnew: rows x kv_heads*head_dim) are stored at
+ * position rowpos[r] of decoder rowdec[r]'s caches (kcache, vcache: ndec x
+ * cap x kv_heads*head_dim, updated in place), then its query (q: rows x
+ * heads*head_dim) attends over positions 0..rowpos[r] of that cache
+ * (out: rows x heads*head_dim). Rows must not share a (decoder,
+ * position). */
+int pc_op_decode_attention(float *out, const float *q, const float *knew, const float *vnew, float *kcache,
+                           float *vcache, int32_t ndec, int32_t cap, const int32_t *rowdec, const int32_t *rowpos,
+                           int32_t rows, int32_t heads, int32_t kv_heads, int32_t head_dim);
 
 #ifdef __cplusplus
 }

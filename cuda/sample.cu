@@ -33,7 +33,9 @@ static size_t align256(size_t n) { return (n + 255) & ~(size_t)255; }
 
 static size_t sort_temp_bytes(int rows, int vocab) {
 	size_t temp = 0;
-	int items = rows * vocab;
+	/* The sort counts items in int: refuse before the product overflows. */
+	if (!sort_items_fit(rows, vocab)) return (size_t)-1;
+	int items = (int)((int64_t)rows * vocab);
 	const uint64_t *kin = nullptr;
 	uint64_t *kout = nullptr;
 	const int *off = nullptr;
@@ -233,7 +235,7 @@ int sample_rows(const float *logits, int rows, int vocab, const pc_sampling *s, 
 	double inv = 1.0 / (double)s->temperature;
 	const uint64_t *sorted = nullptr;
 	if (is_nucleus(s)) {
-		if ((size_t)rows * vocab > (size_t)INT_MAX) return fail("sample_rows: %d rows of %d logits exceed the sort's limit", rows, vocab);
+		if (!sort_items_fit(rows, vocab)) return fail("sample_rows: %d rows of %d logits exceed the sort's limit", rows, vocab);
 		size_t items = (size_t)rows * vocab;
 		char *w = (char *)ws;
 		uint64_t *kin = (uint64_t *)w;

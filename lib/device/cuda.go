@@ -17,10 +17,10 @@ package device
 	X(device_count) X(device_name) X(model_new) X(model_free) X(model_memory) \
 	X(param_set) X(param_get) X(grad_get) X(moments_set) X(moments_get) X(zero_grad) \
 	X(forward) X(backward) X(logits) X(clip_grad_norm) X(adamw_step) \
-	X(decoder_new) X(decoder_free) X(decoder_clone) X(decoder_len) X(append_batch) \
+	X(decoder_new) X(decoder_free) X(decoder_clone) X(decoder_len) X(append_batch) X(model_graphs) \
 	X(op_matmul) X(op_rmsnorm) X(op_rmsnorm_backward) X(op_rope) X(op_attention) \
 	X(op_attention_backward) X(op_swiglu) X(op_swiglu_backward) X(op_log_softmax) \
-	X(op_log_softmax_backward) X(op_adamw) X(op_sample)
+	X(op_log_softmax_backward) X(op_adamw) X(op_sample) X(op_decode_attention)
 
 #define PC_FIELD(n) __typeof__(pc_##n) *n;
 typedef struct {
@@ -103,6 +103,14 @@ static int32_t w_decoder_len(const pc_lib *l, pc_decoder *d) { return l->decoder
 static int w_append_batch(const pc_lib *l, pc_decoder *const *decs, int32_t n, const int32_t *tok, const int32_t *off,
                           float *logits, const pc_sampling *s, const double *u, int32_t *out, float *logp, char *err) {
 	PCW(l->append_batch(decs, n, tok, off, logits, s, u, out, logp));
+}
+static int w_model_graphs(const pc_lib *l, pc_model *m, int64_t *c, int64_t *r, int64_t *d, int32_t *on, char *err) {
+	PCW(l->model_graphs(m, c, r, d, on));
+}
+static int w_op_decode_attention(const pc_lib *l, float *out, const float *q, const float *kn, const float *vn, float *kc,
+                                 float *vc, int32_t ndec, int32_t cap, const int32_t *rd, const int32_t *rp, int32_t rows,
+                                 int32_t heads, int32_t kvh, int32_t hd, char *err) {
+	PCW(l->op_decode_attention(out, q, kn, vn, kc, vc, ndec, cap, rd, rp, rows, heads, kvh, hd));
 }
 static int w_op_matmul(const pc_lib *l, int32_t ta, int32_t tb, int32_t m, int32_t n, int32_t k, float alpha, const float *a,
                        int32_t lda, const float *b, int32_t ldb, float beta, float *c, int32_t ldc, char *err) {
@@ -486,27 +494,13 @@ func (a *accel) wrap(d *C.pc_decoder) *decoder {
 	runtime.AddCleanup(dd, func(p *C.pc_decoder) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		if a.m != nil {
-			C.w_decoder_free(a.lib.l, p)
-		}
+		// After the model was freed the decoder holds no device memory
+		// (pc_model_free released its caches), but its handle still
+		// has to be freed.
+		C.w_decoder_free(a.lib.l, p)
+		cleanupsRun.Add(1)
 	}, d)
 	return dd
-}
-
-// retry runs f once more after a garbage collection when it fails: the
-// first failure is often device memory held by decoders nothing refers to
-// any longer, whose cleanups the collection runs.
-func retry(f func() error) error {
-	err := f()
-	if err == nil {
-		return nil
-	}
-	runtime.GC()
-	runtime.Gosched()
-	if f() == nil {
-		return nil
-	}
-	return err
 }
 
 func (a *accel) NewDecoder(capacity int) (model.DeviceDecoder, error) {
@@ -595,6 +589,22 @@ func (a *accel) AppendBatch(decs []model.DeviceDecoder, tokens, offsets []int32,
 		f32(logits), cs, cu, i32(tok), f32(logp), e.p()), &e)
 	runtime.KeepAlive(decs)
 	return err
+}
+
+// GraphStats reports how the model's decoding steps ran: CUDA graphs
+// captured, steps replayed from one, steps launched directly, and whether
+// graphs are still in use (pc_model_graphs).
+func (a *accel) GraphStats() (captures, replays, direct int64, enabled bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.m == nil {
+		return 0, 0, 0, false, errClosed
+	}
+	var e errBuf
+	var c, r, d C.int64_t
+	var on C.int32_t
+	err = check("pc_model_graphs", C.w_model_graphs(a.lib.l, a.m, &c, &r, &d, &on, e.p()), &e)
+	return int64(c), int64(r), int64(d), on != 0, err
 }
 
 // Kernels runs the library's single-kernel checks (pc_op_*) on device 0
@@ -712,6 +722,17 @@ func (k *Kernels) Sample(logits []float32, s model.Sampling, u float64) (int32, 
 	var lp C.float
 	must("pc_op_sample", C.w_op_sample(k.lib.l, f32(logits), C.int32_t(len(logits)), &cs, C.double(u), &tok, &lp, e.p()), &e)
 	return int32(tok), float32(lp)
+}
+
+// DecodeAttention is pc_op_decode_attention: row r's key and value are
+// stored at position rowpos[r] of decoder rowdec[r]'s caches (kc and vc,
+// ndec x capacity x kvdim, updated), then its query attends over
+// positions 0..rowpos[r] of that cache.
+func (k *Kernels) DecodeAttention(out, q, knew, vnew, kc, vc []float32, ndec, capacity int, rowdec, rowpos []int32, heads, kvHeads, headDim int) {
+	var e errBuf
+	must("pc_op_decode_attention", C.w_op_decode_attention(k.lib.l, f32(out), f32(q), f32(knew), f32(vnew), f32(kc), f32(vc),
+		C.int32_t(ndec), C.int32_t(capacity), i32(rowdec), i32(rowpos), C.int32_t(len(rowdec)), C.int32_t(heads),
+		C.int32_t(kvHeads), C.int32_t(headDim), e.p()), &e)
 }
 
 var _ model.Backend = (*Kernels)(nil)

@@ -165,4 +165,7 @@ NOOP(pc_op_log_softmax_backward, float *dl, const float *lg, const float *lse, c
      int32_t vocab)
 NOOP(pc_op_adamw, float *p, const float *g, float *m, float *v, int64_t n, const pc_adamw *h)
 NOOP(pc_op_sample, const float *logits, int32_t vocab, const pc_sampling *s, double u, int32_t *tok, float *logp)
+NOOP(pc_op_decode_attention, float *out, const float *q, const float *kn, const float *vn, float *kc, float *vc, int32_t ndec,
+     int32_t cap, const int32_t *rowdec, const int32_t *rowpos, int32_t rows, int32_t heads, int32_t kvh, int32_t hd)
+NOOP(pc_model_graphs, pc_model *m, int64_t *captures, int64_t *replays, int64_t *direct, int32_t *enabled)
 #endif
