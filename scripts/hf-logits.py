@@ -16,19 +16,44 @@ and in bfloat16; the error is max|ours - theirs| / max|theirs| over all
 positions and the whole vocabulary, held to the tolerance meta.json states
 (the parity suite explains how it was chosen). One line per comparison,
 then a one-line verdict; the exit status is 1 when any comparison fails.
+
+numpy, torch and transformers are imported only when needed: where one is
+missing the script prints one line, "hf-logits: SKIP: ...", and exits 3
+(scripts/gpu-check.sh records the step as skipped). transformers 5 names
+the weights' type dtype= (torch_dtype= is its old name, kept here only
+for transformers 4).
 """
 
+import importlib
 import json
 import os
 import sys
 
-import numpy as np
-import torch
-from transformers import Qwen2ForCausalLM
+SKIP = 3
+
+
+def need(name):
+    """Imports a module or exits with one SKIP line."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        print(f"hf-logits: SKIP: the Python package {name} is not installed ({e})")
+        sys.exit(SKIP)
+
+
+def load_model(ckpt, dtype):
+    """Qwen2ForCausalLM in dtype, with transformers 5's dtype= (4's torch_dtype= as a fallback)."""
+    transformers = need("transformers")
+    cls = transformers.Qwen2ForCausalLM
+    major = int(str(getattr(transformers, "__version__", "5")).split(".")[0] or 5)
+    if major >= 5:
+        return cls.from_pretrained(ckpt, dtype=dtype)
+    return cls.from_pretrained(ckpt, torch_dtype=dtype)
 
 
 def their_logits(ckpt, tokens, dtype, device):
-    model = Qwen2ForCausalLM.from_pretrained(ckpt, torch_dtype=dtype).to(device)
+    torch = need("torch")
+    model = load_model(ckpt, dtype).to(device)
     model.eval()
     with torch.no_grad():
         ids = torch.tensor([tokens], dtype=torch.long, device=device)
@@ -40,6 +65,7 @@ def their_logits(ckpt, tokens, dtype, device):
 
 
 def rel_error(ours, theirs):
+    np = need("numpy")
     scale = float(np.max(np.abs(theirs))) or 1.0
     return float(np.max(np.abs(ours.astype(np.float64) - theirs.astype(np.float64)))) / scale
 
@@ -49,6 +75,9 @@ def main():
         print("usage: hf-logits.py DIR", file=sys.stderr)
         return 2
     root = sys.argv[1]
+    np = need("numpy")
+    torch = need("torch")
+    need("transformers")
     if not os.path.isdir(root):
         print(f"hf-logits: FAIL: {root} is not a folder (the parity suite's TestParityHFExport writes it)")
         return 1
