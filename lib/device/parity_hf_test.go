@@ -88,7 +88,7 @@ func export(t *testing.T, dir string, tokens []int32, source string) {
 	}
 }
 
-// TestParityHFExport writes, under $PATS_GPU_OUT/hf/, the checkpoints
+// TestParityHFExport writes, under $PATS_GPU_SCRATCH/hf/, the checkpoints
 // scripts/hf-logits.py loads with transformers: "small", trained for one
 // epoch by learn sft --device cuda on oracle demonstrations (so the
 // weights come back from the device through learn's own save), and a
@@ -101,7 +101,11 @@ func TestParityHFExport(t *testing.T) {
 		t.Fatal("set PATS_GPU_OUT to the folder the GPU check writes to")
 	}
 	openGPU(t)
-	hf := filepath.Join(out, "hf")
+	// The checkpoints are large (the 0.5B shape in float32 is about 2 GB):
+	// they go to the scratch folder, not to the output folder that comes
+	// back from the GPU machine; scripts/gpu-check.sh gives hf-logits.py
+	// the same folder.
+	hf := scratchDir(t, "hf")
 	if err := os.RemoveAll(hf); err != nil {
 		t.Fatal(err)
 	}

@@ -103,3 +103,15 @@ func (a *hostAcc) AppendBatch(decs []DeviceDecoder, tokens, offsets []int32, log
 }
 func (a *hostAcc) Memory() (int64, error) { return 0, nil }
 func (a *hostAcc) Close() error           { return nil }
+
+// NewHostAcceleratorWith is NewHostAccelerator computing with the backend
+// be instead of CPU: lib/device's parity suite plants a kernel's bug
+// through it to show that its checks catch that bug.
+func NewHostAcceleratorWith(cfg Config, be Backend) (Accelerator, error) {
+	acc, err := NewHostAccelerator(cfg)
+	if err != nil {
+		return nil, err
+	}
+	acc.(*hostAcc).m.be = be
+	return acc, nil
+}
