@@ -87,6 +87,9 @@ func (m *Model) Attach(acc Accelerator) error {
 	if m.acc != nil {
 		return fmt.Errorf("model is already on %s", m.acc.Name())
 	}
+	if m.invTemp != 0 {
+		return fmt.Errorf("%s does not score at temperature %g (only temperature 1)", acc.Name(), m.ScoringTemperature())
+	}
 	for i, t := range m.params {
 		if err := acc.SetParam(i, t.W); err != nil {
 			return fmt.Errorf("upload %s: %w", t.Name, err)

@@ -101,6 +101,9 @@ func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]flo
 	if R > 0 {
 		dlogits := make([]float32, R*V)
 		be.LogSoftmaxBackward(dlogits, a.logits, a.lse, a.target, dlp, R, V)
+		if m.invTemp != 0 {
+			vecmath.Scale(m.invTemp, dlogits)
+		}
 		sel := make([]float32, R*H)
 		for i, r := range a.rows {
 			copy(sel[i*H:(i+1)*H], a.xnf[r*H:(r+1)*H])

@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pats-rl/pats/lib/vecmath"
+)
 
 // layerAct holds one layer's activations of one sequence (T rows).
 type layerAct struct {
@@ -209,6 +213,11 @@ func (m *Model) scatterScores(a *seqAct, T int, target []int32) (lp, ent []float
 	l := make([]float32, R)
 	e := make([]float32, R)
 	a.lse = make([]float32, R)
+	if R > 0 && m.invTemp != 0 {
+		// The scored rows' logits become logits / temperature; backwardOn
+		// scales their gradient back.
+		vecmath.Scale(m.invTemp, a.logits[:R*m.Cfg.VocabSize])
+	}
 	if R > 0 {
 		m.be.LogSoftmax(l, e, a.lse, a.logits, target, R, m.Cfg.VocabSize)
 	}

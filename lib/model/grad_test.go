@@ -28,10 +28,20 @@ func weightedLoss(t *testing.T, m *Model, seqs [][]int32, w [][]float32) float64
 // |fd - an| / (|fd| + |an|) over 8 entries (the largest-gradient entry
 // and 7 random ones) must stay below 2e-2. A wrong term (a missing
 // factor, a dropped residual or bias) gives errors near 1.
+//
+// Under a scoring temperature (SetScoringTemperature) the gradient is that
+// of the tempered log-probabilities: the same check runs at 0.7.
 func TestGradientFiniteDifference(t *testing.T) {
-	for _, tied := range []bool{false, true} {
+	for _, c := range []struct {
+		tied bool
+		temp float64
+	}{{false, 1}, {true, 1}, {false, 0.7}} {
+		tied := c.tied
 		cfg := testConfig(tied)
 		m := randomModel(t, cfg, 3)
+		if err := m.SetScoringTemperature(c.temp); err != nil {
+			t.Fatal(err)
+		}
 		seqs := randomSeqs(5, cfg.VocabSize, 7, 4, 9)
 		rng := rand.New(rand.NewPCG(9, 9))
 		w := make([][]float32, len(seqs))

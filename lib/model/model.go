@@ -50,6 +50,38 @@ type Model struct {
 	acc    Accelerator // the device copy, when attached (accel.go)
 	accErr error       // the first device error of a method returning none
 	decCap int         // device decoders' capacity (SetDecoderCapacity)
+	// invTemp scales the logits LogProbs, ForwardBackward and
+	// ForwardBackwardPrefix score (SetScoringTemperature); 0 is 1.
+	invTemp float32
+}
+
+// SetScoringTemperature makes LogProbs, ForwardBackward and
+// ForwardBackwardPrefix score log softmax(logits / t) over the whole
+// vocabulary, with the gradient of that, as a rollout sampled at
+// temperature t records its behaviour log-probabilities (model.Sample).
+// t <= 0 (greedy) and t == 1 score the logits as they are. Logits and the
+// decoders are not affected. An accelerator does not implement a
+// temperature: with one attached, any t other than 1 (or <= 0) is an
+// error.
+func (m *Model) SetScoringTemperature(t float64) error {
+	if t <= 0 || t == 1 {
+		m.invTemp = 0
+		return nil
+	}
+	if m.acc != nil {
+		return fmt.Errorf("scoring at temperature %g is not implemented on %s (only temperature 1 is)", t, m.acc.Name())
+	}
+	m.invTemp = float32(1 / t)
+	return nil
+}
+
+// ScoringTemperature is the temperature SetScoringTemperature set (1 by
+// default).
+func (m *Model) ScoringTemperature() float64 {
+	if m.invTemp == 0 {
+		return 1
+	}
+	return 1 / float64(m.invTemp)
 }
 
 func newTensor(name string, decay bool, shape ...int) *Tensor {
