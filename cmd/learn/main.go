@@ -110,7 +110,11 @@ func app() *cli.App {
 					"acted from the same state (step_keys), normalised as --adv-norm says, times --step-weight,\n" +
 					"on the execution tokens of that turn (never on skill-name tokens under skillgate).\n" +
 					"The optimizer state of --init carries over.\n" +
-					"Log-probabilities are taken at temperature 1: roll out at temperature 1 for on-policy ratios.\n\n" +
+					"Log-probabilities are taken under the rule the trajectories record (temperature, top_p,\n" +
+					"top_k, repetition_penalty): log softmax(logits / temperature) over the whole vocabulary, as\n" +
+					"rollout recorded them, so the first step's ratio is 1; trajectories sampled under different\n" +
+					"rules are refused. Trajectories played by other weights than --init's (policy_hash) are\n" +
+					"refused unless --off-policy.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --advantages adv/3.parquet\n" +
@@ -128,6 +132,7 @@ func app() *cli.App {
 					&cli.Float64Flag{Name: "step-weight", Value: grpo.StepWeight, Usage: "gigpo: weight of the step advantage added to the episode advantage"},
 					&cli.StringFlag{Name: "select-baseline", Value: "group", Usage: "skillgate: group (utility minus the group's mean over read actions) or none (+/-select-coef)"},
 					&cli.BoolFlag{Name: "drop-flat-groups", Usage: "leave groups whose rewards are all equal out of the update"},
+					&cli.BoolFlag{Name: "off-policy", Usage: "train on trajectories another checkpoint than --init played (recorded in the metrics' metadata)"},
 					&cli.StringFlag{Name: "adv-norm", Value: "std", Usage: "std: (r-mean)/std within a group; mean: r-mean"},
 					&cli.Float64Flag{Name: "clip", Value: grpo.Clip, Usage: "PPO ratio clip range"},
 					&cli.Float64Flag{Name: "kl", Value: grpo.KL, Usage: "coefficient of the k3 KL penalty to --ref"},
@@ -171,7 +176,7 @@ func app() *cli.App {
 					return learn.ExecuteGRPO(c.Context, learn.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
 						Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
 						Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
-						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter, Device: c.String("device")})
+						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter, Device: c.String("device"), OffPolicy: c.Bool("off-policy")})
 				},
 			},
 		},

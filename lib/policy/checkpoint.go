@@ -23,7 +23,11 @@ const MaxActionTokens = 32
 type Options struct {
 	Temperature float32 // <= 0 or Greedy: greedy
 	TopP        float32 // 1: no nucleus cut
-	Greedy      bool
+	TopK        int     // 0: no top-k cut
+	// RepetitionPenalty divides (multiplies, when negative) the logits of
+	// the tokens already in the context the answer sees; 0 or 1: none.
+	RepetitionPenalty float32
+	Greedy            bool
 	// MaxActionTokens bounds one answer; 0 is MaxActionTokens.
 	MaxActionTokens int
 }
@@ -36,6 +40,9 @@ type Checkpoint struct {
 	Tok  tokenizer.Tokenizer
 	Opt  Options
 	Gen  GenerationConfig // the folder's generation_config.json (zero without one)
+	// Hash is the content hash of the folder's weights (model.WeightsHash);
+	// "" for a model built in memory.
+	Hash string
 
 	mu       sync.Mutex
 	prefixes map[string]*prefix
@@ -89,18 +96,50 @@ func Load(dir string, o Options) (*Checkpoint, error) {
 	}
 	p := New(dir, f.Model, f.Tok, o)
 	p.Gen = gen
+	if p.Hash, err = model.WeightsHash(dir); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
-// SamplingDefaults takes temperature and top-p from the checkpoint's
+// Given says which sampling settings the user gave (SamplingDefaults).
+type Given struct{ Temperature, TopP, TopK, RepetitionPenalty, Greedy bool }
+
+// SamplingDefaults takes temperature, top-p, top-k, the repetition penalty
+// and do_sample (false: greedy) from the checkpoint's
 // generation_config.json where the user gave none.
-func (p *Checkpoint) SamplingDefaults(temperatureGiven, topPGiven bool) {
-	if !temperatureGiven && p.Gen.Temperature != nil {
+func (p *Checkpoint) SamplingDefaults(g Given) {
+	if !g.Temperature && p.Gen.Temperature != nil {
 		p.Opt.Temperature = float32(*p.Gen.Temperature)
 	}
-	if !topPGiven && p.Gen.TopP != nil {
+	if !g.TopP && p.Gen.TopP != nil {
 		p.Opt.TopP = float32(*p.Gen.TopP)
 	}
+	if !g.TopK && p.Gen.TopK != nil {
+		p.Opt.TopK = *p.Gen.TopK
+	}
+	if !g.RepetitionPenalty && p.Gen.RepetitionPenalty != nil {
+		p.Opt.RepetitionPenalty = float32(*p.Gen.RepetitionPenalty)
+	}
+	if !g.Greedy && !g.Temperature && p.Gen.DoSample != nil && !*p.Gen.DoSample {
+		p.Opt.Greedy = true
+	}
+}
+
+// Rule is how the checkpoint draws each token (model.Rule): greedy is
+// temperature 0.
+func (p *Checkpoint) Rule() model.Rule {
+	r := model.Rule{Temperature: p.Opt.Temperature, TopP: p.Opt.TopP, TopK: p.Opt.TopK, RepetitionPenalty: p.Opt.RepetitionPenalty}
+	if p.Opt.Greedy || r.Temperature < 0 {
+		r.Temperature = 0
+	}
+	if r.TopP <= 0 || r.TopP > 1 {
+		r.TopP = 1
+	}
+	if r.RepetitionPenalty == 0 {
+		r.RepetitionPenalty = 1
+	}
+	return r
 }
 
 // New wraps a model already in memory.
@@ -241,13 +280,17 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 	if maxTokens <= 0 {
 		maxTokens = MaxActionTokens
 	}
-	temp := d.p.Opt.Temperature
-	if d.p.Opt.Greedy {
-		temp = 0
-	}
+	rule := d.p.Rule()
+	temp := rule.Temperature
 	var ids []int32
 	var lps []float32
-	tok, lp := model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
+	// seen is what the repetition penalty applies to: the context the
+	// answer sees and what it wrote so far.
+	var seen []int32
+	if !rule.OnDevice() {
+		seen = append(seen, view...)
+	}
+	tok, lp := rule.Draw(logits, seen, model.SampleDraw(temp, d.rng))
 	for {
 		ids = append(ids, tok)
 		lps = append(lps, lp)
@@ -255,11 +298,10 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 			break
 		}
 		var err error
-		if d.p.M.OnDevice() {
+		if d.p.M.OnDevice() && rule.OnDevice() {
 			// The device draws the token with the uniform the host's
 			// generator gives, as Sample would; no logits row comes back.
-			s := model.Sampling{Temperature: temp, TopP: d.p.Opt.TopP}
-			if tok, lp, err = d.feedSample([]int32{tok}, s, model.SampleDraw(temp, d.rng)); err != nil {
+			if tok, lp, err = d.feedSample([]int32{tok}, rule.Sampling(), model.SampleDraw(temp, d.rng)); err != nil {
 				return "", err
 			}
 			continue
@@ -267,7 +309,10 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 		if logits, err = d.feed([]int32{tok}); err != nil {
 			return "", err
 		}
-		tok, lp = model.Sample(logits, temp, d.p.Opt.TopP, d.rng)
+		if seen != nil {
+			seen = append(seen, tok)
+		}
+		tok, lp = rule.Draw(logits, seen, model.SampleDraw(temp, d.rng))
 	}
 	// The decoder has every written token but the last; the next Act
 	// feeds it with what the environment answered.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pats-rl/pats/lib/agent"
@@ -22,9 +23,64 @@ const (
 // GenerationConfig is what rollout reads of generation_config.json: the
 // ids that end generation, and the sampling defaults (nil when absent).
 type GenerationConfig struct {
-	EOS         []int32
-	Temperature *float64
-	TopP        *float64
+	EOS               []int32
+	Temperature       *float64
+	TopP              *float64
+	TopK              *int
+	RepetitionPenalty *float64
+	// DoSample false (do_sample: false) asks for greedy decoding.
+	DoSample *bool
+}
+
+// neutral says, for each generation_config.json key that shapes the
+// distribution a token is drawn from and that pats does not implement,
+// whether its value leaves the distribution alone (null counts as
+// neutral). A folder that sets one of them otherwise is refused rather
+// than sampled from differently than its author meant.
+var neutral = map[string]func(v any) bool{
+	"min_p":                            isNullOr(0.0),
+	"typical_p":                        isNullOr(1.0),
+	"epsilon_cutoff":                   isNullOr(0.0),
+	"eta_cutoff":                       isNullOr(0.0),
+	"no_repeat_ngram_size":             isNullOr(0.0),
+	"encoder_no_repeat_ngram_size":     isNullOr(0.0),
+	"encoder_repetition_penalty":       isNullOr(1.0),
+	"num_beams":                        isNullOr(1.0),
+	"num_beam_groups":                  isNullOr(1.0),
+	"diversity_penalty":                isNullOr(0.0),
+	"penalty_alpha":                    isNullOr(0.0),
+	"guidance_scale":                   isNullOr(1.0),
+	"min_new_tokens":                   isNullOr(0.0),
+	"min_length":                       isNullOr(0.0),
+	"bad_words_ids":                    isEmpty,
+	"suppress_tokens":                  isEmpty,
+	"begin_suppress_tokens":            isEmpty,
+	"sequence_bias":                    isEmpty,
+	"forced_bos_token_id":              isEmpty,
+	"forced_eos_token_id":              isEmpty,
+	"exponential_decay_length_penalty": isEmpty,
+	"force_words_ids":                  isEmpty,
+	"constraints":                      isEmpty,
+	"watermarking_config":              isEmpty,
+}
+
+func isNullOr(want float64) func(any) bool {
+	return func(v any) bool {
+		f, ok := v.(float64)
+		return v == nil || ok && f == want
+	}
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 // ReadGenerationConfig reads dir/generation_config.json; a folder without
@@ -40,14 +96,31 @@ func ReadGenerationConfig(dir string) (GenerationConfig, error) {
 		return g, err
 	}
 	var raw struct {
-		EOS         json.RawMessage `json:"eos_token_id"`
-		Temperature *float64        `json:"temperature"`
-		TopP        *float64        `json:"top_p"`
+		EOS               json.RawMessage `json:"eos_token_id"`
+		Temperature       *float64        `json:"temperature"`
+		TopP              *float64        `json:"top_p"`
+		TopK              *int            `json:"top_k"`
+		RepetitionPenalty *float64        `json:"repetition_penalty"`
+		DoSample          *bool           `json:"do_sample"`
 	}
 	if err := json.Unmarshal(b, &raw); err != nil {
 		return g, fmt.Errorf("%s: %v", path, err)
 	}
-	g.Temperature, g.TopP = raw.Temperature, raw.TopP
+	var all map[string]any
+	if err := json.Unmarshal(b, &all); err != nil {
+		return g, fmt.Errorf("%s: %v", path, err)
+	}
+	keys := make([]string, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if ok, known := neutral[k]; known && !ok(all[k]) {
+			return g, fmt.Errorf("%s: %s %s is not supported (pats samples with temperature, top_p, top_k and repetition_penalty only); remove it or set it to its neutral value", path, k, compact(all[k]))
+		}
+	}
+	g.Temperature, g.TopP, g.TopK, g.RepetitionPenalty, g.DoSample = raw.Temperature, raw.TopP, raw.TopK, raw.RepetitionPenalty, raw.DoSample
 	if len(raw.EOS) > 0 && string(raw.EOS) != "null" {
 		var one int32
 		if err := json.Unmarshal(raw.EOS, &one); err == nil {
@@ -62,7 +135,18 @@ func ReadGenerationConfig(dir string) (GenerationConfig, error) {
 	if g.TopP != nil && !(*g.TopP > 0 && *g.TopP <= 1) {
 		return g, fmt.Errorf("%s: top_p %v is not in (0, 1]", path, *g.TopP)
 	}
+	if g.TopK != nil && *g.TopK < 0 {
+		return g, fmt.Errorf("%s: top_k %d is negative", path, *g.TopK)
+	}
+	if g.RepetitionPenalty != nil && !(*g.RepetitionPenalty > 0) {
+		return g, fmt.Errorf("%s: repetition_penalty %v is not positive", path, *g.RepetitionPenalty)
+	}
 	return g, nil
+}
+
+func compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 // HasChatML reports whether the checkpoint in dir chats in ChatML: its

@@ -146,3 +146,63 @@ func CheckSteps(rows []table.Trajectory, paths []string) error {
 	}
 	return nil
 }
+
+// Sampling is how the episodes of an update were drawn (the trajectory's
+// temperature, top_p, top_k and repetition_penalty columns; model.Rule).
+type Sampling struct {
+	Temperature, TopP float64
+	TopK              int32
+	RepPenalty        float64
+}
+
+// SamplingOf is row r's sampling rule.
+func SamplingOf(r *table.Trajectory) Sampling {
+	return Sampling{r.Temperature, r.TopP, r.TopK, r.RepetitionPenalty}
+}
+
+func (s Sampling) String() string {
+	return fmt.Sprintf("temperature %g, top-p %g, top-k %d, repetition penalty %g", s.Temperature, s.TopP, s.TopK, s.RepPenalty)
+}
+
+// ScoringTemperature is the temperature the update scores log-probabilities
+// at to match what the rollout recorded (model.Rule): the sampling
+// temperature, 1 for greedy rollouts and files that predate the column.
+func (s Sampling) ScoringTemperature() float64 {
+	if s.Temperature <= 0 {
+		return 1
+	}
+	return s.Temperature
+}
+
+// CheckSampling checks that every row was drawn under one sampling rule and
+// returns it: the update scores every episode at one temperature, the one
+// its behaviour log-probabilities were recorded at. paths[i] names the
+// file row i was read from.
+func CheckSampling(rows []table.Trajectory, paths []string) (Sampling, error) {
+	if len(rows) == 0 {
+		return Sampling{}, nil
+	}
+	first := SamplingOf(&rows[0])
+	for i := range rows {
+		if s := SamplingOf(&rows[i]); s != first {
+			return first, &table.InputError{Path: paths[i], Problem: fmt.Sprintf("%s was sampled with %s, but %s with %s: one update takes trajectories sampled under one rule",
+				episodeName(&rows[i]), s, paths[0], first)}
+		}
+	}
+	return first, nil
+}
+
+// CheckPolicy checks that every row carrying a policy hash was played by
+// the weights whose hash is want (the --init of the update); rows without
+// one (files that predate the column) pass. paths[i] names the file row i
+// was read from.
+func CheckPolicy(rows []table.Trajectory, paths []string, init, want string) error {
+	for i := range rows {
+		r := &rows[i]
+		if r.PolicyHash != "" && r.PolicyHash != want {
+			return &table.InputError{Path: paths[i], Problem: fmt.Sprintf("played by %s (weights %s), but --init %s has weights %s: pass the checkpoint that played, or --off-policy to train on them anyway",
+				r.Policy, r.PolicyHash, init, want)}
+		}
+	}
+	return nil
+}

@@ -9,11 +9,13 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
@@ -40,6 +42,11 @@ type Options struct {
 	Iteration int
 	Policy    Policy
 	Tok       tokenizer.Tokenizer
+	// Sampling is how a checkpoint policy draws its tokens, and PolicyHash
+	// the content hash of its weights: both recorded in every row (the
+	// zero Rule and "" for the oracle and random policies).
+	Sampling   model.Rule
+	PolicyHash string
 
 	Skills *skill.Library // nil: no slate
 	Slate  int            // slate size when Skills is set
@@ -242,6 +249,13 @@ func groupSlate(o Options, taskID, taskType string) ([]skill.Skill, error) {
 	return o.Skills.Slate(taskType, o.Slate, EpisodeSeed(o.Seed, taskID, -1))
 }
 
+// short is f as the float64 with the same shortest decimal form (0.7, not
+// 0.699999988...).
+func short(f float32) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(f), 'g', -1, 32), 64)
+	return v
+}
+
 func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	seed := EpisodeSeed(o.Seed, taskID, sample)
 	ep, err := o.Env.Reset(taskID, seed)
@@ -253,6 +267,8 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
 		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
 		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
+		Temperature: short(o.Sampling.Temperature), TopP: short(o.Sampling.TopP), TopK: int32(o.Sampling.TopK),
+		RepetitionPenalty: short(o.Sampling.RepetitionPenalty), PolicyHash: o.PolicyHash,
 		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
 		StepKeys: []string{}, StepRewards: []float64{},

@@ -27,7 +27,7 @@ var registry = struct {
 }{byType: map[reflect.Type]KindInfo{}, byName: map[string]KindInfo{}}
 
 func init() {
-	RegisterKind[Trajectory]("trajectory", 4)
+	RegisterKind[Trajectory]("trajectory", 5)
 	RegisterKind[EvalMetrics]("eval_metrics", 1)
 }
 

@@ -79,6 +79,17 @@ type Trajectory struct {
 	TurnAt        []int32 `parquet:"turn_at,list" since:"4"`        // version 4: per answer (policy turn), with a window: index in tokens of its first token; it runs to the next token that is not policy-written
 	TurnFrom      []int32 `parquet:"turn_from,list" since:"4"`      // version 4: per answer, with a window: index in tokens where the history it saw starts; it saw tokens[:prompt_len], then, when turn_from > prompt_len, history_marker, then tokens[turn_from:turn_at]
 	HistoryMarker []int32 `parquet:"history_marker,list" since:"4"` // version 4: token ids of the line that stands for dropped turns; empty without a window
+
+	// Added in version 5 (read as 0 or empty from older files): how a
+	// checkpoint policy drew its tokens and which weights it was. The
+	// logprobs column is log softmax(logits / temperature) over the whole
+	// vocabulary (temperature 1 when greedy); top-p, top-k and the
+	// repetition penalty only chose the token (model.Rule).
+	Temperature       float64 `parquet:"temperature" since:"5"`        // version 5: sampling temperature of a checkpoint policy; 0: greedy, or not a checkpoint
+	TopP              float64 `parquet:"top_p" since:"5"`              // version 5: nucleus mass (1: no cut); 0: not a checkpoint
+	TopK              int32   `parquet:"top_k" since:"5"`              // version 5: top-k cut (0: none)
+	RepetitionPenalty float64 `parquet:"repetition_penalty" since:"5"` // version 5: repetition penalty (1: none); 0: not a checkpoint
+	PolicyHash        string  `parquet:"policy_hash" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); empty: not a checkpoint
 }
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or

@@ -90,18 +90,8 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 		}
 		in.Files[name] = b
 	}
-	in.Hash, _ = weightsHash(init)
+	in.Hash, _ = model.WeightsHash(init)
 	return in, nil
-}
-
-// weightsHash hashes a checkpoint's weights file(s) for provenance.
-func weightsHash(dir string) (string, error) {
-	for _, name := range []string{"model.safetensors", "model.safetensors.index.json"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return table.HashFile(filepath.Join(dir, name))
-		}
-	}
-	return "", os.ErrNotExist
 }
 
 func oneLine(err error) string {
@@ -202,7 +192,7 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
 	}
-	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed)
+	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil)
 }
 
 // GRPOFlags are learn grpo's options.
@@ -218,6 +208,10 @@ type GRPOFlags struct {
 	Config      rl.GRPOConfig
 	WeightDecay float64
 	Device      string // cpu (or "") or cuda
+	// OffPolicy trains on trajectories that another checkpoint than --init
+	// played (their policy_hash differs from its weights'); recorded in
+	// the metrics' metadata.
+	OffPolicy bool
 }
 
 // ExecuteGRPO runs learn grpo.
@@ -266,6 +260,23 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if err := rl.CheckGRPO(rows, from); err != nil {
 		return err
 	}
+	sampling, err := rl.CheckSampling(rows, from)
+	if err != nil {
+		return err
+	}
+	extra := map[string]string{"sampling": sampling.String()}
+	if f.OffPolicy {
+		extra["off_policy"] = "true"
+	} else if err := rl.CheckPolicy(rows, from, f.Init, in.Hash); err != nil {
+		return err
+	}
+	temp := sampling.ScoringTemperature()
+	if temp != 1 && f.Device != "" && f.Device != "cpu" {
+		return command.Usagef("%s was sampled at temperature %g; learn grpo --device %s scores at temperature 1 only: learn on cpu, or roll out with --temperature 1", from[0], temp, f.Device)
+	}
+	if err := in.Model.SetScoringTemperature(temp); err != nil {
+		return err
+	}
 	if c.Step != rl.StepNone {
 		if err := rl.CheckSteps(rows, from); err != nil {
 			return err
@@ -275,6 +286,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		hashes[f.Init] = in.Hash
 	}
 	prep, advRows := rl.Credits(rows, c)
+	if groups, flat := flatGroups(rows); flat == groups && f.Stderr != nil && len(prep) > 0 {
+		fmt.Fprintf(f.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
+	}
 	if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
@@ -291,6 +305,9 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		}
 		if ref.Hash != "" {
 			hashes[f.Ref] = ref.Hash
+		}
+		if err := ref.Model.SetScoringTemperature(temp); err != nil {
+			return err
 		}
 		if len(prep) > 0 {
 			if err := dev.Attach(ref.Model); err != nil {
@@ -320,7 +337,23 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	} else if f.Stderr != nil {
 		fmt.Fprintln(f.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
-	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed)
+	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra)
+}
+
+// flatGroups counts the groups of rows and those whose rewards are all
+// equal.
+func flatGroups(rows []table.Trajectory) (groups, flat int) {
+	first := map[string]float64{}
+	varied := map[string]bool{}
+	for i := range rows {
+		g := rows[i].GroupID
+		if r, ok := first[g]; !ok {
+			first[g] = rows[i].Reward
+		} else if r != rows[i].Reward {
+			varied[g] = true
+		}
+	}
+	return len(first), len(first) - len(varied)
 }
 
 // notFinite reports whether any x is NaN or infinite.
@@ -373,9 +406,9 @@ func adamCfg(wd float64) model.AdamWConfig {
 // unit (lib/output): all complete in temporaries first, then renamed into
 // place, the checkpoint first; on any error none of them is written.
 func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
-	in *Init, opt *model.AdamW, inputs map[string]string, seed int64) error {
+	in *Init, opt *model.AdamW, inputs map[string]string, seed int64, extra map[string]string) error {
 	meta := func() table.Meta {
-		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs}
+		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs, Extra: extra}
 	}
 	var u output.Unit
 	defer u.Abort()

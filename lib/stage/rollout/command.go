@@ -43,6 +43,8 @@ type Flags struct {
 	ScaffoldBudget int    // token budget of the rendered scaffold
 	Temperature    float64
 	TopP           float64
+	TopK           int     // 0: no top-k cut
+	RepPenalty     float64 // repetition penalty; 0 or 1: none
 	Greedy         bool
 	MaxContext     int
 	History        int           // turns an answer sees in full; 0 = the whole episode
@@ -55,14 +57,14 @@ type Flags struct {
 	Output         string
 	Progress       *progress.Settings // nil: no progress
 
-	// TemperatureSet and TopPSet say the user gave them; otherwise a
-	// checkpoint's generation_config.json supplies them.
-	TemperatureSet, TopPSet bool
-	PromptFormat            string  // builtin, chatml, or "" for the checkpoint's own
-	InvalidPenalty          float64 // reward less per answer without a well-formed action
-	MaxActionTokens         int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
-	Tokenizer               string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
-	Device                  string  // where a checkpoint policy runs: cpu (or "") or cuda
+	// TemperatureSet, TopPSet, TopKSet and RepPenaltySet say the user gave
+	// them; otherwise a checkpoint's generation_config.json supplies them.
+	TemperatureSet, TopPSet, TopKSet, RepPenaltySet bool
+	PromptFormat                                    string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty                                  float64 // reward less per answer without a well-formed action
+	MaxActionTokens                                 int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	Tokenizer                                       string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Device                                          string  // where a checkpoint policy runs: cpu (or "") or cuda
 }
 
 // DefaultBatch is the number of episodes that decode together when
@@ -116,6 +118,10 @@ func (f Flags) check() error {
 		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
 	case !(f.TopP >= 0 && f.TopP <= 1):
 		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
+	case f.TopK < 0:
+		return command.Usagef("--top-k must be 0 (no cut) or more, got %d", f.TopK)
+	case math.IsNaN(f.RepPenalty) || math.IsInf(f.RepPenalty, 0) || f.RepPenalty < 0:
+		return command.Usagef("--repetition-penalty must be a positive number (1: none), got %v", f.RepPenalty)
 	case f.MaxContext < 0:
 		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
 	case f.Batch < 0:
@@ -191,11 +197,14 @@ func (f Flags) Options() (rollout.Options, error) {
 		if !policy.IsCheckpoint(f.Policy) {
 			return o, command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder (with config.json)", f.Policy)
 		}
-		ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP), Greedy: f.Greedy})
+		ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
+			TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
 		if err != nil {
 			return o, command.Usagef("--policy %s: %v", f.Policy, err)
 		}
-		ck.SamplingDefaults(f.TemperatureSet, f.TopPSet)
+		ck.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
+			RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
+		o.Sampling, o.PolicyHash = ck.Rule(), ck.Hash
 		if err := dev.Attach(ck.M); err != nil {
 			return o, err
 		}
