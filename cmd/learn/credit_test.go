@@ -340,3 +340,27 @@ func TestDropFlatGroupsAll(t *testing.T) {
 		t.Errorf("metrics: %v, %d rows", err, len(ms))
 	}
 }
+
+// TestAllFlatSaysSo: an update in which every group's rewards are equal
+// still trains (the KL term) but says on stderr that no advantage moved
+// it; an update with one varied group says nothing of the kind.
+func TestAllFlatSaysSo(t *testing.T) {
+	f := setup(t)
+	dir := t.TempDir()
+	rows := append([]table.Trajectory(nil), f.rows...)
+	for i := range rows {
+		rows[i].Reward = 1
+	}
+	flat := filepath.Join(dir, "flat.parquet")
+	if err := table.WriteFile(flat, rows, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	code, stderr := run(t, "grpo", "--init", f.ckpt, "--ref", f.ckpt, flat, "-o", filepath.Join(dir, "ckpt"))
+	if code != 0 || !strings.Contains(stderr, "every group's rewards are equal") || !strings.Contains(stderr, "advantages are all 0") {
+		t.Errorf("all flat: exit %d, stderr %q", code, stderr)
+	}
+	code, stderr = run(t, "grpo", "--init", f.ckpt, "--ref", f.ckpt, f.traj, "-o", filepath.Join(dir, "ckpt2"))
+	if code != 0 || strings.Contains(stderr, "every group's rewards are equal") {
+		t.Errorf("varied groups: exit %d, stderr %q", code, stderr)
+	}
+}
