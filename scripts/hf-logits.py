@@ -2,7 +2,8 @@
 """hf-logits.py DIR: check pats's logits against Hugging Face transformers.
 
 DIR holds one folder per checkpoint, as the parity suite's
-TestParityHFExport writes them under $PATS_GPU_OUT/hf/:
+TestParityHFExport writes them under $PATS_GPU_SCRATCH/hf/ (the GPU
+check's scratch folder: the checkpoints are too large for its output):
 
   NAME/ckpt/            a checkpoint folder written by pats (config.json,
                         model.safetensors, ...)
