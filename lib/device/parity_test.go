@@ -388,8 +388,12 @@ func TestParityLogSoftmax(t *testing.T) {
 	k := kernels(t)
 	cpu := model.CPU{}
 	rng := rand.New(rand.NewPCG(6, 1))
+	vocabs := []int{1, 2, 7, 6000, 151936}
+	if testing.Short() { // under compute-sanitizer
+		vocabs = vocabs[:4]
+	}
 	for _, rows := range []int{1, 3, 17} {
-		for _, vocab := range []int{1, 2, 7, 6000, 151936} {
+		for _, vocab := range vocabs {
 			logits := randn(rng, rows*vocab, 3)
 			target := make([]int32, rows)
 			for i := range target {
@@ -462,6 +466,9 @@ func TestParitySample(t *testing.T) {
 			if vocab > 10000 {
 				draws = 100
 			}
+			if testing.Short() { // under compute-sanitizer
+				draws = min(draws, 20)
+			}
 			differ := 0
 			worst := 0.0
 			for d := 0; d < draws; d++ {
@@ -476,7 +483,7 @@ func TestParitySample(t *testing.T) {
 			}
 			name := fmt.Sprintf("sample vocab=%d T=%v top-p=%v", vocab, s.Temperature, s.TopP)
 			within(t, name+" logp", worst, 1e-4)
-			within(t, name+" share of other tokens", float64(differ)/float64(draws), 0.005)
+			within(t, name+" share of other tokens", float64(differ)/float64(draws), math.Max(0.005, 1/float64(draws)))
 			if s.Temperature == 0 && differ != 0 {
 				t.Errorf("%s: greedy gave another token", name)
 			}
