@@ -15,9 +15,11 @@ build:
 vet:
 	$(GO) vet ./...
 
-# Every test: vet, the unit and integration tests, and the fuzz targets for a
-# bounded time. Stays under about 15 minutes on 2 cores.
+# Every test: vet (also of the GPU check's Go programs, built with -tags
+# cuda), the unit and integration tests, and the fuzz targets for a bounded
+# time. Stays under about 15 minutes on 2 cores.
 test: vet
+	$(GO) vet -tags cuda ./lib/device/ ./bench/gpu/
 	$(GO) test -count=1 -timeout 20m ./...
 	npm ci --prefix lib/table/interop/duckdb --no-audit --no-fund --loglevel=error
 	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/ ./pipelines/
