@@ -212,7 +212,7 @@ if ((dry)); then
 else
   cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' .')
   [[ $cap =~ ^[0-9]+$ ]] || cap=90
-  arch="-gencode arch=compute_${cap},code=[sm_${cap},compute_${cap}]"
+  arch="-gencode arch=compute_${cap},code=sm_${cap} -gencode arch=compute_${cap},code=compute_${cap}"
   libdir=$(cd "$(dirname "$(command -v nvcc)")/../lib64" 2>/dev/null && pwd)
   export LD_LIBRARY_PATH=${libdir:+$libdir:}${LD_LIBRARY_PATH:-}
   # Objects from another toolkit or architecture must not be reused.
