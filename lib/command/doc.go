@@ -6,9 +6,12 @@
 // (unknown flag or value, a missing, empty, truncated or foreign input
 // file). Errors of kind 2 are made with Usagef or come from lib/table's
 // input errors, or are refusals of lib/output. An interrupted command
-// (SIGINT, SIGTERM) exits 130 or 143: Run cancels its context, ends the
-// children and removes the temporaries registered with lib/cleanup, and
-// exits after Grace if the command is blocked where no context reaches.
+// (SIGINT, SIGTERM) exits 130 or 143 with nothing written, from the first
+// instant: Run stops lib/output from making or committing any output
+// (output.Interrupt), cancels its context, ends the children and removes
+// the temporaries registered with lib/cleanup, and exits after Grace if
+// the command is blocked where no context reaches. Only a signal that
+// comes after the outputs are in place leaves them, and the exit 0.
 //
 // It holds the exit point, the signals and the argument helpers every
 // command uses, and nothing else: the options that several commands share

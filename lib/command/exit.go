@@ -106,11 +106,14 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 // reaches (opening a FIFO, a read from a child that ignores signals).
 var Grace = 3 * time.Second
 
-// interrupt handles SIGINT or SIGTERM: it cancels the run's context, ends
-// the children and removes the temporary outputs registered with
-// lib/cleanup at once, and exits after Grace if the command has not
+// interrupt handles SIGINT or SIGTERM: it stops lib/output from making or
+// committing any output, cancels the run's context, ends the children and
+// removes the temporary outputs registered with lib/cleanup at once, and exits after Grace if the command has not
 // returned by then. A second signal exits at once.
 func interrupt(name string, sig os.Signal, cancel func(), stderr io.Writer) {
+	// No output is made or put in place from here on, even where the
+	// command has no temporary yet and would not look at its context.
+	output.Interrupt()
 	cancel()
 	cleanup.Run()
 	again := make(chan os.Signal, 1)

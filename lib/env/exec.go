@@ -378,9 +378,11 @@ const (
 //
 // With no ExecOptions.StepTimeout a child that never answers blocks the
 // caller until the command is interrupted: the child runs in a process
-// group of its own, which is killed when the Env breaks or closes, when
-// the command gets SIGINT or SIGTERM (lib/cleanup), and, on Linux, when
-// the command itself dies (the parent-death signal). An answer line longer
+// group of its own, which is killed whenever the child ends (so that what
+// it started, even a process that ignores SIGTERM, does not outlive it),
+// when the Env breaks or closes, when the command gets SIGINT or SIGTERM
+// (lib/cleanup), and, on Linux, the child is killed when the command
+// itself dies (the parent-death signal; its own children then live on). An answer line longer
 // than ExecOptions.MaxLine breaks the Env.
 //
 // Name is the name the child reports. Oracle returns nil: the protocol has
@@ -444,7 +446,12 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 	}
 	e.undo = cleanup.Add(e.kill)
 	go func() {
+		// Whenever the child ends (closed, broken, crashed or done), what
+		// it started ends with it: its process group is killed before the
+		// child is reaped.
+		endGroupOnExit(e.cmd.Process)
 		e.waitErr = e.cmd.Wait()
+		endGroupAfterReap(e.cmd.Process)
 		e.undo()
 		close(e.exited)
 	}()

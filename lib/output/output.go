@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,24 +54,15 @@ func IsCheckpoint(dir string) bool {
 
 // Check refuses outputs that would clobber something that is not theirs to
 // replace (see the package documentation). inputs are the paths the run
-// reads; "-", "" and names of no existing file are ignored. Each refusal
-// names the flag and the path.
+// reads: files, folders (every file under one counts) and "-" (the file
+// behind stdin counts when stdin is a regular file); "" and names of no
+// existing file are ignored. Each refusal names the flag and the path.
 func Check(inputs []string, targets ...Target) error {
+	ins := inputFiles(inputs)
 	type seen struct {
 		flag string
 		fi   os.FileInfo
 		abs  string
-	}
-	var ins []seen
-	for _, p := range inputs {
-		if p == "" || p == "-" {
-			continue
-		}
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue
-		}
-		ins = append(ins, seen{fi: fi, abs: resolved(p)})
 	}
 	var outs []seen
 	stdout := ""
@@ -103,6 +96,9 @@ func Check(inputs []string, targets ...Target) error {
 		if err == nil {
 			for _, in := range ins {
 				if in.abs == abs || os.SameFile(in.fi, fi) {
+					if in.name != "" {
+						return refuse("%s %s names %s, an input of this run; write the output to another path", t.Flag, t.Path, in.name)
+					}
 					return refuse("%s %s names an input of this run; write the output to another path", t.Flag, t.Path)
 				}
 			}
@@ -125,6 +121,54 @@ func Check(inputs []string, targets ...Target) error {
 		outs = append(outs, seen{flag: t.Flag, fi: fi, abs: abs})
 	}
 	return nil
+}
+
+// input is one file a run reads: its identity, its resolved path (""
+// for stdin) and, when it was not named itself, how to name it in a
+// refusal (the file behind stdin, a file of an input folder).
+type input struct {
+	fi   os.FileInfo
+	abs  string
+	name string
+}
+
+// inputFiles lists the files behind inputs: each named file or folder,
+// every file under a named folder (links followed to what they name), and
+// the file behind stdin ("-") when stdin is a regular file, so that an
+// output that is any of them under another name is refused.
+func inputFiles(inputs []string) []input {
+	var ins []input
+	for _, p := range inputs {
+		if p == "" {
+			continue
+		}
+		if p == "-" {
+			if fi, err := os.Stdin.Stat(); err == nil && fi.Mode().IsRegular() {
+				ins = append(ins, input{fi: fi, name: "the file read on stdin"})
+			}
+			continue
+		}
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue
+		}
+		ins = append(ins, input{fi: fi, abs: resolved(p)})
+		if !fi.IsDir() {
+			continue
+		}
+		filepath.WalkDir(p, func(q string, d fs.DirEntry, err error) error {
+			if err != nil || q == p {
+				return nil
+			}
+			qfi, err := os.Stat(q)
+			if err != nil || qfi.IsDir() {
+				return nil
+			}
+			ins = append(ins, input{fi: qfi, abs: resolved(q), name: q + " (in the input folder " + p + ")"})
+			return nil
+		})
+	}
+	return ins
 }
 
 // checkParent refuses an output whose folder cannot be made or written
@@ -157,16 +201,60 @@ func checkExisting(t Target, fi os.FileInfo) error {
 	case t.Dir && fi.Mode().IsRegular():
 		return refuse("%s %s is a file; a checkpoint is written to a folder", t.Flag, t.Path)
 	case t.Dir && fi.IsDir():
-		if IsCheckpoint(t.Path) || isEmptyDir(t.Path) {
+		if isEmptyDir(t.Path) {
 			return nil
 		}
-		return refuse("%s %s is a folder that holds no checkpoint; it would be replaced as a whole: name a new or empty folder", t.Flag, t.Path)
+		if !IsCheckpoint(t.Path) {
+			return refuse("%s %s is a folder that holds no checkpoint; it would be replaced as a whole: name a new or empty folder", t.Flag, t.Path)
+		}
+		if name := foreignEntry(t.Path); name != "" {
+			return refuse("%s %s holds %s, which is no checkpoint file; the folder would be replaced as a whole: move it away or name another folder", t.Flag, t.Path, name)
+		}
+		return nil
 	case !t.Dir && fi.IsDir():
 		return refuse("%s %s is a folder; name a file", t.Flag, t.Path)
 	case !fi.Mode().IsRegular():
 		return refuse("%s %s is not a regular file (%s); name a file", t.Flag, t.Path, kindOf(fi.Mode()))
 	}
 	return nil
+}
+
+// checkpointFiles are the names of the files a checkpoint folder holds:
+// what lib/model writes (config, weights, optimizer state) and the
+// tokenizer and generation files carried over from a Hugging Face
+// checkpoint. Sharded weights (model-00001-of-00002.safetensors) match
+// IsCheckpointFile too.
+var checkpointFiles = map[string]bool{
+	"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
+	"optimizer.safetensors": true, "optimizer.json": true,
+	"tokenizer_config.json": true, "special_tokens_map.json": true, "added_tokens.json": true,
+	"vocab.json": true, "merges.txt": true, "chat_template.jinja": true, "generation_config.json": true,
+}
+
+var shardName = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)
+
+// IsCheckpointFile reports whether name is a file a checkpoint folder
+// holds. An existing checkpoint folder with any other entry (a user's
+// notes, a subfolder) is refused as an output: replacing the folder as a
+// whole, which keeps a kill from leaving half a checkpoint, would delete
+// it.
+func IsCheckpointFile(name string) bool {
+	return checkpointFiles[name] || shardName.MatchString(name)
+}
+
+// foreignEntry returns the name of an entry of dir that is no checkpoint
+// file (the first in name order), or "".
+func foreignEntry(dir string) string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !IsCheckpointFile(e.Name()) {
+			return e.Name()
+		}
+	}
+	return ""
 }
 
 func kindOf(m os.FileMode) string {
@@ -250,6 +338,9 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 	if path == "" {
 		return fmt.Errorf("output: empty output path")
 	}
+	if stopped() {
+		return ErrInterrupted
+	}
 	if path == "-" {
 		if IsTerminal(os.Stdout) {
 			return refuse("stdout is a terminal; redirect it or name an output file")
@@ -291,6 +382,9 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 			undo()
 		}
 	}()
+	if stopped() {
+		return ErrInterrupted
+	}
 	bw := newBuffered(tmp)
 	if err := fn(bw); err != nil {
 		return err
@@ -316,6 +410,9 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 // at Commit. An existing dir must be a folder (a checkpoint or empty).
 func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 	dir = filepath.Clean(dir)
+	if stopped() {
+		return ErrInterrupted
+	}
 	if dir == "-" || dir == "." || dir == "/" {
 		return refuse("%s: a checkpoint is written to a named folder", dir)
 	}
@@ -324,6 +421,11 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 			return refuse("%s is a symbolic link; a checkpoint is written to a folder", dir)
 		}
 		return refuse("%s is not a folder; a checkpoint is written to a folder", dir)
+	}
+	if fi, err := os.Stat(dir); err == nil {
+		if err := checkExisting(Target{Flag: "output", Path: dir, Dir: true}, fi); err != nil {
+			return err
+		}
 	}
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -343,6 +445,9 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 			undo()
 		}
 	}()
+	if stopped() {
+		return ErrInterrupted
+	}
 	if err := fill(tmp); err != nil {
 		return err
 	}
@@ -362,9 +467,33 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 // lib/cleanup removes on SIGINT or SIGTERM are removed either before any
 // rename of a commit (which then fails as a whole) or after all of them.
 var (
-	commitMu    sync.Mutex
-	interrupted bool
+	commitMu     sync.Mutex
+	interrupted  bool
+	anyCommitted bool // a Unit has put its outputs in place
 )
+
+// ErrInterrupted is the error of a write or commit after Interrupt.
+var ErrInterrupted = errors.New("output: interrupted before the outputs were put in place")
+
+// Interrupt ends the run's writing, for an interruption (SIGINT or
+// SIGTERM) that may come before any temporary exists: it waits for a
+// commit in progress, and from then on no Unit makes a temporary or
+// commits. It reports whether a Unit committed before it (then the run's
+// outputs were already in place).
+func Interrupt() (committed bool) {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	interrupted = true
+	return anyCommitted
+}
+
+// stopped reports whether Interrupt (or an interruption's removal of a
+// temporary) has happened.
+func stopped() bool {
+	commitMu.Lock()
+	defer commitMu.Unlock()
+	return interrupted
+}
 
 // interrupt runs remove (a temporary's removal) as part of an
 // interruption: no commit starts after it.
@@ -385,7 +514,7 @@ func (u *Unit) Commit() error {
 	commitMu.Lock()
 	defer commitMu.Unlock()
 	if interrupted {
-		return fmt.Errorf("output: interrupted before the outputs were put in place")
+		return ErrInterrupted
 	}
 	// stdout first: a write that fails (a closed pipe) leaves the files
 	// unrenamed; a rename after it fails only if the folder changed.
@@ -397,6 +526,7 @@ func (u *Unit) Commit() error {
 		}
 	}
 	u.done = true
+	anyCommitted = true
 	for i := range u.staged {
 		s := &u.staged[i]
 		if s.buf != nil {

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pats-rl/pats/lib/output"
@@ -138,25 +136,12 @@ func StageSnapshot(u *output.Unit, path string, s Snapshot, meta table.Meta) err
 	})
 }
 
-// RemoveStaleTemps removes the temporary files table.AtomicWrite leaves
-// behind for path when its writer is killed before the rename
-// (".NAME.tmp-*" in the same folder). Only a writer of the same target
-// could be using them; two writers of one target at once are a mistake in
-// any case. Errors are ignored: a leftover temporary file is hidden and
-// harmless to readers.
+// RemoveStaleTemps removes the temporary files that writers of path left
+// behind when they were killed before the rename (".NAME.tmp-PID-*" in the
+// same folder): only those whose process PID is gone (or that are older
+// than output.StaleAge), so that a writer of the same path running at
+// this moment keeps its temporary (output.RemoveStale). Errors are
+// ignored: a leftover temporary file is hidden and harmless to readers.
 func RemoveStaleTemps(path string) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	prefix := "." + base + ".tmp-"
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasPrefix(e.Name(), prefix) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
+	output.RemoveStale(path)
 }

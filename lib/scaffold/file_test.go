@@ -91,9 +91,13 @@ func TestReadSnapshotErrors(t *testing.T) {
 func TestRemoveStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "4.parquet")
-	stale := filepath.Join(dir, ".4.parquet.tmp-123")
-	other := filepath.Join(dir, ".5.parquet.tmp-123")
-	for _, p := range []string{stale, other} {
+	stale := filepath.Join(dir, ".4.parquet.tmp-999999999-1")
+	other := filepath.Join(dir, ".5.parquet.tmp-999999999-1")
+	// A writer of the same target that still runs (process 1 always
+	// does) keeps its temporary: two writers at once must not break
+	// each other.
+	live := filepath.Join(dir, ".4.parquet.tmp-1-2")
+	for _, p := range []string{stale, other, live} {
 		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -106,6 +110,9 @@ func TestRemoveStaleTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another target's temporary file was removed: %v", err)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("a running writer's temporary file was removed: %v", err)
 	}
 	if err := WriteSnapshot("-", Snapshot{}, table.Meta{}); err == nil {
 		t.Error("a snapshot written to stdout")
