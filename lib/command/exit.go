@@ -118,12 +118,14 @@ func interrupt(name string, sig os.Signal, cancel func(), stderr io.Writer) {
 	cleanup.Run()
 	again := make(chan os.Signal, 1)
 	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	why := "a second signal"
 	select {
 	case <-time.After(Grace):
+		why = fmt.Sprintf("ended %v after the signal: it was blocked where the signal does not reach", Grace)
 	case <-again:
 	}
 	cleanup.Run()
-	fmt.Fprintf(stderr, "%s: interrupted by %s; nothing written\n", name, signalName(sig))
+	fmt.Fprintf(stderr, "%s: interrupted by %s; nothing written (%s)\n", name, signalName(sig), why)
 	os.Exit(signalCode(sig))
 }
 

@@ -227,3 +227,103 @@ func TestInterruptBeforeCommit(t *testing.T) {
 		t.Errorf("left behind: %v", names(ents))
 	}
 }
+
+// Outputs are compared with the file behind stdin (when stdin is a regular
+// file) and with every file under an input folder, and a checkpoint folder
+// that also holds files of the user's is refused.
+func TestCheckStdinFolderForeign(t *testing.T) {
+	d := t.TempDir()
+	in := filepath.Join(d, "t.parquet")
+	os.WriteFile(in, []byte("x"), 0o644)
+	hard := filepath.Join(d, "h.parquet")
+	os.Link(in, hard)
+	shards := filepath.Join(d, "s")
+	os.MkdirAll(filepath.Join(shards, "old"), 0o755)
+	for _, n := range []string{"a.parquet", "b.parquet", "old/c.parquet"} {
+		os.WriteFile(filepath.Join(shards, n), []byte(n), 0o644)
+	}
+	ck := filepath.Join(d, "ck")
+	mkCheckpoint(t, ck, "{}")
+	for _, n := range []string{"model.safetensors", "optimizer.json", "model-00001-of-00002.safetensors", "generation_config.json"} {
+		os.WriteFile(filepath.Join(ck, n), nil, 0o644)
+	}
+	foreign := filepath.Join(d, "foreign")
+	mkCheckpoint(t, foreign, "{}")
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), nil, 0o644)
+	sub := filepath.Join(d, "sub")
+	mkCheckpoint(t, sub, "{}")
+	os.Mkdir(filepath.Join(sub, "runs"), 0o755)
+
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved := os.Stdin
+	os.Stdin = f
+	defer func() { os.Stdin = saved }()
+
+	cases := []struct {
+		name    string
+		inputs  []string
+		targets []Target
+		want    string
+	}{
+		{"stdin's file", []string{"-"}, []Target{File("-o", in)}, "names the file read on stdin"},
+		{"a hard link of stdin's file", []string{"-"}, []Target{File("-o", hard)}, "names the file read on stdin"},
+		{"stdin not read", []string{shards}, []Target{File("-o", in)}, ""},
+		{"a shard", []string{shards}, []Target{File("-o", filepath.Join(shards, "a.parquet"))}, "in the input folder"},
+		{"a nested shard", []string{shards}, []Target{File("--metrics", filepath.Join(shards, "old", "c.parquet"))}, "in the input folder"},
+		{"a new file in the folder", []string{shards}, []Target{File("-o", filepath.Join(shards, "new.parquet"))}, ""},
+		{"a checkpoint's own files", []string{in}, []Target{Checkpoint("-o", ck)}, ""},
+		{"a checkpoint with notes", []string{in}, []Target{Checkpoint("-o", foreign)}, "holds notes.txt, which is no checkpoint file"},
+		{"a checkpoint with a subfolder", []string{in}, []Target{Checkpoint("-o", sub)}, "holds runs, which is no checkpoint file"},
+	}
+	for _, c := range cases {
+		err := Check(c.inputs, c.targets...)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !IsRefusal(err)):
+			t.Errorf("%s: got %v, want a refusal with %q", c.name, err, c.want)
+		}
+	}
+	// The writer refuses the foreign folder too, and leaves it whole.
+	err = WriteDir(foreign, func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "config.json"), nil, 0o644) })
+	if !IsRefusal(err) {
+		t.Errorf("WriteDir over a folder with notes: %v, want a refusal", err)
+	}
+	if _, err := os.Stat(filepath.Join(foreign, "notes.txt")); err != nil {
+		t.Errorf("the user's file is gone: %v", err)
+	}
+}
+
+// Interrupt before any temporary exists: no Unit makes one or commits
+// after it, and nothing is written.
+func TestInterruptBeforeAnyTemporary(t *testing.T) {
+	reset := func() { commitMu.Lock(); interrupted, anyCommitted = false, false; commitMu.Unlock() }
+	reset()
+	defer reset()
+	d := t.TempDir()
+	a := filepath.Join(d, "a")
+	if Interrupt() {
+		t.Fatal("Interrupt reports a commit that did not happen")
+	}
+	var u Unit
+	defer u.Abort()
+	if err := u.File(a, writeString("new")); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("File after Interrupt: %v", err)
+	}
+	if err := u.Dir(filepath.Join(d, "ck"), func(string) error { return nil }); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("Dir after Interrupt: %v", err)
+	}
+	if err := u.File("-", writeString("new")); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("stdout after Interrupt: %v", err)
+	}
+	if err := u.Commit(); err == nil {
+		t.Error("a commit after Interrupt")
+	}
+	if ents, _ := os.ReadDir(d); len(ents) != 0 {
+		t.Errorf("written: %v", names(ents))
+	}
+}
