@@ -304,7 +304,7 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 			}
 			var st stepStats
 			m.ZeroGrad()
-			err := forwardBackwardParts(m, batch, seqs, masks, owner, func(j int, lp, ent []float32) []float32 {
+			err := forwardBackwardParts(ctx, m, batch, seqs, masks, owner, func(j int, lp, ent []float32) []float32 {
 				return grpoWeights(parts[j], lp, ent, aw[owner[j]], cfg, &st)
 			})
 			if err != nil {
@@ -357,8 +357,9 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 const FirstStepNote = "step 1 is the first PPO step: ratio 1 (the policy that rolled out), so clip 0 and loss about 0 (centred advantages), and kl 0 when --init is --ref; not a sign that nothing trained"
 
 // RefLogProbs fills the reference log-probabilities of the prepared
-// episodes from ref.
-func RefLogProbs(ref *model.Model, prep []Prepared) error {
+// episodes from ref, one sequence at a time; a cancelled ctx stops it
+// between two sequences.
+func RefLogProbs(ctx context.Context, ref *model.Model, prep []Prepared) error {
 	all := make([]*Prepared, len(prep))
 	for i := range prep {
 		all[i] = &prep[i]
@@ -369,12 +370,15 @@ func RefLogProbs(ref *model.Model, prep []Prepared) error {
 	for i, p := range parts {
 		seqs[i], masks[i] = p.Row.Tokens, p.Mask
 	}
-	lp, _, err := ref.LogProbs(seqs, masks)
-	if err != nil {
-		return fmt.Errorf("reference model: %w", err)
-	}
 	for i, p := range parts {
-		p.Ref = lp[i]
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		lp, _, err := ref.LogProbs(seqs[i:i+1], masks[i:i+1])
+		if err != nil {
+			return fmt.Errorf("reference model: %w", err)
+		}
+		p.Ref = lp[0]
 	}
 	return nil
 }

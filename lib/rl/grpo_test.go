@@ -67,7 +67,7 @@ func TestGRPOOnModelRollouts(t *testing.T) {
 	cfg := DefaultGRPO()
 	cfg.Optim.LR = 1e-3
 	prep, adv := Credits(rows, cfg)
-	if err := RefLogProbs(m, prep); err != nil {
+	if err := RefLogProbs(context.Background(), m, prep); err != nil {
 		t.Fatal(err)
 	}
 	objective := func() float64 {

@@ -1,6 +1,7 @@
 package rl
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/pats-rl/pats/lib/model"
@@ -214,8 +215,11 @@ func turnsPrefix(turns []Prepared) int {
 // and every run of other sequences runs as one ForwardBackward, so a
 // minibatch without a window is one call as before. weights gets the
 // sequence's index in seqs, in order.
-func forwardBackwardParts(m *model.Model, batch []*Prepared, seqs [][]int32, masks [][]bool, owner []int, weights func(j int, lp, ent []float32) []float32) error {
+func forwardBackwardParts(ctx context.Context, m *model.Model, batch []*Prepared, seqs [][]int32, masks [][]bool, owner []int, weights func(j int, lp, ent []float32) []float32) error {
 	for j := 0; j < len(seqs); {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		e := j + 1
 		prefix := batch[owner[j]].Prefix
 		if prefix > 0 {

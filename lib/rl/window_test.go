@@ -148,7 +148,7 @@ func TestWindowWithoutDrops(t *testing.T) {
 			t.Fatal(err)
 		}
 		prep, _ := Credits(rs, cfg)
-		if err := RefLogProbs(m, prep); err != nil {
+		if err := RefLogProbs(context.Background(), m, prep); err != nil {
 			t.Fatal(err)
 		}
 		ms, err := TrainGRPO(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), prep, cfg)
@@ -297,7 +297,7 @@ func TestGRPOSharedPrefix(t *testing.T) {
 		if withPrefix == 0 {
 			t.Fatal("no episode with a shared prefix")
 		}
-		if err := RefLogProbs(m, prep); err != nil {
+		if err := RefLogProbs(context.Background(), m, prep); err != nil {
 			t.Fatal(err)
 		}
 		ms, err := TrainGRPO(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), prep, cfg)

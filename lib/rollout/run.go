@@ -212,7 +212,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 					errs[j.slot] = ctx.Err()
 					continue
 				}
-				out[j.slot], errs[j.slot] = episode(o, ids[j.task], j.sample)
+				out[j.slot], errs[j.slot] = episode(ctx, o, ids[j.task], j.sample)
 				if meter != nil && errs[j.slot] == nil {
 					mu.Lock()
 					done++
@@ -256,7 +256,9 @@ func short(f float32) float64 {
 	return v
 }
 
-func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
+// episode plays one episode; a cancelled ctx ends it before its next turn
+// (an interrupted command stops within one action, not one episode).
+func episode(ctx context.Context, o Options, taskID string, sample int) (table.Trajectory, error) {
 	seed := EpisodeSeed(o.Seed, taskID, sample)
 	ep, err := o.Env.Reset(taskID, seed)
 	if err != nil {
@@ -336,6 +338,9 @@ func episode(o Options, taskID string, sample int) (table.Trajectory, error) {
 	// acts from: a skill read leaves the state (and the key) as it was.
 	key := env.InitialKey(ep)
 	for steps < ep.MaxSteps() && turns < maxTurns {
+		if err := ctx.Err(); err != nil {
+			return table.Trajectory{}, err
+		}
 		if o.MaxContext > 0 && seen(c) >= o.MaxContext {
 			limited = true
 			break

@@ -313,7 +313,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 			if err := dev.Attach(ref.Model); err != nil {
 				return err
 			}
-			if err := rl.RefLogProbs(ref.Model, prep); err != nil {
+			if err := rl.RefLogProbs(ctx, ref.Model, prep); err != nil {
 				return err
 			}
 			if err := ref.Model.Detach(); err != nil { // its device memory, before the policy's
