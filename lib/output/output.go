@@ -102,15 +102,15 @@ func Check(inputs []string, targets ...Target) error {
 					return refuse("%s %s names an input of this run; write the output to another path", t.Flag, t.Path)
 				}
 			}
-			if err := checkExisting(t, fi); err != nil {
-				return err
-			}
 			if t.Dir {
 				for _, in := range ins {
-					if strings.HasPrefix(in.abs, abs+string(filepath.Separator)) {
+					if in.abs != "" && strings.HasPrefix(in.abs, abs+string(filepath.Separator)) {
 						return refuse("%s %s holds an input of this run (%s); write the checkpoint to another folder", t.Flag, t.Path, in.abs)
 					}
 				}
+			}
+			if err := checkExisting(t, fi); err != nil {
+				return err
 			}
 		} else if lfi, lerr := os.Lstat(t.Path); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
 			return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)

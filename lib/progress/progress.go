@@ -150,6 +150,24 @@ func (m *Meter) Finish() {
 	fmt.Fprintln(m.w, m.line(m.now())+" (done)")
 }
 
+// Abandon ends the meter of work that failed or was interrupted: it ends
+// the terminal line and prints no last line, so that the command's one
+// error line stands alone in a log. A later Finish does nothing.
+func (m *Meter) Abandon() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.finished {
+		return
+	}
+	m.finished = true
+	if !m.plain && m.printed {
+		fmt.Fprintln(m.w)
+	}
+}
+
 // line is what, how far, the rate, the time and the figures.
 func (m *Meter) line(t time.Time) string {
 	el := t.Sub(m.start)

@@ -99,3 +99,24 @@ func TestParseMode(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// TestAbandon: work that failed prints no last line to a pipe (its one
+// error line stands alone) and ends the rewritten line on a terminal.
+func TestAbandon(t *testing.T) {
+	for _, terminal := range []bool{false, true} {
+		var buf bytes.Buffer
+		clk := &clock{time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)}
+		m := (&Settings{W: &buf, Terminal: terminal, Interval: time.Hour, Now: clk.now}).Start("rollout", "episode", 4)
+		clk.t = clk.t.Add(time.Second)
+		m.Update(1, "")
+		m.Abandon()
+		m.Finish()
+		want := ""
+		if terminal {
+			want = "\rrollout: episode 1/4 (25%), 1 episodes/s, 1 s elapsed, about 3 s left\x1b[K\n"
+		}
+		if buf.String() != want {
+			t.Errorf("terminal %v: %q, want %q", terminal, buf.String(), want)
+		}
+	}
+}

@@ -232,12 +232,13 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	}
 	close(jobs)
 	wg.Wait()
-	meter.Finish()
 	for _, err := range errs {
 		if err != nil {
+			meter.Abandon()
 			return nil, err
 		}
 	}
+	meter.Finish()
 	return out, nil
 }
 
