@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/pats-rl/pats/lib/table"
 )
 
 // writer is one command that writes, as the kill and signal tests run
@@ -23,6 +25,7 @@ type writer struct {
 	name    string
 	args    []string
 	outputs []string
+	timed   []string // outputs that record wall times (learn's metrics): whole when they read back, not the same bytes
 }
 
 // writers lists every command that writes outputs, in an order where each
@@ -30,19 +33,19 @@ type writer struct {
 // and report plots, which read whole run folders, are covered by their
 // own package tests of lib/output's units.
 var writers = []writer{
-	{"rollout", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "2", "--group", "2", "--policy", "oracle", "--seed", "3", "-o", "t.parquet"}, []string{"t.parquet"}},
-	{"rollout-checkpoint", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "1", "--group", "2", "--policy", "$FIX/ckpt", "--max-context", "512", "-o", "t.parquet"}, []string{"t.parquet"}},
-	{"cards", []string{"cards", "$FIX/traj.parquet", "-o", "c.parquet", "--evidence", "e.parquet"}, []string{"c.parquet", "e.parquet"}},
-	{"control", []string{"control", "--cards", "$FIX/cards.parquet", "--scaffold", "$FIX/snap.parquet", "-o", "p.parquet", "--state-out", "s.parquet"}, []string{"p.parquet", "s.parquet"}},
-	{"validate-init", []string{"validate", "init", "-o", "snap.parquet"}, []string{"snap.parquet"}},
-	{"validate", []string{"validate", "--scaffold", "$FIX/snap.parquet", "--proposals", "$FIX/proposals.parquet", "--cards", "$FIX/cards.parquet", "-o", "snap1.parquet", "--decisions", "d.parquet"}, []string{"snap1.parquet", "d.parquet"}},
-	{"evaluate", []string{"evaluate", "$FIX/traj.parquet", "-o", "m.parquet"}, []string{"m.parquet"}},
-	{"evaluate-policy", []string{"evaluate", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "m.parquet"}, []string{"m.parquet"}},
-	{"report-mix", []string{"report", "mix", "$FIX/traj.parquet", "-o", "t.parquet"}, []string{"t.parquet"}},
-	{"learn-sft", []string{"learn", "sft", "--init", "tiny", "--demos", "$FIX/traj.parquet", "-o", "ck", "--metrics", "m.parquet", "--epochs", "1"}, []string{"ck", "m.parquet"}},
-	{"learn-grpo", []string{"learn", "grpo", "--kl", "0", "--init", "$FIX/ckpt", "$FIX/ptraj.parquet", "-o", "ck", "--metrics", "m.parquet", "--advantages", "adv.parquet"}, []string{"ck", "m.parquet", "adv.parquet"}},
-	{"audit-credit", []string{"audit", "credit", "$FIX/ptraj.parquet", "--advantages", "$SHARED/adv.parquet", "-o", "a.parquet"}, []string{"a.parquet"}},
-	{"audit-reading", []string{"audit", "reading", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "r.parquet"}, []string{"r.parquet"}},
+	{"rollout", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "2", "--group", "2", "--policy", "oracle", "--seed", "3", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
+	{"rollout-checkpoint", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "1", "--group", "2", "--policy", "$FIX/ckpt", "--max-context", "512", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
+	{"cards", []string{"cards", "$FIX/traj.parquet", "-o", "c.parquet", "--evidence", "e.parquet"}, []string{"c.parquet", "e.parquet"}, nil},
+	{"control", []string{"control", "--cards", "$FIX/cards.parquet", "--scaffold", "$FIX/snap.parquet", "-o", "p.parquet", "--state-out", "s.parquet"}, []string{"p.parquet", "s.parquet"}, nil},
+	{"validate-init", []string{"validate", "init", "-o", "snap.parquet"}, []string{"snap.parquet"}, nil},
+	{"validate", []string{"validate", "--scaffold", "$FIX/snap.parquet", "--proposals", "$FIX/proposals.parquet", "--cards", "$FIX/cards.parquet", "-o", "snap1.parquet", "--decisions", "d.parquet"}, []string{"snap1.parquet", "d.parquet"}, nil},
+	{"evaluate", []string{"evaluate", "$FIX/traj.parquet", "-o", "m.parquet"}, []string{"m.parquet"}, nil},
+	{"evaluate-policy", []string{"evaluate", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "m.parquet"}, []string{"m.parquet"}, nil},
+	{"report-mix", []string{"report", "mix", "$FIX/traj.parquet", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
+	{"learn-sft", []string{"learn", "sft", "--init", "tiny", "--demos", "$FIX/traj.parquet", "-o", "ck", "--metrics", "m.parquet", "--epochs", "1"}, []string{"ck", "m.parquet"}, []string{"m.parquet"}},
+	{"learn-grpo", []string{"learn", "grpo", "--kl", "0", "--init", "$FIX/ckpt", "$FIX/ptraj.parquet", "-o", "ck", "--metrics", "m.parquet", "--advantages", "adv.parquet"}, []string{"ck", "m.parquet", "adv.parquet"}, []string{"m.parquet"}},
+	{"audit-credit", []string{"audit", "credit", "$FIX/ptraj.parquet", "--advantages", "$SHARED/adv.parquet", "-o", "a.parquet"}, []string{"a.parquet"}, nil},
+	{"audit-reading", []string{"audit", "reading", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "r.parquet"}, []string{"r.parquet"}, nil},
 }
 
 // writerRun is one run of a writer in dir.
@@ -175,6 +178,10 @@ func TestKillEveryWriter(t *testing.T) {
 				// Before the kill the folder held the previous outputs or
 				// none; either way a whole output is the reference's.
 				for k, v := range got {
+					if isTimed(w, k) {
+						checkWhole(t, filepath.Join(dir, k))
+						continue
+					}
 					if want[k] != v {
 						t.Errorf("trial %d (kill at %v, over a previous output %v): %s is %q, want the complete output or none", trial, at, over, k, v)
 					}
@@ -193,7 +200,7 @@ func TestKillEveryWriter(t *testing.T) {
 				t.Fatalf("the run after the kills: %v\n%s", err, stderr.String())
 			}
 			got, hidden := visible(t, dir)
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(untimed(w, want), untimed(w, got)); diff != "" {
 				t.Errorf("outputs after a complete run (-reference +got):\n%s", diff)
 			}
 			if len(hidden) != 0 {
@@ -249,21 +256,28 @@ func TestSigtermEveryWriter(t *testing.T) {
 				ended := time.Since(sent)
 				st := c.ProcessState.Sys().(syscall.WaitStatus)
 				got, hidden := visible(t, dir)
+				// The last line; the long stages' progress lines come before.
 				line := strings.TrimSpace(stderr.String())
+				if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+					line = line[i+1:]
+				}
 				t.Logf("trial %d: SIGTERM at %v (run %v): exit %d, ended %v later, stderr %q", trial, at, took[w.name], c.ProcessState.ExitCode(), ended.Round(time.Millisecond), line)
 				switch {
 				case st.Signaled() && st.Signal() == syscall.SIGTERM:
 					// Before the handler: the default action.
 				case st.ExitStatus() == 143:
-					if strings.Contains(line, "\n") || !strings.Contains(line, "interrupted by SIGTERM; nothing written") {
-						t.Errorf("trial %d: stderr %q, want one line saying nothing was written", trial, line)
+					if !strings.Contains(line, "interrupted by SIGTERM; nothing written") || strings.Count(stderr.String(), "interrupted") != 1 {
+						t.Errorf("trial %d: stderr %q, want it to end with one line saying nothing was written", trial, stderr.String())
 					}
 					if strings.Contains(line, "blocked") {
 						t.Errorf("trial %d: the command did not stop on its own within the grace period: %q", trial, line)
 					}
 				case st.ExitStatus() == 0 && trial > 0:
 					committed++
-					if diff := cmp.Diff(want, got); diff != "" {
+					for _, o := range w.timed {
+						checkWhole(t, filepath.Join(dir, o))
+					}
+					if diff := cmp.Diff(untimed(w, want), untimed(w, got)); diff != "" {
 						t.Errorf("trial %d: exit 0 after the signal with outputs that are not complete (-reference +got):\n%s", trial, diff)
 					}
 					continue
@@ -278,5 +292,36 @@ func TestSigtermEveryWriter(t *testing.T) {
 				t.Errorf("every signal came after the commit")
 			}
 		})
+	}
+}
+
+func isTimed(w writer, path string) bool {
+	for _, o := range w.timed {
+		if path == o {
+			return true
+		}
+	}
+	return false
+}
+
+// untimed is an outputs snapshot with the timed outputs' content left
+// out (their presence kept).
+func untimed(w writer, m map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if isTimed(w, k) {
+			v = "timed"
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// checkWhole reads a timed output (learn's metrics) back: it must be a
+// whole file of its kind.
+func checkWhole(t *testing.T, path string) {
+	t.Helper()
+	if _, _, err := table.ReadFiles[table.TrainMetrics](path); err != nil {
+		t.Errorf("%s is not a whole metrics file: %v", path, err)
 	}
 }
