@@ -10,7 +10,9 @@
 // instant: Run stops lib/output from making or committing any output
 // (output.Interrupt), cancels its context, ends the children and removes
 // the temporaries registered with lib/cleanup, and exits after Grace if
-// the command is blocked where no context reaches. Only a signal that
+// the command is blocked where no context reaches. Whatever is still
+// registered with lib/cleanup when the command returns (an exec:
+// environment an error path left open) is ended then. Only a signal that
 // comes after the outputs are in place leaves them, and the exit 0.
 //
 // It holds the exit point, the signals and the argument helpers every

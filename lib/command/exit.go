@@ -89,6 +89,11 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	if err == nil {
 		err = app.RunContext(ctx, reorder(app, args))
 	}
+	// Whatever the command left registered is ended now, on every exit
+	// path: an exec: environment it did not close (an error return) is
+	// killed with its whole process group, an uncommitted temporary is
+	// removed.
+	cleanup.Run()
 	if sig, ok := got.Load().(os.Signal); ok && err != nil {
 		fmt.Fprintf(stderr, "%s: interrupted by %s; nothing written\n", app.Name, signalName(sig))
 		return signalCode(sig)

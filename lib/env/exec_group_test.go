@@ -17,9 +17,10 @@ import (
 )
 
 // groupEnv is an exec: environment that starts a process of its own which
-// ignores SIGTERM (and records its id) before answering info.
+// ignores SIGTERM and holds none of the child's pipes (so nothing waits
+// for it), and records its id, before answering info.
 const groupEnv = `#!/bin/bash
-(trap '' TERM; sleep 600) &
+(trap '' TERM; exec sleep 600) </dev/null >/dev/null 2>&1 &
 echo $! > "$(dirname "$0")/grandchild.pid"
 while IFS= read -r line; do
   case "$line" in
