@@ -25,7 +25,7 @@ R            := $(RUNS)/$(RUN)
 TASKS        ?= 8
 # episodes per task (a GRPO group)
 GROUP        ?= 4
-# tasks behind B_0: GROUP oracle + GROUP weak episodes each
+# tasks behind oracle-boot's B_0: GROUP oracle + GROUP weak episodes each
 BOOT_TASKS   ?= 12
 # A run folder under RUNS whose ckpt/0 is the base policy: the warm-up SFT
 # starts from it instead of MODEL. The base stands in for the paper's
@@ -67,13 +67,20 @@ DEMO_TASKS   ?= $(if $(RUN_BASE),256,$(BASE_TASKS))
 SFT_EPOCHS   ?= $(if $(RUN_BASE),2,$(BASE_EPOCHS))
 SFT_LR       ?= $(if $(RUN_BASE),1e-3,$(BASE_LR))
 SFT_BATCH    ?= 2048
-# 1: a run with a scaffold and a base starts from the warm-up SFT above (the
-# scaffold's format, on oracle demonstrations of ENV with B_0 rendered);
-# 0: from the base itself, like a run without a scaffold. The reading base
-# was pretrained on rules in the scaffold's format, and a warm-up on ENV's
-# oracle episodes would teach the scaffold variants ENV's conventions
-# before GRPO, which the runs without a scaffold never see; so 0 there.
-FORMAT_SFT   ?= $(if $(BASE),$(if $(filter $(READING_BASE),$(RUNS)/$(BASE)),0,1),1)
+# The interface warm-up of the scaffold variants (the PATS paper's: a
+# little offline data that teaches the prompt interface and creates or
+# updates no scaffold content): DEMO_TASKS oracle demonstrations of
+# WARMUP_ENV's train split whose context carries the rules the environment
+# states about each task in the scaffold's place and format (rollout
+# --hints WARMUP_HINTS), never the run's own scaffold. With the reading
+# base the set comes from its pretraining world (READING_ENV,
+# household-drawn: conventions drawn per task), so the warm-up teaches the
+# format and none of the RL world's conventions, which grpo never sees.
+# FORMAT_SFT=0 skips it for every variant (as variant no-warmup does):
+# ckpt/0 is then a copy of the base.
+FORMAT_SFT   ?= 1
+WARMUP_ENV   ?= $(if $(filter $(READING_BASE),$(RUNS)/$(RUN_BASE)),$(READING_ENV),$(ENV))
+WARMUP_HINTS ?= right
 GRPO_LR      ?= 5e-4
 KL           ?= 0.01
 # sequences per GRPO optimizer step (0: one step per iteration)
@@ -140,10 +147,16 @@ endif
 
 # ---- variants -------------------------------------------------------------------
 # SCAFFOLD: a scaffold in training rollouts. ADAPT: the scaffold branch
-# (cards, control, validate) runs every iteration. B0: how snap/0 is made.
+# (cards, control, validate) runs every iteration (1), at iteration 0 only
+# (first: snap/1, the first committed scaffold, is then kept), or never (0).
+# B0: how snap/0 is made: empty (no item: the first items come from EXPAND
+# on iteration 0's own rollouts), evidence (oracle-boot: EXPAND on cards of
+# oracle and random-policy episodes before training), expert (the
+# hand-written EXPERT), none (no scaffold). WARMUP: the interface warm-up.
 V_SCAFFOLD := 1
 V_ADAPT    := 1
-V_B0       := evidence
+V_B0       := empty
+V_WARMUP   := 1
 V_DECAY    := 0
 V_CONTROL  :=
 V_CARDS    :=
@@ -155,10 +168,13 @@ else ifeq ($(VARIANT),grpo)
 V_SCAFFOLD := 0
 V_ADAPT    := 0
 V_B0       := none
+V_WARMUP   := 0
 else ifeq ($(VARIANT),static)
+V_SCAFFOLD := 0
 V_ADAPT    := 0
+V_B0       := none
 else ifeq ($(VARIANT),frozen)
-V_CONTROL  := --frozen
+V_ADAPT    := first
 else ifeq ($(VARIANT),expand-only)
 V_CONTROL  := --primitives expand
 else ifeq ($(VARIANT),no-revise)
@@ -167,37 +183,49 @@ else ifeq ($(VARIANT),traj-cards)
 V_CARDS    := --per trajectory
 else ifeq ($(VARIANT),warm-start)
 V_B0       := expert
-else ifeq ($(VARIANT),decay)
 V_ADAPT    := 0
+else ifeq ($(VARIANT),warm-start-adapt)
+V_B0       := expert
+else ifeq ($(VARIANT),no-warmup)
+V_WARMUP   := 0
+else ifeq ($(VARIANT),oracle-boot)
+V_B0       := evidence
+else ifeq ($(VARIANT),decay)
 V_DECAY    := 1
 else ifeq ($(VARIANT),gigpo)
 V_SCAFFOLD := 0
 V_ADAPT    := 0
 V_B0       := none
+V_WARMUP   := 0
 V_CREDIT   := gigpo
 else ifeq ($(VARIANT),skillgate)
 V_SCAFFOLD := 0
 V_ADAPT    := 0
 V_B0       := none
+V_WARMUP   := 0
 V_SKILLS   := 1
 V_CREDIT   := skillgate
 else ifeq ($(VARIANT),broadcast)
 V_SCAFFOLD := 0
 V_ADAPT    := 0
 V_B0       := none
+V_WARMUP   := 0
 V_SKILLS   := 1
 V_CREDIT   := broadcast
 else
-$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, keep, decay, skillgate or broadcast)
+$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate or broadcast)
+endif
+ifeq ($(FORMAT_SFT),0)
+V_WARMUP   := 0
 endif
 # CREDIT=gigpo adds the step-level credit to any variant's own credit.
 V_STEP     := $(if $(filter gigpo,$(CREDIT) $(V_CREDIT)),gigpo,none)
 V_CREDIT   := $(patsubst gigpo,broadcast,$(V_CREDIT))
 SKILL_FLAG := $(if $(filter 1,$(V_SKILLS)),--skills)
-# This run's base. A run without a scaffold starts GRPO from the base itself
-# (nothing to teach the format of): its warm-up is a copy of the base's.
+# This run's base. A run without the interface warm-up (grpo, no-warmup)
+# starts GRPO from the base itself: its ckpt/0 is a copy of the base's.
 RUN_BASE   := $(if $(filter 1,$(V_SKILLS)),$(BASE_SKILLS),$(BASE))
-ifeq ($(WARMUP)$(V_SCAFFOLD),0)
+ifeq ($(WARMUP)$(V_WARMUP),0)
 ifneq ($(RUN_BASE),)
 ifneq ($(R),$(RUNS)/$(RUN_BASE))
 WARMUP     := $(RUNS)/$(RUN_BASE)
@@ -209,7 +237,9 @@ endif
 ITER_LIST  := $(shell seq 0 $$(( $(ITERS) - 1 )))
 EVAL_ITERS := $(sort 0 $(ITERS) $(shell seq 0 $(EVAL_EVERY) $(ITERS)))
 iter_seed   = $(shell echo $$(( $(SEED) * 1000 + $(1) )))
-snap_of     = $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(1).parquet,$(R)/snap/0.parquet)
+snap_of     = $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(1).parquet,$(if $(filter first,$(V_ADAPT)),$(R)/snap/$(if $(filter 0,$(1)),0,1).parquet,$(R)/snap/0.parquet))
+# the iterations whose scaffold branch runs
+adapts      = $(if $(filter 1,$(V_ADAPT)),1,$(if $(filter first,$(V_ADAPT)),$(if $(filter 0,$(1)),1)))
 # decay: the budget of iteration k falls linearly from BUDGET to 0 at the last one.
 budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS) - 1 - $(1)) / ($(ITERS) > 1 ? $(ITERS) - 1 : 1) ))),$(BUDGET))
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
@@ -227,9 +257,10 @@ pats: $(R)/summary.md
 # B_0, the demonstrations and the warm-up checkpoint only.
 warmup: $(call ckpt,0) $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet)
 
-# ---- B_0 ----------------------------------------------------------------------------
-# evidence: one EXPAND round on cards of groups mixing GROUP oracle and GROUP
-# random episodes of the same tasks (iteration -1, before training).
+# ---- oracle-boot's evidence ----------------------------------------------------------------
+# evidence (variant oracle-boot only): one EXPAND round on cards of groups
+# mixing GROUP oracle and GROUP random episodes of the same tasks
+# (iteration -1, before training). No other variant reads these episodes.
 $(R)/boot/empty.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
 	$(BIN)/validate init -o $@
@@ -273,14 +304,27 @@ $(eval $(call BASE_RULE,$(BASE_SKILLS),skillgate))
 .PHONY: base
 base: $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 
-ifneq ($(WARMUP),)
-# Reuse another run's warm-up (B_0, demonstrations, ckpt/0): the sweep
-# computes it once per seed for all variants that would compute the same
-# bytes. Copies go through a temporary name, then a rename.
-$(R)/snap/0.parquet: $(WARMUP)/snap/0.parquet
+# ---- B_0 --------------------------------------------------------------------------------
+# Always this run's own (the sweep shares warm-ups, never B_0).
+ifeq ($(V_B0),evidence)
+$(R)/snap/0.parquet $(R)/boot/decisions.parquet &: $(R)/boot/proposals.parquet $(R)/boot/cards.parquet $(R)/boot/empty.parquet
+	@mkdir -p $(R)/snap
+	$(BIN)/validate --scaffold $(R)/boot/empty.parquet --proposals $(R)/boot/proposals.parquet --cards $(R)/boot/cards.parquet -o $(R)/snap/0.parquet --decisions $(R)/boot/decisions.parquet --primitives expand --rho-r 1 --rho-c 1
+else ifeq ($(V_B0),expert)
+$(R)/snap/0.parquet: $(EXPERT) | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	cp $< $@.tmp && mv $@.tmp $@
+	$(BIN)/validate init --from $< -o $@
+else ifeq ($(V_B0),empty)
+$(R)/snap/0.parquet: | $(PIPE_BINS)
+	@mkdir -p $(@D)
+	$(BIN)/validate init -o $@
+endif
 
+ifneq ($(WARMUP),)
+# Reuse another run's warm-up (demonstrations, ckpt/0), or the base itself
+# for a run without the interface warm-up: the sweep computes the warm-up
+# once per seed for all variants that would compute the same bytes. Copies
+# go through a temporary name, then a rename.
 $(R)/demos.parquet: $(WARMUP)/demos.parquet
 	@mkdir -p $(@D)
 	cp $< $@.tmp && mv $@.tmp $@
@@ -290,47 +334,33 @@ $(call ckpt,0) $(R)/metrics/sft.parquet &: $(WARMUP)/ckpt/0/config.json $(WARMUP
 	rm -rf $(R)/ckpt/.0.tmp && cp -r $(WARMUP)/ckpt/0 $(R)/ckpt/.0.tmp && rm -rf $(R)/ckpt/0 && mv $(R)/ckpt/.0.tmp $(R)/ckpt/0
 	cp $(WARMUP)/metrics/sft.parquet $(R)/metrics/sft.parquet.tmp && mv $(R)/metrics/sft.parquet.tmp $(R)/metrics/sft.parquet
 else
-ifeq ($(V_B0),evidence)
-$(R)/snap/0.parquet $(R)/boot/decisions.parquet &: $(R)/boot/proposals.parquet $(R)/boot/cards.parquet $(R)/boot/empty.parquet
-	@mkdir -p $(R)/snap
-	$(BIN)/validate --scaffold $(R)/boot/empty.parquet --proposals $(R)/boot/proposals.parquet --cards $(R)/boot/cards.parquet -o $(R)/snap/0.parquet --decisions $(R)/boot/decisions.parquet --primitives expand --rho-r 1 --rho-c 1
-else ifeq ($(V_B0),expert)
-$(R)/snap/0.parquet: $(EXPERT) | $(PIPE_BINS)
-	@mkdir -p $(@D)
-	$(BIN)/validate init --from $< -o $@
-endif
-
-# ---- warm-up: oracle demonstrations with B_0 rendered, then SFT -------------------------
+# ---- warm-up: oracle demonstrations, then SFT ---------------------------------------------
+# With the interface warm-up the demonstrations carry WARMUP_ENV's stated
+# rules in the scaffold's place (never this run's scaffold); without it
+# (the base's recipe from MODEL) they carry no text.
+DEMO_COMMON  = --env $(if $(filter 1,$(V_WARMUP)),$(WARMUP_ENV),$(ENV)) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTEXT)
+demo_text    = $(if $(filter 1,$(V_WARMUP)),--hints $(WARMUP_HINTS))
 ifeq ($(V_SKILLS),1)
 # With skills: one shard per first-read mode (its own tasks and seed), mixed
 # into one file, so the warm-up has seen right and other first reads.
 demo_seed   = $(call iter_seed,$(shell echo $$(( 990 + $(words $(call upto,$(1),$(DEMO_READS))) ))))
 upto        = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $(call upto,$(1),$(wordlist 2,$(words $(2)),$(2))))
 DEMO_SHARDS := $(foreach m,$(DEMO_READS),$(R)/demos/$(m).parquet)
-$(R)/demos/%.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
+$(R)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
+	$(BIN)/rollout $(DEMO_COMMON) --split train --tasks $(shell echo $$(( $(DEMO_TASKS) / $(words $(DEMO_READS)) ))) --group 1 --seed $(call demo_seed,$*) --policy oracle --text-read $* $(demo_text) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 
 $(R)/demos.parquet: $(DEMO_SHARDS)
 	$(BIN)/report mix $^ -o $@
 else
-$(R)/demos.parquet: $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet) | $(PIPE_BINS)
+$(R)/demos.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(call scaf_flags,0) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
+	$(BIN)/rollout $(DEMO_COMMON) --split train --tasks $(DEMO_TASKS) --group 1 --seed $(call iter_seed,998) --policy oracle $(demo_text) --iteration 0 --run $(RUN) $(DEMO_FLAGS) -o $@
 endif
 
-ifeq ($(FORMAT_SFT)$(if $(RUN_BASE),1),01)
-# No format warm-up: ckpt/0 is a copy of the base (B_0 is still this run's).
-$(call ckpt,0) $(R)/metrics/sft.parquet &: $(RUNS)/$(RUN_BASE)/ckpt/0/config.json $(RUNS)/$(RUN_BASE)/metrics/sft.parquet
-	@mkdir -p $(R)/ckpt $(R)/metrics
-	rm -rf $(R)/ckpt/.0.tmp && cp -r $(RUNS)/$(RUN_BASE)/ckpt/0 $(R)/ckpt/.0.tmp && rm -rf $(R)/ckpt/0 && mv $(R)/ckpt/.0.tmp $(R)/ckpt/0
-	cp $(RUNS)/$(RUN_BASE)/metrics/sft.parquet $(R)/metrics/sft.parquet.tmp && mv $(R)/metrics/sft.parquet.tmp $(R)/metrics/sft.parquet
-else
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 	@mkdir -p $(R)/ckpt $(R)/metrics
 	$(BIN)/learn sft --init $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0,$(MODEL)) --demos $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
-endif
-
 endif
 
 # ---- iteration k ------------------------------------------------------------------------
@@ -345,7 +375,7 @@ $(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/t
 	@mkdir -p $(R)/adv
 	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
 
-ifeq ($(V_ADAPT),1)
+ifeq ($(call adapts,$(1)),1)
 $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
 	@mkdir -p $$(@D)
 	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
@@ -359,7 +389,7 @@ $(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parque
 	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
 endif
 
-$(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(2).parquet)
+$(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(call adapts,$(1)),$(R)/snap/$(2).parquet)
 	@mkdir -p $$(@D)
 	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
 endef

@@ -272,33 +272,58 @@ func TestShippedBaseCopyKeepsTimes(t *testing.T) {
 	check("ckpt/0/model.safetensors")
 }
 
-// TestFormatWarmup checks FORMAT_SFT: a scaffold run from the reading base
-// starts from a copy of the base (no SFT on the RL world's oracle
-// episodes) yet builds its own B_0, while a run from another base, or one
-// with FORMAT_SFT=1, still trains the format warm-up.
+// TestFormatWarmup checks the interface warm-up: every scaffold variant
+// (static included) trains it from its base on oracle demonstrations that
+// carry the environment's stated rules in the scaffold's place, from the
+// reading base in its pretraining world (household-drawn, not the RL
+// world), and none renders the run's own scaffold; no-warmup, grpo and
+// FORMAT_SFT=0 start from a copy of the base; every scaffold variant
+// builds its own B_0, pats an empty one.
 func TestFormatWarmup(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		args    []string
 		wantSFT bool
+		env     string // the demonstrations' world
+		b0      string // the command that makes snap/0; "" for none
 	}{
-		{"reading base", []string{"BASE=base-reading"}, false},
-		{"reading base, FORMAT_SFT=1", []string{"BASE=base-reading", "FORMAT_SFT=1"}, true},
-		{"other base", []string{"BASE=other"}, true},
+		{"pats, reading base", []string{"VARIANT=pats", "BASE=base-reading"}, true, "household-drawn", "validate init -o runs/x/snap/0.parquet"},
+		{"static, reading base", []string{"VARIANT=static", "BASE=base-reading"}, true, "household-drawn", ""},
+		{"warm-start, reading base", []string{"VARIANT=warm-start", "BASE=base-reading"}, true, "household-drawn", "validate init --from pipelines/expert/household-rl.yaml -o runs/x/snap/0.parquet"},
+		{"oracle-boot, reading base", []string{"VARIANT=oracle-boot", "BASE=base-reading"}, true, "household-drawn", "-o runs/x/snap/0.parquet --decisions runs/x/boot/decisions.parquet"},
+		{"no-warmup, reading base", []string{"VARIANT=no-warmup", "BASE=base-reading"}, false, "", "validate init -o runs/x/snap/0.parquet"},
+		{"pats, FORMAT_SFT=0", []string{"VARIANT=pats", "BASE=base-reading", "FORMAT_SFT=0"}, false, "", "validate init -o runs/x/snap/0.parquet"},
+		{"grpo, reading base", []string{"VARIANT=grpo", "BASE=base-reading"}, false, "", ""},
+		{"pats, other base", []string{"VARIANT=pats", "BASE=other"}, true, "household-rl", "validate init -o runs/x/snap/0.parquet"},
 	} {
-		args := append([]string{"warmup", "VARIANT=pats", "RUN=x", "ENV=household-rl"}, tc.args...)
+		args := append([]string{"warmup", "RUN=x", "ENV=household-rl"}, tc.args...)
 		out, err := dryRun(t, args...)
 		if err != nil {
 			t.Fatalf("%s: make -n warmup: %v\n%s", tc.name, err, out)
 		}
 		sft := strings.Contains(out, "-o runs/x/ckpt/0 --epochs")
-		base := strings.TrimPrefix(tc.args[0], "BASE=")
+		base := strings.TrimPrefix(tc.args[1], "BASE=")
 		copied := strings.Contains(out, "cp -r runs/"+base+"/ckpt/0 runs/x/ckpt/.0.tmp")
 		if sft != tc.wantSFT || copied == tc.wantSFT {
 			t.Errorf("%s: format SFT %v (want %v), copy of the base %v, in\n%s", tc.name, sft, tc.wantSFT, copied, out)
 		}
-		if !strings.Contains(out, "-o runs/x/snap/0.parquet") {
-			t.Errorf("%s: the warm-up does not build B_0:\n%s", tc.name, out)
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.Contains(line, "-o runs/x/demos.parquet") {
+				continue
+			}
+			if !strings.Contains(line, "--env "+tc.env+" ") || !strings.Contains(line, "--policy oracle --hints right ") || strings.Contains(line, "--scaffold") {
+				t.Errorf("%s: the warm-up's demonstrations are not %s's oracle episodes with its stated rules and no scaffold: %q", tc.name, tc.env, line)
+			}
+		}
+		if tc.b0 == "" {
+			if strings.Contains(out, "runs/x/snap/0.parquet") {
+				t.Errorf("%s: a run without a scaffold builds B_0:\n%s", tc.name, out)
+			}
+		} else if !strings.Contains(out, tc.b0) {
+			t.Errorf("%s: B_0 is not made by %q:\n%s", tc.name, tc.b0, out)
+		}
+		if boot := strings.Contains(out, "--policy oracle --iteration -1") || strings.Contains(out, "--policy random"); boot != strings.HasPrefix(tc.name, "oracle-boot") {
+			t.Errorf("%s: oracle or random-policy evidence %v:\n%s", tc.name, boot, out)
 		}
 	}
 }

@@ -144,7 +144,9 @@ func fakeRun(t *testing.T, succ float64) string {
 		st := []table.ControllerState{{TaskType: "", Primitive: "EXPAND"}, {TaskType: "t1", Primitive: []string{"EXPAND", "REVISE"}[k]}}
 		must(table.WriteFile(filepath.Join(dir, "state", itoa(k)+".parquet"), st, table.Meta{}))
 	}
-	trajs := []table.Trajectory{{Success: true}, {Success: false}, {Success: false}, {Success: true}}
+	// groups: a (a success and a failure), b (one failure: all-failure),
+	// c (one success): two of three with equal rewards
+	trajs := []table.Trajectory{{GroupID: "a", Success: true, Reward: 1}, {GroupID: "a", Sample: 1}, {GroupID: "b"}, {GroupID: "c", Success: true, Reward: 1}}
 	must(table.WriteFile(filepath.Join(dir, "traj", "0.parquet"), trajs, table.Meta{}))
 	m := []table.TrainMetrics{{Loss: 1, KL: 0.1}, {Loss: 3, KL: 0.3}}
 	must(table.WriteFile(filepath.Join(dir, "metrics", "grpo-0.parquet"), m, table.Meta{}))
@@ -199,7 +201,11 @@ func TestIteration(t *testing.T) {
 		t.Errorf("stats %+v", s)
 	}
 	line := s.String()
-	for _, want := range []string{"iteration 0:", "success 0.500 (4 episodes)", "scaffold 2 items 8 tok -> 3 items 11 tok", "loss 2.0000"} {
+	if s.Groups != 3 || s.ZeroVarGroups != 2 || s.AllFail != 1 {
+		t.Errorf("groups %d, zero-variance %d, all-failure %d; want 3, 2, 1", s.Groups, s.ZeroVarGroups, s.AllFail)
+	}
+	for _, want := range []string{"iteration 0:", "success 0.500 (4 episodes)", "scaffold 2 items 8 tok -> 3 items 11 tok", "loss 2.0000",
+		"zero-variance groups 2/3 (0.67; all-failure 1)", "control EXPAND 2 REVISE 0 COMPRESS 0 FORCED_PRUNE 0 NONE 0"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("line %q lacks %q", line, want)
 		}
@@ -428,5 +434,25 @@ func TestSweepReads(t *testing.T) {
 		if d := cmp.Diff(c.want, b.String()); d != "" {
 			t.Errorf("%s: sweep Markdown (-want +got):\n%s", c.name, d)
 		}
+	}
+}
+
+// TestTrainingTable: one row per rolled-out iteration with the zero-variance
+// and all-failure shares of its groups and the controller's primitives.
+func TestTrainingTable(t *testing.T) {
+	dir := fakeRun(t, 0.25)
+	var b bytes.Buffer
+	if err := WriteTrainingMarkdown(&b, dir); err != nil {
+		t.Fatal(err)
+	}
+	want := "| iteration | training success | groups | zero-variance share | all-failure share | EXPAND | REVISE | COMPRESS | FORCED_PRUNE | NONE |\n" +
+		"| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| 0 | 0.500 | 3 | 0.667 | 0.333 | 2 | 0 | 0 | 0 | 0 |\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("training table (-want +got):\n%s", d)
+	}
+	b.Reset()
+	if err := WriteTrainingMarkdown(&b, t.TempDir()); err != nil || b.Len() != 0 {
+		t.Errorf("a folder without rollouts: %q, %v", b.String(), err)
 	}
 }

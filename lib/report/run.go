@@ -188,6 +188,21 @@ type IterationStats struct {
 	Iterations     int     // the run's iterations (0: unknown)
 	Seconds        float64 // wall time from the iteration's inputs to its last output
 	ScaffoldBranch bool
+	Groups         int            // GRPO groups of traj/k
+	ZeroVarGroups  int            // of them, groups whose rewards are all equal (no gradient)
+	AllFail        int            // of those, groups where every episode failed
+	Primitives     map[string]int // the controller's primitive per scope at k (state/k), counted; nil without a scaffold branch
+}
+
+// primitiveOrder is the order the line prints primitive counts in.
+var primitiveOrder = []string{"EXPAND", "REVISE", "COMPRESS", "FORCED_PRUNE", "NONE"}
+
+// ZeroVarShare is the share of traj/k's groups with equal rewards (0 without groups).
+func (s IterationStats) ZeroVarShare() float64 {
+	if s.Groups == 0 {
+		return 0
+	}
+	return float64(s.ZeroVarGroups) / float64(s.Groups)
 }
 
 // String formats the line the loop prints.
@@ -209,8 +224,44 @@ func (s IterationStats) String() string {
 	if s.Steps == 1 {
 		steps = "1 PPO step: the first, at ratio 1, so about 0 by construction"
 	}
-	return fmt.Sprintf("%s: success %.3f (%d episodes) | %s | loss %.4f kl %.5f (%s) | %.0f s",
-		it, s.Success, s.Episodes, sc, s.Loss, s.KL, steps, s.Seconds)
+	line := fmt.Sprintf("%s: success %.3f (%d episodes) | %s | zero-variance groups %d/%d (%.2f; all-failure %d)",
+		it, s.Success, s.Episodes, sc, s.ZeroVarGroups, s.Groups, s.ZeroVarShare(), s.AllFail)
+	if s.Primitives != nil {
+		var ps []string
+		for _, p := range primitiveOrder {
+			ps = append(ps, fmt.Sprintf("%s %d", p, s.Primitives[p]))
+		}
+		line += " | control " + strings.Join(ps, " ")
+	}
+	return line + fmt.Sprintf(" | loss %.4f kl %.5f (%s) | %.0f s", s.Loss, s.KL, steps, s.Seconds)
+}
+
+// groupStats counts trajectories' GRPO groups (by group id), those whose
+// rewards are all equal, and those where every episode failed.
+func groupStats(trajs []table.Trajectory) (groups, zeroVar, allFail int) {
+	type g struct {
+		min, max float64
+		anyOK    bool
+	}
+	by := map[string]*g{}
+	for _, t := range trajs {
+		x, ok := by[t.GroupID]
+		if !ok {
+			x = &g{min: t.Reward, max: t.Reward}
+			by[t.GroupID] = x
+		}
+		x.min, x.max = math.Min(x.min, t.Reward), math.Max(x.max, t.Reward)
+		x.anyOK = x.anyOK || t.Success
+	}
+	for _, x := range by {
+		if x.min == x.max {
+			zeroVar++
+			if !x.anyOK {
+				allFail++
+			}
+		}
+	}
+	return len(by), zeroVar, allFail
 }
 
 // Iteration summarises iteration k of a run folder from traj/k, the
@@ -232,6 +283,17 @@ func Iteration(dir string, k int, scaffold string) (IterationStats, error) {
 	}
 	if s.Episodes > 0 {
 		s.Success /= float64(s.Episodes)
+	}
+	s.Groups, s.ZeroVarGroups, s.AllFail = groupStats(trajs)
+	if st := filepath.Join(dir, "state", strconv.Itoa(k)+".parquet"); fileExists(st) {
+		rows, _, err := table.ReadFiles[table.ControllerState](st)
+		if err != nil {
+			return s, err
+		}
+		s.Primitives = map[string]int{}
+		for _, r := range rows {
+			s.Primitives[r.Primitive]++
+		}
 	}
 	start := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k), "config.json")}
 	end := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k+1), "config.json")}
@@ -280,4 +342,9 @@ func latest(paths []string) time.Time {
 		}
 	}
 	return t
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -151,6 +152,41 @@ func WriteCompareMarkdown(w io.Writer, entries []Entry, splits []string) error {
 			n += float64(m.Episodes)
 		}
 		fmt.Fprintf(w, " %.3f | %.0f |\n", score/n, tok/n)
+	}
+	return nil
+}
+
+// WriteTrainingMarkdown writes one row per rolled-out iteration of a run
+// folder (traj/K): training success, the share of GRPO groups with equal
+// rewards (no gradient under a group-relative advantage) and of groups
+// where every episode failed, and the controller's primitives at K (how
+// many scopes chose each; "—" without a scaffold branch). Nothing is
+// written for a folder without rollouts.
+func WriteTrainingMarkdown(w io.Writer, dir string) error {
+	ks, err := numbered(filepath.Join(dir, "traj"), ".parquet")
+	if err != nil || len(ks) == 0 {
+		return err
+	}
+	fmt.Fprintln(w, "| iteration | training success | groups | zero-variance share | all-failure share | EXPAND | REVISE | COMPRESS | FORCED_PRUNE | NONE |")
+	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, k := range ks {
+		s, err := Iteration(dir, k, "")
+		if err != nil {
+			return err
+		}
+		allFail := 0.0
+		if s.Groups > 0 {
+			allFail = float64(s.AllFail) / float64(s.Groups)
+		}
+		fmt.Fprintf(w, "| %d | %.3f | %d | %.3f | %.3f |", k, s.Success, s.Groups, s.ZeroVarShare(), allFail)
+		for _, p := range primitiveOrder {
+			if s.Primitives == nil {
+				fmt.Fprint(w, " — |")
+			} else {
+				fmt.Fprintf(w, " %d |", s.Primitives[p])
+			}
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }

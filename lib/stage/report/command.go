@@ -61,8 +61,18 @@ func Run(run string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	report.WriteRunMarkdown(stdout, r)
-	return nil
+	var b bytes.Buffer
+	report.WriteRunMarkdown(&b, r)
+	var tr bytes.Buffer
+	if err := report.WriteTrainingMarkdown(&tr, run); err != nil {
+		return err
+	}
+	if tr.Len() > 0 {
+		b.WriteString("\nTraining by iteration (traj/K: GRPO groups with equal rewards give no gradient; the controller's primitive per scope):\n\n")
+		b.Write(tr.Bytes())
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
 }
 
 // Compare prints the comparison of the entries (LABEL=RUN[@K][+scaffold])
