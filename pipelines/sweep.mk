@@ -4,26 +4,39 @@
 # runs/sweep/results.md, results.parquet (mean and spread over seeds) and
 # runs.parquet (one row per run). Sizes pass through to every run:
 #   make -j2 sweep VARIANTS="pats grpo" SEEDS="1 2 3" ITERS=3 TASKS=6
-ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start keep decay skillgate broadcast
+# A variant may have its own seeds (SEEDS_pats="1 2 3 4 5"); the others
+# take SEEDS. The table adds the re-attached scaffold's rows and each
+# variant's paired difference from SWEEP_BASELINE (grpo) on the seeds they
+# share, with a 95% bootstrap interval (report sweep --baseline).
+ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast
 VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep
+SWEEP_BASELINE ?= grpo
+seeds_of      = $(or $(SEEDS_$(1)),$(SEEDS))
 sweep_run     = $(SWEEP)/$(if $(filter keep,$(1)),pats,$(1))-s$(2)
+ALL_SEEDS    := $(shell echo $(SEEDS) $(foreach v,$(VARIANTS),$(call seeds_of,$(v))) | tr ' ' '\n' | sort -n -u)
 # Seed-major order: with a sweep cut short, every variant has its first seeds.
-SWEEP_RUNS   := $(foreach s,$(SEEDS),$(foreach v,$(VARIANTS),$(call sweep_run,$(v),$(s))))
+SWEEP_RUNS   := $(foreach s,$(ALL_SEEDS),$(foreach v,$(VARIANTS),$(if $(filter $(s),$(call seeds_of,$(v))),$(call sweep_run,$(v),$(s)))))
+comma        := ,
+sweep_space  := $(subst ,, )
+SWEEP_SEEDS_FLAGS = --variants "$(VARIANTS)" --seeds "$(SEEDS)" --variant-seeds "$(foreach v,$(VARIANTS),$(v):$(subst $(sweep_space),$(comma),$(strip $(call seeds_of,$(v)))))" --baseline $(SWEEP_BASELINE)
 
 .PHONY: sweep sweep-partial
 
 sweep: $(SWEEP)/results.md
 	@cat $<
 
-# Warm-ups are shared: variants whose B_0, demonstrations and ckpt/0 are
-# the same bytes (same B_0 recipe, same skill setting, same seed) copy them
-# from one warm-up run, runs/sweep/warmup-KIND-sSEED (pats.mk WARMUP=).
-# KIND: evidence (B_0 from evidence), none (grpo, gigpo), expert (warm-start),
-# skills (no scaffold, skill slates on: skillgate and broadcast).
-warmup_kind   = $(if $(filter grpo gigpo,$(1)),none,$(if $(filter warm-start,$(1)),expert,$(if $(filter skillgate broadcast,$(1)),skills,evidence)))
-warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter expert,$(1)),warm-start,$(if $(filter skills,$(1)),skillgate,pats)))
+# Warm-ups are shared: variants whose demonstrations and ckpt/0 are the
+# same bytes (same warm-up, same skill setting, same seed) copy them from
+# one warm-up run, runs/sweep/warmup-KIND-sSEED (pats.mk WARMUP=); B_0 is
+# always each run's own. KIND: format (the interface warm-up, whose
+# demonstrations never carry the run's scaffold: pats, static, frozen,
+# warm-start, oracle-boot and the other ablations), none (no warm-up:
+# grpo, gigpo, no-warmup), skills (no scaffold, skill slates on:
+# skillgate and broadcast).
+warmup_kind   = $(if $(filter grpo gigpo no-warmup,$(1)),none,$(if $(filter skillgate broadcast,$(1)),skills,format))
+warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter skills,$(1)),skillgate,pats))
 SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # Empty: one warm-up per kind and seed. A seed (WARMUP_SEED=1): every seed's
 # runs start from that seed's warm-up of their kind, so seeds differ only in
@@ -52,21 +65,22 @@ $(SWEEP)/$(1)-s$(2)/summary.md: $(call warmup_of,$(call warmup_kind,$(1)),$(2))/
 endif
 endef
 SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
-$(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(sort $(foreach s,$(SEEDS),$(call warmup_seed,$(s)))),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
-$(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(SEEDS),$(eval $(call SWEEP_RUN,$(v),$(s)))))
+$(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(sort $(foreach s,$(ALL_SEEDS),$(call warmup_seed,$(s)))),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
+$(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(call seeds_of,$(v)),$(eval $(call SWEEP_RUN,$(v),$(s)))))
 
 # The variants and seeds of the last table: rewritten (at parse time) only
 # when they change, so a table made for another set is made again.
 SWEEP_SET    := $(SWEEP)/sweep-set.txt
 ifneq ($(filter sweep,$(MAKECMDGOALS)),)
 ifeq ($(PIPE_SUB),)
-$(shell mkdir -p $(SWEEP) && { echo "variants: $(VARIANTS); seeds: $(SEEDS)" | cmp -s - $(SWEEP_SET) || echo "variants: $(VARIANTS); seeds: $(SEEDS)" > $(SWEEP_SET); })
+SWEEP_SET_LINE := variants: $(VARIANTS); seeds: $(SEEDS)$(foreach v,$(VARIANTS),$(if $(SEEDS_$(v)),; $(v): $(strip $(SEEDS_$(v)))))
+$(shell mkdir -p $(SWEEP) && { echo "$(SWEEP_SET_LINE)" | cmp -s - $(SWEEP_SET) || echo "$(SWEEP_SET_LINE)" > $(SWEEP_SET); })
 endif
 endif
 
 $(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS)) $(SWEEP_SET)
-	$(BIN)/report sweep --root $(SWEEP) --variants "$(VARIANTS)" --seeds "$(SEEDS)" -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
+	$(BIN)/report sweep --root $(SWEEP) $(SWEEP_SEEDS_FLAGS) -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
 
 # The table of the runs finished so far (unfinished ones listed under it).
 sweep-partial: | $(PIPE_BINS)
-	@$(BIN)/report sweep --partial --root $(SWEEP) --variants "$(VARIANTS)" --seeds "$(SEEDS)"
+	@$(BIN)/report sweep --partial --root $(SWEEP) $(SWEEP_SEEDS_FLAGS)

@@ -86,6 +86,8 @@ func app() *cli.App {
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
 					&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
 					&cli.BoolFlag{Name: "partial", Usage: "leave out unfinished runs (listed under the table) instead of failing"},
+					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
+					&cli.StringFlag{Name: "baseline", Usage: "also print each variant's paired difference from this variant (same seeds), with a 95% bootstrap interval"},
 				},
 				Action: sweep,
 			},
@@ -107,5 +109,6 @@ func app() *cli.App {
 
 func sweep(c *cli.Context) error {
 	return report.Sweep(report.SweepFlags{Root: c.String("root"), Variants: c.String("variants"),
-		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial")}, os.Stdout)
+		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial"),
+		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, os.Stdout)
 }

@@ -366,17 +366,19 @@ func TestSweepReads(t *testing.T) {
 			SeenReadsMean: 3, SeenReadsStd: math.Sqrt2, SeenReadSeeds: 2,
 			SeenRightReadsMean: 0.6, SeenRightReadsStd: 0.1 * math.Sqrt2, SeenMisleadingMean: 0.2, SeenMisleadingStd: 0.05 * math.Sqrt2,
 			UnseenReadsMean: 1.5, UnseenReadsStd: 1.5 * math.Sqrt2, UnseenReadSeeds: 1,
-			UnseenRightReadsMean: 0.4, UnseenMisleadingMean: 0.2},
+			UnseenRightReadsMean: 0.4, UnseenMisleadingMean: 0.2,
+			ReattachSeeds: 2}, // the scaffold evaluations at iteration 3: success 0, tokens 0
 		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
 			SeenRightReadsMean: nan, SeenRightReadsStd: nan, SeenMisleadingMean: nan, SeenMisleadingStd: nan,
-			UnseenRightReadsMean: nan, UnseenRightReadsStd: nan, UnseenMisleadingMean: nan, UnseenMisleadingStd: nan},
+			UnseenRightReadsMean: nan, UnseenRightReadsStd: nan, UnseenMisleadingMean: nan, UnseenMisleadingStd: nan,
+			ReattachSeeds: 2},
 	}
 	approx := cmp.Options{cmpopts.EquateApprox(0, 1e-12), cmpopts.EquateNaNs()}
 	if d := cmp.Diff(want, res, approx); d != "" {
 		t.Errorf("aggregated reads (-want +got):\n%s", d)
 	}
 
-	// Both kinds survive a Parquet round trip at schema version 2.
+	// Both kinds survive a Parquet round trip at schema version 3.
 	p := filepath.Join(t.TempDir(), "results.parquet")
 	if err := table.WriteFile(p, res, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -388,8 +390,8 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(res, back, approx); d != "" {
 		t.Errorf("sweep_result round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 2 {
-		t.Errorf("metadata %s version %d, want sweep_result version 2", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 3 {
+		t.Errorf("metadata %s version %d, want sweep_result version 3", metas[0].Kind, metas[0].SchemaVersion)
 	}
 	p = filepath.Join(t.TempDir(), "runs.parquet")
 	if err := table.WriteFile(p, runs, table.Meta{}); err != nil {
@@ -402,8 +404,8 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(runs, backRuns); d != "" {
 		t.Errorf("sweep_run round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 2 {
-		t.Errorf("metadata %s version %d, want sweep_run version 2", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 3 {
+		t.Errorf("metadata %s version %d, want sweep_run version 3", metas[0].Kind, metas[0].SchemaVersion)
 	}
 
 	first := "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |\n" +
@@ -454,5 +456,41 @@ func TestTrainingTable(t *testing.T) {
 	b.Reset()
 	if err := WriteTrainingMarkdown(&b, t.TempDir()); err != nil || b.Len() != 0 {
 		t.Errorf("a folder without rollouts: %q, %v", b.String(), err)
+	}
+}
+
+// TestPairedDiffs: per-seed differences from the baseline, their mean and
+// a percentile bootstrap interval; a variant without a common seed is
+// left out, and the interval repeats exactly.
+func TestPairedDiffs(t *testing.T) {
+	run := func(v string, seed int64, seen, unseen, tok float64) SweepRun {
+		return SweepRun{Variant: v, Seed: seed, SeenSuccess: seen, UnseenSucc: unseen, Tokens: tok}
+	}
+	runs := []SweepRun{
+		run("grpo", 1, 0.5, 0.4, 100), run("grpo", 2, 0.6, 0.5, 110), run("grpo", 3, 0.7, 0.6, 120),
+		run("same", 1, 0.5, 0.4, 100), run("same", 2, 0.6, 0.5, 110), run("same", 3, 0.7, 0.6, 120),
+		run("up", 1, 0.6, 0.5, 90), run("up", 2, 0.7, 0.6, 100), run("up", 3, 0.8, 0.7, 110),
+		run("mixed", 1, 0.5, 0.4, 100), run("mixed", 2, 0.8, 0.5, 110),
+		run("alone", 9, 0.9, 0.9, 1),
+	}
+	got := PairedDiffs(runs, []string{"grpo", "same", "up", "mixed", "alone"}, "grpo")
+	approx := cmpopts.EquateApprox(0, 1e-9)
+	want := []Paired{
+		{Variant: "same", Baseline: "grpo", Pairs: 3},
+		{Variant: "up", Baseline: "grpo", Pairs: 3, SeenDiff: 0.1, SeenLo: 0.1, SeenHi: 0.1, UnseenDiff: 0.1, UnseenLo: 0.1, UnseenHi: 0.1, TokensDiff: -10, TokensLo: -10, TokensHi: -10},
+		// differences 0 and 0.2: mean 0.1; with 10,000 resamples of two
+		// pairs both extremes (a quarter of the resamples each) are inside
+		{Variant: "mixed", Baseline: "grpo", Pairs: 2, SeenDiff: 0.1, SeenLo: 0, SeenHi: 0.2},
+	}
+	if d := cmp.Diff(want, got, approx); d != "" {
+		t.Errorf("paired differences (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(got, PairedDiffs(runs, []string{"grpo", "same", "up", "mixed", "alone"}, "grpo")); d != "" {
+		t.Errorf("the bootstrap does not repeat:\n%s", d)
+	}
+	var b bytes.Buffer
+	WritePairedMarkdown(&b, got[1:2])
+	if !strings.Contains(b.String(), "| up | 3 | +10.0 [+10.0, +10.0] | +10.0 [+10.0, +10.0] | -10 [-10, -10] |") {
+		t.Errorf("paired table:\n%s", b.String())
 	}
 }

@@ -12,8 +12,8 @@ import (
 )
 
 func init() {
-	table.RegisterKind[SweepRun]("sweep_run", 2)
-	table.RegisterKind[SweepResult]("sweep_result", 2)
+	table.RegisterKind[SweepRun]("sweep_run", 3)
+	table.RegisterKind[SweepResult]("sweep_result", 3)
 }
 
 // SweepRun is the final evaluation of one (variant, seed) run of a sweep.
@@ -40,6 +40,12 @@ type SweepRun struct {
 	UnseenReads      float64 `parquet:"unseen_reads"`            // valid_unseen skill reads per episode
 	UnseenRightReads float64 `parquet:"unseen_right_reads"`      // share of the valid_unseen reads that were right, [0,1]
 	UnseenMisleading float64 `parquet:"unseen_misleading_reads"` // share of the valid_unseen reads that were misleading, [0,1]
+
+	// Added in version 3: the same checkpoint evaluated with the run's
+	// last scaffold re-attached (NaN for a run without a scaffold).
+	ReattachSeen   float64 `parquet:"reattach_seen_success" since:"3"`   // version 3: valid_seen success with the scaffold
+	ReattachUnseen float64 `parquet:"reattach_unseen_success" since:"3"` // version 3: valid_unseen success with the scaffold
+	ReattachTokens float64 `parquet:"reattach_tokens" since:"3"`         // version 3: tokens per episode with the scaffold, both splits
 }
 
 // SweepResult aggregates the runs of one variant over seeds: the mean and
@@ -81,6 +87,16 @@ type SweepResult struct {
 	UnseenRightReadsStd  float64 `parquet:"unseen_right_reads_std"`       //
 	UnseenMisleadingMean float64 `parquet:"unseen_misleading_reads_mean"` // share of the valid_unseen reads that were misleading, [0,1], NaN without reads
 	UnseenMisleadingStd  float64 `parquet:"unseen_misleading_reads_std"`  //
+
+	// Added in version 3: the runs' last scaffold re-attached at
+	// evaluation, over the seeds that have it (ReattachSeeds; NaN where none).
+	ReattachSeeds      int32   `parquet:"reattach_seeds" since:"3"`       // version 3
+	ReattachSeenMean   float64 `parquet:"reattach_seen_mean" since:"3"`   // version 3
+	ReattachSeenStd    float64 `parquet:"reattach_seen_std" since:"3"`    // version 3
+	ReattachUnseenMean float64 `parquet:"reattach_unseen_mean" since:"3"` // version 3
+	ReattachUnseenStd  float64 `parquet:"reattach_unseen_std" since:"3"`  // version 3
+	ReattachTokensMean float64 `parquet:"reattach_tokens_mean" since:"3"` // version 3
+	ReattachTokensStd  float64 `parquet:"reattach_tokens_std" since:"3"`  // version 3
 }
 
 // Paper maps a variant to the PATS paper's ablation figure on ALFWorld with
@@ -133,7 +149,15 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 	}
 	s, u := seen.Metrics, unseen.Metrics
 	n := float64(s.Episodes + u.Episodes)
+	ra := [3]float64{math.NaN(), math.NaN(), math.NaN()}
+	if rs, ok := r.Find(k, true, "valid_seen"); ok && !sc {
+		if ru, ok := r.Find(k, true, "valid_unseen"); ok {
+			m := float64(rs.Metrics.Episodes + ru.Metrics.Episodes)
+			ra = [3]float64{rs.Metrics.Success, ru.Metrics.Success, (rs.Metrics.Tokens*float64(rs.Metrics.Episodes) + ru.Metrics.Tokens*float64(ru.Metrics.Episodes)) / m}
+		}
+	}
 	return SweepRun{
+		ReattachSeen: ra[0], ReattachUnseen: ra[1], ReattachTokens: ra[2],
 		Variant: variant, Seed: seed, Run: dir, Iteration: int32(k), Scaffold: sc,
 		SeenSuccess: s.Success, UnseenSucc: u.Success,
 		Score:        (s.Score*float64(s.Episodes) + u.Score*float64(u.Episodes)) / n,
@@ -169,6 +193,7 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 	for _, v := range variants {
 		var seen, unseen, score, tok []float64
 		var reads [2]splitReads
+		var ra [3][]float64
 		sc := false
 		for _, r := range runs {
 			if r.Variant != v {
@@ -179,6 +204,9 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 			reads[0].add(r.SeenReads, r.SeenRightReads, r.SeenMisleading)
 			reads[1].add(r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading)
 			sc = r.Scaffold
+			if !math.IsNaN(r.ReattachSeen) {
+				ra[0], ra[1], ra[2] = append(ra[0], r.ReattachSeen), append(ra[1], r.ReattachUnseen), append(ra[2], r.ReattachTokens)
+			}
 		}
 		if len(seen) == 0 {
 			continue
@@ -196,6 +224,10 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 		res.UnseenReadSeeds = int32(len(reads[1].right))
 		res.UnseenRightReadsMean, res.UnseenRightReadsStd = MeanStd(reads[1].right)
 		res.UnseenMisleadingMean, res.UnseenMisleadingStd = MeanStd(reads[1].misleading)
+		res.ReattachSeeds = int32(len(ra[0]))
+		res.ReattachSeenMean, res.ReattachSeenStd = MeanStd(ra[0])
+		res.ReattachUnseenMean, res.ReattachUnseenStd = MeanStd(ra[1])
+		res.ReattachTokensMean, res.ReattachTokensStd = MeanStd(ra[2])
 		if p, ok := Paper[v]; ok {
 			res.PaperSuccess, res.PaperVariant = p.Success, p.Name
 		}

@@ -102,24 +102,55 @@ type SweepFlags struct {
 	Output   string // aggregated rows; empty: not written
 	Runs     string // per-run rows; empty: not written
 	Partial  bool   // leave out unfinished runs instead of failing
+	// VariantSeeds gives some variants their own seeds:
+	// "VARIANT:S,S,S VARIANT:S,S" (space separated entries); the others
+	// take Seeds.
+	VariantSeeds string
+	Baseline     string // paired differences from this variant (none when empty or absent)
+}
+
+// parseSeeds reads seeds separated by sep.
+func parseSeeds(flag, s string, sep string) ([]int64, error) {
+	var seeds []int64
+	for _, x := range strings.Split(s, sep) {
+		if x = strings.TrimSpace(x); x == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(x, 10, 64)
+		if err != nil {
+			return nil, command.Usagef("%s: %q is not a number", flag, x)
+		}
+		seeds = append(seeds, n)
+	}
+	return seeds, nil
 }
 
 // Sweep aggregates a sweep's runs, writes the rows asked for and
 // prints the Markdown table.
 func Sweep(f SweepFlags, stdout io.Writer) error {
 	variants := strings.Fields(f.Variants)
-	var seeds []int64
-	for _, s := range strings.Fields(f.Seeds) {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return command.Usagef("--seeds: %q is not a number", s)
+	seeds, err := parseSeeds("--seeds", f.Seeds, " ")
+	if err != nil {
+		return err
+	}
+	own := map[string][]int64{}
+	for _, e := range strings.Fields(f.VariantSeeds) {
+		v, ss, ok := strings.Cut(e, ":")
+		if !ok || v == "" {
+			return command.Usagef("--variant-seeds: %q is not VARIANT:S,S,...", e)
 		}
-		seeds = append(seeds, n)
+		if own[v], err = parseSeeds("--variant-seeds", ss, ","); err != nil {
+			return err
+		}
 	}
 	var runs []report.SweepRun
 	var missing []string
 	for _, v := range variants {
-		for _, s := range seeds {
+		vs := seeds
+		if o, ok := own[v]; ok {
+			vs = o
+		}
+		for _, s := range vs {
 			r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
 			if err != nil {
 				if !f.Partial {
@@ -149,8 +180,15 @@ func Sweep(f SweepFlags, stdout io.Writer) error {
 		return err
 	}
 	var b bytes.Buffer
-	report.WriteSweepMarkdown(&b, res, missing)
-	_, err := stdout.Write(b.Bytes())
+	report.WriteSweepMarkdown(&b, res, nil)
+	report.WriteReattachMarkdown(&b, res)
+	if f.Baseline != "" {
+		report.WritePairedMarkdown(&b, report.PairedDiffs(runs, variants, f.Baseline))
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(&b, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))
+	}
+	_, err = stdout.Write(b.Bytes())
 	return err
 }
 
