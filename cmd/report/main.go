@@ -22,6 +22,7 @@ func app() *cli.App {
 			"  report mix boot/oracle.parquet boot/weak.parquet -o boot/traj.parquet\n" +
 			"  report iteration runs/pats-s1 3 --scaffold runs/pats-s1/snap/3.parquet\n" +
 			"  report run runs/pats-s1\n" +
+			"  report groups runs/pats-s1/traj/0.parquet\n" +
 			"  report compare warm-up=runs/demo/pats@0 pats=runs/demo/pats grpo=runs/demo/grpo\n" +
 			"  report sweep --root runs/sweep --variants 'pats grpo' --seeds '1 2 3' -o runs/sweep/results.parquet\n" +
 			"  report plots runs/pats-s1",
@@ -73,6 +74,17 @@ func app() *cli.App {
 						return err
 					}
 					return report.Compare(c.Args().Slice(), c.String("splits"), os.Stdout)
+				},
+			},
+			{
+				Name:      "groups",
+				Usage:     "GRPO groups of rollouts: success, and the groups with equal rewards (no gradient) and with every episode failed",
+				UsageText: "report groups TRAJ...",
+				Action: func(c *cli.Context) error {
+					if err := command.Args(c, 1, -1); err != nil {
+						return err
+					}
+					return report.Groups(c.Args().Slice(), os.Stdout)
 				},
 			},
 			{

@@ -494,3 +494,14 @@ func TestPairedDiffs(t *testing.T) {
 		t.Errorf("paired table:\n%s", b.String())
 	}
 }
+
+func TestSummariseGroups(t *testing.T) {
+	dir := fakeRun(t, 0.25)
+	g, err := SummariseGroups(filepath.Join(dir, "traj", "0.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "episodes 4, success 0.500 | groups 3, zero-variance 2 (0.667), all-failure 1 (0.333)"; g.String() != want {
+		t.Errorf("got %q, want %q", g.String(), want)
+	}
+}

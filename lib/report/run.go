@@ -348,3 +348,40 @@ func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
+
+// GroupSummary is the group-level view of rollouts: GRPO's groups, those
+// whose rewards are all equal (no gradient) and those where every episode
+// failed, and the episodes' success.
+type GroupSummary struct {
+	Episodes, Successes      int
+	Groups, ZeroVar, AllFail int
+}
+
+// SummariseGroups reads trajectory files and summarises their groups.
+func SummariseGroups(paths ...string) (GroupSummary, error) {
+	trajs, _, err := table.ReadFiles[table.Trajectory](paths...)
+	if err != nil {
+		return GroupSummary{}, err
+	}
+	var g GroupSummary
+	for _, t := range trajs {
+		g.Episodes++
+		if t.Success {
+			g.Successes++
+		}
+	}
+	g.Groups, g.ZeroVar, g.AllFail = groupStats(trajs)
+	return g, nil
+}
+
+// String formats the summary as one line.
+func (g GroupSummary) String() string {
+	share := func(n, d int) float64 {
+		if d == 0 {
+			return 0
+		}
+		return float64(n) / float64(d)
+	}
+	return fmt.Sprintf("episodes %d, success %.3f | groups %d, zero-variance %d (%.3f), all-failure %d (%.3f)",
+		g.Episodes, share(g.Successes, g.Episodes), g.Groups, g.ZeroVar, share(g.ZeroVar, g.Groups), g.AllFail, share(g.AllFail, g.Groups))
+}

@@ -55,6 +55,16 @@ func IterationLine(run, k, scaffold string, iters int, stdout io.Writer) error {
 	return err
 }
 
+// Groups prints the group-level summary of trajectory files.
+func Groups(paths []string, stdout io.Writer) error {
+	g, err := report.SummariseGroups(paths...)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, g)
+	return err
+}
+
 // Run prints a run's evaluations by iteration as a Markdown table.
 func Run(run string, stdout io.Writer) error {
 	r, err := report.Load(run)
