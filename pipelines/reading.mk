@@ -2,7 +2,7 @@
 # demonstrations whose right action depends on text in the context, then
 # its reading test. Included by the top Makefile.
 #
-#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results.md, recipe 14)
+#   make base-reading                 # runs/base-reading, the recorded recipe (docs/results-log.md, recipe 14)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
 #   make base-reading READING_HISTORY=0 READING_ADMISSIBLE=none   # recipe 5, the sweep's base
 #
@@ -34,13 +34,13 @@
 #                     first action (followed where it bears on the task)
 #   common-K          kind K played in READING_COMMON_ENV (household: common
 #                     sense, objects at their usual places) instead of
-#                     READING_ENV; recipes 7 and 8 (docs/results.md) took
+#                     READING_ENV; recipes 7 and 8 (docs/results-log.md) took
 #                     common-none, common-misleading and common-preread-random,
 #                     the episodes whose context says nothing right about the
 #                     task, so that with no true text the base searches as
 #                     common sense does
 #
-# and of recipes 2-4 (with the slate, which recipe 5 drops: docs/results.md):
+# and of recipes 2-4 (with the slate, which recipe 5 drops: docs/results-log.md):
 #
 #   slate-mixed, slate-misled, slate-none   the slate, no read; rules as above
 #   read-right, read-random                 the slate, the first action reads
@@ -49,9 +49,9 @@
 #
 # The reading test (READING_TEST_FLAGS) shows no slate either: its skill
 # conditions put the body before the first action. A base of recipe 5 is
-# therefore not a skills base; docs/results.md says which base the runs
+# therefore not a skills base; docs/results-log.md says which base the runs
 # with skills on use.
-# docs/environments.md describes the worlds and rules; docs/results.md
+# docs/environments.md describes the worlds and rules; docs/results-log.md
 # records the recipes and their figures.
 READING_BASE   ?= $(RUNS)/base-reading
 READING_ENV    ?= household-drawn
@@ -78,7 +78,7 @@ READING_ROLLOUT_FLAGS ?=
 READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
 # base of runs with skills on: recipe 4's demonstrations (every one with the
-# slate; docs/results.md), recipe 5's training (no window, no admissible
+# slate; docs/results-log.md), recipe 5's training (no window, no admissible
 # actions: the recipe measured with the slate), and the reading test with
 # --skills. `make base-reading-skills` builds it and runs its test.
 READING_SKILLS_MIX ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
