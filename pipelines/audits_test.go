@@ -43,7 +43,9 @@ func TestSweepAudits(t *testing.T) {
 			}
 		}
 	}
-	for _, k := range []string{"6", "7"} {
+	// pats-s1 starts from an empty scaffold (snap/0) and COMPRESS empties
+	// it after iteration 5
+	for _, k := range []string{"0", "6", "7"} {
 		if err := os.WriteFile(filepath.Join(sweep, "pats-s1", "snap", k+".parquet.empty"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -67,14 +69,15 @@ func TestSweepAudits(t *testing.T) {
 		"credit " + s + "/grpo-s1/traj --advantages " + s + "/grpo-s1/adv -o " + s + "/grpo-s1/audit/credit.parquet --plot " + s + "/grpo-s1/audit/credit.png",
 		"credit " + s + "/broadcast-s2/traj --advantages " + s + "/broadcast-s2/adv -o " + s + "/broadcast-s2/audit/credit.parquet --plot " + s + "/broadcast-s2/audit/credit.png",
 		"credit " + s + "/skillgate-s1/traj --advantages " + s + "/skillgate-s1/adv -o " + s + "/skillgate-s1/audit/credit.parquet --plot " + s + "/skillgate-s1/audit/credit.png",
-		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/0.parquet --scaffold " + s + "/pats-s1/snap/0.parquet -o " + s + "/pats-s1/audit/scaffold-traj0.parquet --plot " + s + "/pats-s1/audit/scaffold-traj0.png",
+		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/1.parquet --scaffold " + s + "/pats-s1/snap/1.parquet -o " + s + "/pats-s1/audit/scaffold-traj1.parquet --plot " + s + "/pats-s1/audit/scaffold-traj1.png",
 		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/5.parquet --scaffold " + s + "/pats-s1/snap/5.parquet -o " + s + "/pats-s1/audit/scaffold-traj5.parquet --plot " + s + "/pats-s1/audit/scaffold-traj5.png",
 	}
 	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(string(b)), "\n")); d != "" {
 		t.Errorf("audit calls (-want +got):\n%s", d)
 	}
 	if !strings.Contains(out, "| table | scaffold |") || !strings.Contains(out, "== "+s+"/skillgate-s1: audit credit") ||
-		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty from iteration 6 on; the late audit is on traj/5") {
+		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty from iteration 6 on; the late audit is on traj/5") ||
+		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty before iteration 1; the early audit is on traj/1") {
 		t.Errorf("output:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(s, "pats-s1", "audit", "scaffold-traj5.md")); err != nil {

@@ -4,8 +4,9 @@
 # (the credit of skill reads, where the run reads skills, and GiGPO's anchor
 # coverage), and `audit scaffold` of every pats run: the NLL gap with
 # and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
-# last, on the episodes of the first and of the last iteration (each with the
-# scaffold it was rolled out with). When COMPRESS emptied the scaffold before
+# last, on the episodes of the first and of the last iteration rolled out
+# with a scaffold that had items (each with the scaffold it was rolled out
+# with; a pats run's snap/0 is empty). When COMPRESS emptied the scaffold before
 # the last iteration, the late audit takes the last iteration rolled out
 # with a scaffold that still had items (an empty one puts no scaffold token
 # in the context, so there is no gap to measure). Each audit is written
@@ -58,7 +59,19 @@ for run in "$sweep"/pats-s*; do
   if [ "$last" != $(( iters - 1 )) ]; then
     echo "== $run: the scaffold is empty from iteration $(( last + 1 )) on; the late audit is on traj/$last"
   fi
-  for k in 0 "$last"; do
+  # the early audit: the first iteration rolled out with items (a pats run
+  # starts from an empty scaffold, whose first items come from iteration
+  # 0's cards)
+  first=0
+  while [ "$first" -lt "$last" ]; do
+    n=$(items "$run" "$first")
+    [ "$n" = 0 ] || break
+    first=$(( first + 1 ))
+  done
+  if [ "$first" != 0 ]; then
+    echo "== $run: the scaffold is empty before iteration $first; the early audit is on traj/$first"
+  fi
+  for k in $(echo "$first" "$last" | tr ' ' '\n' | sort -n -u); do
     out="$run/audit/scaffold-traj$k"
     if [ ! -f "$out.md" ]; then
       "$bin"/audit scaffold --checkpoints "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
