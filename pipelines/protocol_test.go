@@ -31,7 +31,7 @@ var protocolArgs = []string{
 func protocolRun(t *testing.T, root, bin, dir, variant string, extra ...string) string {
 	t.Helper()
 	args := append([]string{"-f", filepath.Join(root, "pipelines", "pats.mk"), "--no-print-directory", "BIN=" + bin,
-		"VARIANT=" + variant, "RUN=" + variant}, protocolArgs...)
+		"VARIANT=" + variant, "RUN=" + variant, "EXPERT=" + filepath.Join(root, "pipelines", "expert", "household.yaml")}, protocolArgs...)
 	if extra == nil {
 		extra = []string{"runs/" + variant + "/log/2.txt"}
 	}
@@ -217,7 +217,13 @@ func TestProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(snap1) == 0 {
+		t.Errorf("pats's snap/1 holds no item: iteration 0's EXPAND added nothing (the check below is empty)")
+	}
 	for _, it := range snap1 {
+		if it.Created != 0 {
+			t.Errorf("pats's snap/1 item %s was created at iteration %d, want 0", it.ID, it.Created)
+		}
 		for _, s := range it.Support {
 			if !cardIDs[s] {
 				t.Errorf("pats's snap/1 item %s is supported by %s, not a card of iteration 0", it.ID, s)
@@ -310,7 +316,7 @@ func TestProtocol(t *testing.T) {
 	}
 	// The iteration lines report the zero-variance groups and the
 	// controller's primitives.
-	if !strings.Contains(outs["pats"], "[pats] iteration 0: ") || !strings.Contains(outs["pats"], "zero-variance groups ") || !strings.Contains(outs["pats"], "| control EXPAND ") {
+	if !strings.Contains(outs["pats"], "[pats] iteration 2") || !strings.Contains(outs["pats"], "zero-variance groups ") || !strings.Contains(outs["pats"], "| control EXPAND ") {
 		t.Errorf("pats's iteration lines:\n%s", outs["pats"])
 	}
 }
