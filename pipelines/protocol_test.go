@@ -261,8 +261,22 @@ func TestProtocol(t *testing.T) {
 
 	// static: no scaffold token in any RL context; frozen: one snapshot.
 	for k := 0; k < 3; k++ {
-		if _, n := scaffoldTokens(t, run("static", "traj", fmt.Sprintf("%d.parquet", k))); n != 0 {
+		p := run("static", "traj", fmt.Sprintf("%d.parquet", k))
+		if _, n := scaffoldTokens(t, p); n != 0 {
 			t.Errorf("static's traj/%d: %d episodes carry scaffold tokens", k, n)
+		}
+		rows, metas, err := table.ReadFiles[table.Trajectory](p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			if r.ScaffoldVersion != -1 {
+				t.Errorf("static's traj/%d: an episode rendered scaffold version %d, want none (-1)", k, r.ScaffoldVersion)
+				break
+			}
+		}
+		if len(metas[0].Inputs) != 0 {
+			t.Errorf("static's traj/%d was rolled out with %v", k, metas[0].Inputs)
 		}
 	}
 	if _, err := os.Stat(run("static", "snap")); err == nil {
