@@ -21,8 +21,10 @@ type Context struct {
 	History int
 
 	cueAt  int     // first token of the last cue written
+	msgAt  int     // first token of the last skill body's message (see markBody)
 	turns  []Turn  // the answers written so far
 	marker []int32 // Marker's ids, once computed
+	bodies []Span  // the skill bodies written, in order
 }
 
 // format is c's format, Builtin when none is set.

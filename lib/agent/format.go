@@ -86,6 +86,7 @@ func (Builtin) Observe(c *Context, obs string) {
 
 // SkillBody implements Format.
 func (Builtin) SkillBody(c *Context, body string) {
+	c.markBody()
 	c.AddSpecial(tokenizer.Skill, table.RoleSkillBody)
 	c.Add(body, table.RoleSkillBody)
 	c.markCue()
@@ -210,6 +211,7 @@ func (f *ChatML) turn(c *Context, text string, role int8) {
 		c.AddIDs([]int32{f.End}, role, nil)
 	}
 	c.Add("\n", role)
+	c.markBody()
 	c.AddIDs([]int32{f.Start}, role, nil)
 	c.Add("user\n"+text, role)
 	c.AddIDs([]int32{f.End}, role, nil)

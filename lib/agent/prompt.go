@@ -38,8 +38,14 @@ func Begin(c *Context, p Prompt) { c.format().Begin(c, p) }
 // for the next one.
 func Observe(c *Context, obs string) { c.format().Observe(c, obs) }
 
-// SkillBody appends the body of a skill that was read, then the action cue.
-func SkillBody(c *Context, body string) { c.format().SkillBody(c, body) }
+// SkillBody appends the body of a skill that was read, then the action cue,
+// and notes where the body's message lies (Bodies): under a history window
+// a body read after the prompt stays in view once its turn is dropped.
+func SkillBody(c *Context, body string) {
+	c.msgAt = c.Len()
+	c.format().SkillBody(c, body)
+	c.bodies = append(c.bodies, Span{At: c.msgAt, End: c.cueAt})
+}
 
 // Invalid appends the reply to an answer without a well-formed action,
 // then the action cue.

@@ -13,6 +13,12 @@ import (
 // to the last turn holds the observation the next answer acts on, so
 // N = 1 still shows it. N = 0 keeps the whole episode.
 //
+// A skill body the policy read stays in view: once the turn that read it
+// is dropped, the body's message (Span: under Builtin <|skill|> and the
+// body, under ChatML the user message that holds it) is shown after the
+// prompt, bodies in the order read, before the marker. A body read in a
+// kept turn is shown in that turn, once.
+//
 // The context's Tokens stay the whole episode as it happened (every
 // token once, with its role and behaviour log-probability); what each
 // answer saw is recorded per turn (Turns) and rebuilt by Window, so a
@@ -33,6 +39,39 @@ type Turn struct {
 	Cue  int // first token of the cue before the answer
 	At   int // first token of the answer
 	From int // first token of the kept history it saw: the prompt's end when nothing was dropped, else the cue of its oldest kept turn
+}
+
+// Span is a run of tokens [At, End) of the whole context.
+type Span struct{ At, End int }
+
+// markBody notes that the format starts writing a skill body's message
+// at the current end (the part of the body that is pinned).
+func (c *Context) markBody() { c.msgAt = c.Len() }
+
+// Bodies are the skill bodies written after the prompt (in answer to
+// reads), in order: the spans a window pins once their turn is dropped.
+func (c *Context) Bodies() []Span {
+	var out []Span
+	p := c.PromptLen()
+	for _, b := range c.bodies {
+		if b.At >= p {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Pinned are the bodies shown after the prompt to an answer whose kept
+// history starts at from: those read after the prompt that end at or
+// before from, in order.
+func Pinned(bodies []Span, prompt, from int) []Span {
+	var out []Span
+	for _, b := range bodies {
+		if b.At >= prompt && b.End <= from {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // markCue notes that the format starts writing a cue at the current end.
@@ -91,24 +130,47 @@ func (c *Context) VisibleFrom() int { return c.from(len(c.turns)) }
 
 // Visible is the context the policy sees for its next answer: the whole
 // Tokens without a window or before any turn is dropped, else the prompt,
-// the marker and the kept turns (a new slice).
+// the pinned bodies, the marker and the kept turns (a new slice).
 func (c *Context) Visible() []int32 {
 	t := len(c.turns)
 	if c.History <= 0 || t <= c.History {
 		return c.Tokens
 	}
-	return Window(c.Tokens, c.PromptLen(), c.from(t), c.Len(), c.Marker())
+	return Window(c.Tokens, c.PromptLen(), c.Pinned(), c.from(t), c.Len(), c.Marker())
+}
+
+// Pinned are the bodies the next answer sees after the prompt.
+func (c *Context) Pinned() []Span {
+	if c.History <= 0 {
+		return nil
+	}
+	return Pinned(c.Bodies(), c.PromptLen(), c.VisibleFrom())
+}
+
+// VisibleHead is the length of what comes before the kept turns in
+// Visible once a turn was dropped: the prompt, the pinned bodies and the
+// marker.
+func (c *Context) VisibleHead() int {
+	n := c.PromptLen() + len(c.Marker())
+	for _, b := range c.Pinned() {
+		n += b.End - b.At
+	}
+	return n
 }
 
 // Window assembles a windowed context from an episode's tokens: the prompt
 // tokens[:prompt], then, when from > prompt (turns were dropped), the
-// marker and tokens[from:end]; else tokens[:end].
-func Window(tokens []int32, prompt, from, end int, marker []int32) []int32 {
+// pinned bodies (tokens[b.At:b.End] each, in order), the marker and
+// tokens[from:end]; else tokens[:end].
+func Window(tokens []int32, prompt int, pinned []Span, from, end int, marker []int32) []int32 {
 	if from <= prompt {
 		return append([]int32(nil), tokens[:end]...)
 	}
 	out := make([]int32, 0, prompt+len(marker)+end-from)
 	out = append(out, tokens[:prompt]...)
+	for _, b := range pinned {
+		out = append(out, tokens[b.At:b.End]...)
+	}
 	out = append(out, marker...)
 	return append(out, tokens[from:end]...)
 }

@@ -45,6 +45,11 @@ func name(t *testing.T, c *Context, ids []int32) string {
 	turns := c.Turns()
 	parts := map[string][]int32{"prompt": c.Tokens[:c.PromptLen()], "marker": c.Marker()}
 	order := []string{"prompt", "marker"}
+	for i, b := range c.Bodies() {
+		k := fmt.Sprint("body", i)
+		parts[k] = c.Tokens[b.At:b.End]
+		order = append(order, k)
+	}
 	for i := range turns {
 		end := c.Len()
 		if i+1 < len(turns) {
@@ -77,15 +82,16 @@ func name(t *testing.T, c *Context, ids []int32) string {
 }
 
 // TestWindow: which turns each answer sees for N = 0, 1, 2: the prompt
-// always, the marker once a turn was dropped, then the last N turns.
+// always, the body read at turn 0 once that turn was dropped (pinned after
+// the prompt), the marker once a turn was dropped, then the last N turns.
 func TestWindow(t *testing.T) {
 	for _, tc := range []struct {
 		history int
 		want    []string // per answer t = 0..3
 	}{
 		{0, []string{"prompt cue", "prompt 0 cue", "prompt 0 1 cue", "prompt 0 1 2 cue"}},
-		{1, []string{"prompt cue", "prompt 0 cue", "prompt marker 1 cue", "prompt marker 2 cue"}},
-		{2, []string{"prompt cue", "prompt 0 cue", "prompt 0 1 cue", "prompt marker 1 2 cue"}},
+		{1, []string{"prompt cue", "prompt 0 cue", "prompt body0 marker 1 cue", "prompt body0 marker 2 cue"}},
+		{2, []string{"prompt cue", "prompt 0 cue", "prompt 0 1 cue", "prompt body0 marker 1 2 cue"}},
 	} {
 		t.Run(fmt.Sprint(tc.history), func(t *testing.T) {
 			c, seen := windowEpisode(t, tc.history)
@@ -100,7 +106,7 @@ func TestWindow(t *testing.T) {
 			// whole episode, and the whole episode is the same as without
 			// a window.
 			for i, tr := range c.Turns() {
-				if w := Window(c.Tokens, c.PromptLen(), tr.From, tr.At, c.Marker()); !slices.Equal(w, seen[i]) {
+				if w := Window(c.Tokens, c.PromptLen(), Pinned(c.Bodies(), c.PromptLen(), tr.From), tr.From, tr.At, c.Marker()); !slices.Equal(w, seen[i]) {
 					t.Errorf("answer %d: Window gives %v, the answer saw %v", i, w, seen[i])
 				}
 			}

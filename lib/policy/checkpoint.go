@@ -208,7 +208,8 @@ type Driver struct {
 	key   int64
 	batch *batcher
 	from  int            // where the kept history the decoder holds starts (agent.Context.VisibleFrom)
-	head  *model.Decoder // the prompt and the history marker, once a window dropped a turn
+	head  *model.Decoder // the prompt, the pinned skill bodies and the history marker, once a window dropped a turn
+	headN int            // tokens in head
 }
 
 // feed appends tokens to the episode's decoder, batched when a batch is on.
@@ -257,13 +258,14 @@ func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) 
 		}
 	default:
 		// The window moved: the oldest kept turn was dropped. Start again
-		// from the prompt and the marker, then the kept turns.
+		// from the prompt, the pinned skill bodies and the marker (kept
+		// until a newly dropped turn pins a body), then the kept turns.
 		if len(view)+1 >= limit {
 			return "", agent.ErrContextLimit
 		}
-		head := c.PromptLen() + len(c.Marker())
-		if d.head == nil {
-			d.head = d.p.M.NewDecoder()
+		head := c.VisibleHead()
+		if d.head == nil || d.headN != head {
+			d.head, d.headN = d.p.M.NewDecoder(), head
 			if _, err := d.head.Append(view[:head]); err != nil {
 				return "", err
 			}

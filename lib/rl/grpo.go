@@ -136,6 +136,7 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 			if stepAdv != nil {
 				row.StepAdvantages = make([]float64, len(stepAdv[i]))
 			}
+			row.ReadAdvantages = make([]float64, len(r.Reads))
 			advRows[i] = row
 			continue
 		}
@@ -175,9 +176,56 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 			p.Prefix = turnsPrefix(p.Turns)
 		}
 		row.Outcome, row.Selection, row.Advantages, row.Channels = outcome[i], sel, adv, ch
+		row.ReadAdvantages = ReadAdvantages(r, adv, cfg.Credit, outcome[i], sel, step)
 		advRows[i] = row
 	}
 	return prep, advRows
+}
+
+// ReadAdvantages gives one value per read action of r (per entry of its
+// reads): the advantage the loss gave the tokens naming the skill, before
+// the selection scale. Under SkillGate every read action of an episode
+// shares its selection advantage sel; under broadcast a read's name tokens
+// carry the outcome advantage plus its turn's step term (step, already
+// weighted; nil without step credit), read from adv at the first
+// skill-name token of its turn (read_turns; in files without read_turns,
+// the k-th run of skill-name tokens when there is one per read).
+func ReadAdvantages(r *table.Trajectory, adv []float32, c Credit, outcome, sel float64, step []float64) []float64 {
+	out := make([]float64, len(r.Reads))
+	if c == SkillGate {
+		for k := range out {
+			out[k] = sel
+		}
+		return out
+	}
+	turn, _ := TurnOf(r.Roles)
+	first := map[int]int{} // turn -> first skill-name token
+	var runs []int         // first token of each run of skill-name tokens
+	for t, role := range r.Roles {
+		if role != table.RoleSkillName {
+			continue
+		}
+		if _, ok := first[turn[t]]; !ok {
+			first[turn[t]] = t
+		}
+		if t == 0 || r.Roles[t-1] != table.RoleSkillName {
+			runs = append(runs, t)
+		}
+	}
+	for k := range out {
+		out[k] = outcome
+		switch {
+		case len(r.ReadTurns) == len(r.Reads):
+			if t, ok := first[int(r.ReadTurns[k])]; ok {
+				out[k] = float64(adv[t])
+			} else if step != nil && int(r.ReadTurns[k]) < len(step) {
+				out[k] += step[r.ReadTurns[k]]
+			}
+		case len(runs) == len(r.Reads):
+			out[k] = float64(adv[runs[k]])
+		}
+	}
+	return out
 }
 
 // StepResult is what one GRPO minibatch contributes to the metrics.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -33,10 +34,21 @@ func answerEnd(roles []int8, at int) int {
 	return e
 }
 
+// pinnedBodies are the skill bodies answer's history starting at from
+// sees after the prompt (agent.Pinned over body_at, body_end).
+func pinnedBodies(r *table.Trajectory, from int) []agent.Span {
+	bodies := make([]agent.Span, len(r.BodyAt))
+	for i := range r.BodyAt {
+		bodies[i] = agent.Span{At: int(r.BodyAt[i]), End: int(r.BodyEnd[i])}
+	}
+	return agent.Pinned(bodies, int(r.PromptLen), from)
+}
+
 // TurnSpans gives the sequence of every answer of a windowed trajectory:
-// tokens[:prompt_len], then the marker when turn_from > prompt_len, then
-// tokens[turn_from:end] with end the answer's last token + 1. The rows
-// must have passed CheckWindow.
+// tokens[:prompt_len], then, when turn_from > prompt_len, the pinned skill
+// bodies (tokens[body_at:body_end] of each body that ends at or before
+// turn_from, in order) and the marker, then tokens[turn_from:end] with end
+// the answer's last token + 1. The rows must have passed CheckWindow.
 func TurnSpans(r *table.Trajectory) []TurnSpan {
 	out := make([]TurnSpan, len(r.TurnAt))
 	prompt := int(r.PromptLen)
@@ -48,6 +60,11 @@ func TurnSpans(r *table.Trajectory) []TurnSpan {
 			idx = make([]int, 0, prompt+len(r.HistoryMarker)+end-from)
 			for t := 0; t < prompt; t++ {
 				idx = append(idx, t)
+			}
+			for _, b := range pinnedBodies(r, from) {
+				for t := b.At; t < b.End; t++ {
+					idx = append(idx, t)
+				}
 			}
 			for range r.HistoryMarker {
 				idx = append(idx, -1)
@@ -76,8 +93,8 @@ func checkWindow(r *table.Trajectory, vocab, maxLen int) string {
 		return fmt.Sprintf("history %d is negative", r.History)
 	}
 	if !Windowed(r) {
-		if len(r.TurnAt) > 0 || len(r.TurnFrom) > 0 || len(r.HistoryMarker) > 0 || r.PromptLen != 0 {
-			return "turn_at, turn_from, history_marker or prompt_len set without a history window"
+		if len(r.TurnAt) > 0 || len(r.TurnFrom) > 0 || len(r.HistoryMarker) > 0 || r.PromptLen != 0 || len(r.BodyAt) > 0 {
+			return "turn_at, turn_from, history_marker, prompt_len or body_at set without a history window"
 		}
 		return ""
 	}
@@ -87,6 +104,16 @@ func checkWindow(r *table.Trajectory, vocab, maxLen int) string {
 	n, prompt, prev := len(r.Tokens), int(r.PromptLen), -1
 	if prompt < 0 || prompt > n {
 		return fmt.Sprintf("prompt_len %d outside the %d tokens", prompt, n)
+	}
+	for k, at := range r.BodyAt {
+		if int(at) < prompt || int(r.BodyEnd[k]) > n {
+			return fmt.Sprintf("body %d [%d, %d) is not after the prompt (%d) inside the %d tokens", k, at, r.BodyEnd[k], prompt, n)
+		}
+		for t := at; t < r.BodyEnd[k]; t++ {
+			if r.Roles[t] != table.RoleSkillBody {
+				return fmt.Sprintf("body %d [%d, %d) holds a token of role %s at %d, not a skill body", k, at, r.BodyEnd[k], table.RoleNames[r.Roles[t]], t)
+			}
+		}
 	}
 	for t, id := range r.HistoryMarker {
 		if id < 0 || int(id) >= vocab {
@@ -105,6 +132,9 @@ func checkWindow(r *table.Trajectory, vocab, maxLen int) string {
 		l := prev + 1
 		if from > prompt {
 			l = prompt + len(r.HistoryMarker) + prev + 1 - from
+			for _, b := range pinnedBodies(r, from) {
+				l += b.End - b.At
+			}
 		}
 		if l > maxLen {
 			return fmt.Sprintf("answer %d's context of %d tokens exceeds the model's %d positions", k, l, maxLen)

@@ -22,8 +22,8 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// MaxReads is how many skills one episode may read; later reads get the
-// invalid-action answer.
+// MaxReads is how many skill bodies one episode may be served; later
+// reads get the invalid-action answer (and are recorded as over_limit).
 const MaxReads = 3
 
 // InvalidRead is the answer to a read beyond MaxReads or of a name that is
@@ -274,6 +274,7 @@ func episode(ctx context.Context, o Options, taskID string, sample int) (table.T
 		RepetitionPenalty: short(o.Sampling.RepetitionPenalty), PolicyHash: o.PolicyHash,
 		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
+		ReadsOutcome: []string{}, ReadTurns: []int32{},
 		StepKeys: []string{}, StepRewards: []float64{},
 	}
 	p := agent.Prompt{Goal: ep.Goal(), Observation: shownObservation(o, ep, ep.Observation())}
@@ -332,7 +333,7 @@ func episode(ctx context.Context, o Options, taskID string, sample int) (table.T
 		}
 	}
 	success, score, reward := false, 0.0, 0.0
-	steps, turns, invalid := 0, 0, 0
+	steps, turns, invalid, served := 0, 0, 0, 0
 	maxTurns := ep.MaxSteps() + MaxReads
 	limited := false
 	// key is the anchor-state key of the environment state the next turn
@@ -374,25 +375,33 @@ func episode(ctx context.Context, o Options, taskID string, sample int) (table.T
 		tr.StepKeys = append(tr.StepKeys, key)
 		tr.StepRewards = append(tr.StepRewards, 0)
 		if name, isRead := agent.ParseRead(action); isRead && o.Skills != nil {
-			obs := InvalidRead
+			// Every read action is recorded with its outcome: a body
+			// served, a name not on the slate, or a read after MaxReads
+			// bodies were served (both answered InvalidRead).
+			obs, outcome := InvalidRead, table.ReadUnknown
 			onSlate := false
 			for _, s := range tr.Slate {
 				onSlate = onSlate || s == name
 			}
-			if len(tr.Reads) < MaxReads {
-				tr.Reads = append(tr.Reads, name)
-				tr.ReadsRight = append(tr.ReadsRight, onSlate && o.Skills.IsRight(name, ep.TaskType()))
-				tr.ReadsMisleading = append(tr.ReadsMisleading, onSlate && o.Skills.IsMisleading(name, ep.TaskType()))
-				if sk, ok := o.Skills.Get(name); ok && onSlate {
-					obs = sk.Body
-					if bs, ok := o.Env.(env.BodyStater); ok && o.Skills.IsRight(name, ep.TaskType()) {
-						obs = bs.RightBody(taskID, obs)
-					}
+			sk, known := o.Skills.Get(name)
+			switch {
+			case served >= MaxReads:
+				outcome = table.ReadOverLimit
+			case known && onSlate:
+				outcome, obs = table.ReadServed, sk.Body
+				served++
+				if bs, ok := o.Env.(env.BodyStater); ok && o.Skills.IsRight(name, ep.TaskType()) {
+					obs = bs.RightBody(taskID, obs)
 				}
 			}
+			tr.Reads = append(tr.Reads, tokenizer.ValidUTF8(name))
+			tr.ReadsOutcome = append(tr.ReadsOutcome, outcome)
+			tr.ReadTurns = append(tr.ReadTurns, int32(len(tr.Actions)-1))
+			tr.ReadsRight = append(tr.ReadsRight, onSlate && o.Skills.IsRight(name, ep.TaskType()))
+			tr.ReadsMisleading = append(tr.ReadsMisleading, onSlate && o.Skills.IsMisleading(name, ep.TaskType()))
 			tr.Observations = append(tr.Observations, tokenizer.ValidUTF8(obs))
 			observe(drv, obs)
-			if obs == InvalidRead {
+			if outcome != table.ReadServed {
 				agent.Observe(c, obs)
 			} else {
 				agent.SkillBody(c, obs)
@@ -461,6 +470,11 @@ func recordWindow(tr *table.Trajectory, c *agent.Context) {
 	for _, t := range c.Turns() {
 		tr.TurnAt = append(tr.TurnAt, int32(t.At))
 		tr.TurnFrom = append(tr.TurnFrom, int32(t.From))
+	}
+	tr.BodyAt, tr.BodyEnd = []int32{}, []int32{}
+	for _, b := range c.Bodies() {
+		tr.BodyAt = append(tr.BodyAt, int32(b.At))
+		tr.BodyEnd = append(tr.BodyEnd, int32(b.End))
 	}
 }
 

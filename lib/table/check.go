@@ -110,6 +110,34 @@ func (r *Trajectory) CheckRow() error {
 	if len(r.StepRewards) != 0 && len(r.StepRewards) != len(r.Actions) {
 		return colErr("step_rewards", "%d step_rewards for %d actions", len(r.StepRewards), len(r.Actions))
 	}
+	if len(r.ReadsOutcome) != 0 && len(r.ReadsOutcome) != len(r.Reads) {
+		return colErr("reads_outcome", "%d reads_outcome for %d reads", len(r.ReadsOutcome), len(r.Reads))
+	}
+	for i, o := range r.ReadsOutcome {
+		if o != ReadServed && o != ReadUnknown && o != ReadOverLimit {
+			return colErr("reads_outcome", "%q at read %d is not served, unknown or over_limit", o, i)
+		}
+	}
+	if len(r.ReadTurns) != 0 && len(r.ReadTurns) != len(r.Reads) {
+		return colErr("read_turns", "%d read_turns for %d reads", len(r.ReadTurns), len(r.Reads))
+	}
+	for i, t := range r.ReadTurns {
+		if t < 0 || int(t) >= len(r.Actions) || i > 0 && t <= r.ReadTurns[i-1] {
+			return colErr("read_turns", "read %d's turn %d is not an action after the previous read's (%d actions)", i, t, len(r.Actions))
+		}
+	}
+	if len(r.BodyEnd) != len(r.BodyAt) {
+		return colErr("body_end", "%d body_end for %d body_at", len(r.BodyEnd), len(r.BodyAt))
+	}
+	for i := range r.BodyAt {
+		lo := int32(0)
+		if i > 0 {
+			lo = r.BodyEnd[i-1]
+		}
+		if r.BodyAt[i] < lo || r.BodyEnd[i] <= r.BodyAt[i] || int(r.BodyEnd[i]) > len(r.Tokens) {
+			return colErr("body_at", "body %d [%d, %d) is not inside the %d tokens after the previous body", i, r.BodyAt[i], r.BodyEnd[i], len(r.Tokens))
+		}
+	}
 	for _, x := range r.StepRewards {
 		if err := finite("step_rewards", x); err != nil {
 			return err
@@ -223,6 +251,11 @@ func (a *TokenAdvantages) CheckRow() error {
 	}
 	for _, x := range a.StepAdvantages {
 		if err := finite("step_advantages", x); err != nil {
+			return err
+		}
+	}
+	for _, x := range a.ReadAdvantages {
+		if err := finite("read_advantages", x); err != nil {
 			return err
 		}
 	}

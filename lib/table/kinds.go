@@ -27,8 +27,8 @@ var registry = struct {
 }{byType: map[reflect.Type]KindInfo{}, byName: map[string]KindInfo{}}
 
 func init() {
-	RegisterKind[Trajectory]("trajectory", 5)
-	RegisterKind[EvalMetrics]("eval_metrics", 1)
+	RegisterKind[Trajectory]("trajectory", 6)
+	RegisterKind[EvalMetrics]("eval_metrics", 2)
 }
 
 // RegisterKind registers row struct T as the row kind name at a schema

@@ -53,7 +53,7 @@ type Trajectory struct {
 	Roles           []int8    `parquet:"roles,list"`            // one role per token (see RoleNames)
 	Logprobs        []float32 `parquet:"logprobs,list"`         // behaviour log-probability of each policy-written token, 0 elsewhere
 	Slate           []string  `parquet:"slate,list"`            // candidate skill names shown, in order
-	Reads           []string  `parquet:"reads,list"`            // skill names read, in order
+	Reads           []string  `parquet:"reads,list"`            // skill names of the read actions, in order (from version 5 every read_skill action, see reads_outcome)
 	ReadsRight      []bool    `parquet:"reads_right,list"`      // per read: was it a right skill for the task type
 	ReadsMisleading []bool    `parquet:"reads_misleading,list"` // per read: was it a misleading skill
 	NTokens         int32     `parquet:"n_tokens"`              // len(tokens)
@@ -90,7 +90,21 @@ type Trajectory struct {
 	TopK              int32   `parquet:"top_k" since:"5"`              // version 5: top-k cut (0: none)
 	RepetitionPenalty float64 `parquet:"repetition_penalty" since:"5"` // version 5: repetition penalty (1: none); 0: not a checkpoint
 	PolicyHash        string  `parquet:"policy_hash" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); empty: not a checkpoint
+
+	// Added in version 6 (read as empty from older files): skill bodies
+	// kept in view under a window, and every read action recorded.
+	BodyAt       []int32  `parquet:"body_at,list" since:"6"`       // version 6: with a window, per skill body served after the prompt (in order): index in tokens of the first token of its message; an answer whose history starts at or after the body's end saw tokens[body_at:body_end] after the prompt, before history_marker, bodies in order
+	BodyEnd      []int32  `parquet:"body_end,list" since:"6"`      // version 6: per body_at: index in tokens one past the body's message (the next cue)
+	ReadsOutcome []string `parquet:"reads_outcome,list" since:"6"` // version 6: per read action (entry of reads): served (the body was shown), unknown (no such skill on the slate) or over_limit (the episode had read MaxReads bodies); empty in older files, whose reads are the served ones and reads of unknown names under the limit
+	ReadTurns    []int32  `parquet:"read_turns,list" since:"6"`    // version 6: per read action: its turn (index in actions)
 }
+
+// Outcomes of a read action (Trajectory.ReadsOutcome).
+const (
+	ReadServed    = "served"
+	ReadUnknown   = "unknown"
+	ReadOverLimit = "over_limit"
+)
 
 // EvalMetrics is one row of an evaluation table: overall (TaskType "all") or
 // for one task type.
@@ -110,4 +124,7 @@ type EvalMetrics struct {
 	ReadsPerEp     float64 `parquet:"reads_per_episode"`    // mean skill reads per episode
 	RightReadRate  float64 `parquet:"right_read_rate"`      // share of reads that were right
 	MisleadingRate float64 `parquet:"misleading_read_rate"` // share of reads that were misleading
+
+	// Added in version 2 (read as 0 from older files).
+	MisleadingExposure float64 `parquet:"misleading_exposure" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode)
 }

@@ -6,7 +6,7 @@ package table
 
 func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 1)
-	RegisterKind[TokenAdvantages]("token_advantages", 2)
+	RegisterKind[TokenAdvantages]("token_advantages", 3)
 	RegisterKind[CreditAudit]("credit_audit", 2)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
@@ -53,6 +53,9 @@ type TokenAdvantages struct {
 
 	// Added in version 2 (read as empty from older files).
 	StepAdvantages []float64 `parquet:"step_advantages,list" since:"2"` // version 2: per turn (one per step key): the GiGPO step advantage before --step-weight; empty without step credit
+
+	// Added in version 3 (read as empty from older files).
+	ReadAdvantages []float64 `parquet:"read_advantages,list" since:"3"` // version 3: per read action of the trajectory (one per entry of reads, in order): the advantage its skill-name tokens carry before any scale (the selection advantage under skillgate, the outcome advantage plus its turn's weighted step advantage under broadcast)
 }
 
 // CreditAudit is one horizon bin of audit credit: how much loss weight the

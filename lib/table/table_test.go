@@ -576,7 +576,7 @@ func mkdir(t *testing.T, p string) string {
 func TestVersionAndForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.parquet")
-	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: 2}); err != nil {
+	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadFiles[EvalMetrics](newer); !IsInputError(err) || !strings.Contains(err.Error(), "newer") {
