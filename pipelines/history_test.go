@@ -40,7 +40,8 @@ func tinyBuiltinCheckpoint(t *testing.T, dir string) {
 // built-in checkpoint; the random Qwen-shaped checkpoint under chatml):
 // the episodes outgrow the window, each answer's recorded behaviour
 // log-probabilities equal what the model gives its token under the
-// context the answer saw (rebuilt here from the trajectory's columns)
+// context the answer saw (rebuilt here from the trajectory's columns, skill
+// bodies of dropped turns pinned after the prompt)
 // within 1e-4, learn grpo's first step has ratio mean 1 within 1e-4
 // under every credit, and only the answers' tokens are policy-written;
 // --history -1 is a usage error.
@@ -114,7 +115,13 @@ func TestHistoryWindow(t *testing.T) {
 					var ctx []int32
 					if from > r.PromptLen {
 						dropped++
-						ctx = append(append(append(ctx, r.Tokens[:r.PromptLen]...), r.HistoryMarker...), r.Tokens[from:end]...)
+						ctx = append(ctx, r.Tokens[:r.PromptLen]...)
+						for b := range r.BodyAt {
+							if r.BodyEnd[b] <= from {
+								ctx = append(ctx, r.Tokens[r.BodyAt[b]:r.BodyEnd[b]]...) // a body read in a dropped turn stays in view
+							}
+						}
+						ctx = append(append(ctx, r.HistoryMarker...), r.Tokens[from:end]...)
 					} else {
 						ctx = append(ctx, r.Tokens[:end]...)
 					}
