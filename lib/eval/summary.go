@@ -55,7 +55,7 @@ func summarize(trajs []table.Trajectory, l Labels, taskType string) table.EvalMe
 	if len(trajs) == 0 {
 		return m
 	}
-	var reads, right, misleading int
+	var reads, right, misleading, exposed int
 	for _, t := range trajs {
 		if t.Success {
 			m.Success++
@@ -65,13 +65,18 @@ func summarize(trajs []table.Trajectory, l Labels, taskType string) table.EvalMe
 		m.Tokens += float64(t.NTokens)
 		m.PolicyTokens += float64(t.NPolicyTokens)
 		reads += len(t.Reads)
+		read := false
 		for i := range t.Reads {
 			if i < len(t.ReadsRight) && t.ReadsRight[i] {
 				right++
 			}
 			if i < len(t.ReadsMisleading) && t.ReadsMisleading[i] {
 				misleading++
+				read = true
 			}
+		}
+		if read {
+			exposed++
 		}
 	}
 	n := float64(len(trajs))
@@ -81,6 +86,7 @@ func summarize(trajs []table.Trajectory, l Labels, taskType string) table.EvalMe
 	m.Tokens /= n
 	m.PolicyTokens /= n
 	m.ReadsPerEp = float64(reads) / n
+	m.MisleadingExposure = float64(exposed) / n
 	if reads > 0 {
 		m.RightReadRate = float64(right) / float64(reads)
 		m.MisleadingRate = float64(misleading) / float64(reads)
@@ -100,15 +106,15 @@ func WriteMarkdown(w io.Writer, rows []table.EvalMetrics) error {
 		fmt.Fprintf(w, ", scaffold %s", r0.Scaffold)
 	}
 	fmt.Fprint(w, "\n\n")
-	fmt.Fprintln(w, "| task type | episodes | success | score | steps | tokens/episode | reads/episode | right reads | misleading reads |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| task type | episodes | success | score | steps | tokens/episode | reads/episode | right reads | misleading reads | misleading exposure |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rows {
 		name := r.TaskType
 		if name == "all" {
 			name = "**all**"
 		}
-		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %.3f | %.3f |\n",
-			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, r.RightReadRate, r.MisleadingRate); err != nil {
+		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %.3f | %.3f | %.3f |\n",
+			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, r.RightReadRate, r.MisleadingRate, r.MisleadingExposure); err != nil {
 			return err
 		}
 	}
