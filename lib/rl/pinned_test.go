@@ -10,7 +10,7 @@ import (
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/policy"
-	"github.com/pats-rl/pats/lib/rl/rltest"
+	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"
@@ -72,7 +72,7 @@ func TestBodyPinnedAtTurnTen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.New(rltest.TinyConfig(tok.VocabSize()), 5)
+	m, err := model.New(episodetest.TinyConfig(tok.VocabSize()), 5)
 	if err != nil {
 		t.Fatal(err)
 	}
