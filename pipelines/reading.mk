@@ -126,7 +126,7 @@ reading_upto    = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $
 # byte-identical to the shipped one; `make base-reading-ship` replaces the
 # shipped files with READING_BASE's checkpoint.
 READING_SHIPPED ?= $(if $(wildcard pipelines/bases/reading/SHA256SUMS),pipelines/bases/reading)
-READING_FILES   := config.json model.safetensors tokenizer.json optimizer.json optimizer.safetensors
+READING_FILES   := config.json model.safetensors tokenizer.json optimizer.json optimizer.safetensors agent.json
 
 .PHONY: base-reading base-reading-ship base-reading-skills
 
@@ -187,6 +187,7 @@ $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READ
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
 	$(BIN)/learn sft --init $(READING_MODEL) --demos $< -o $(READING_BASE)/ckpt/0 --epochs $(READING_EPOCHS) \
 	  --batch-tokens $(SFT_BATCH) --lr $(READING_LR) --seed $(READING_SEED) --metrics $(READING_BASE)/metrics/sft.parquet
+	printf '{"prompt_format": "builtin", "history": %s, "admissible": "%s", "max_action_tokens": 32}\n' $(READING_HISTORY) $(READING_ADMISSIBLE) > $(READING_BASE)/ckpt/0/agent.json
 endif
 
 $(READING_BASE)/reading/$(READING_TEST_ENV)/%.md: $(READING_BASE)/ckpt/0/config.json | $(BIN)/audit

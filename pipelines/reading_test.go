@@ -154,7 +154,7 @@ func TestReadingBaseShipped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, f := range []string{"SHA256SUMS", "metrics/sft.parquet", "ckpt/0/config.json", "ckpt/0/model.safetensors", "ckpt/0/tokenizer.json", "ckpt/0/optimizer.json", "ckpt/0/optimizer.safetensors"} {
+	for _, f := range []string{"SHA256SUMS", "metrics/sft.parquet", "ckpt/0/config.json", "ckpt/0/model.safetensors", "ckpt/0/tokenizer.json", "ckpt/0/optimizer.json", "ckpt/0/optimizer.safetensors", "ckpt/0/agent.json"} {
 		if err := os.WriteFile(filepath.Join(shipped, f), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -190,7 +190,7 @@ func TestShippedBaseCopyKeepsTimes(t *testing.T) {
 	shipped, runs := t.TempDir(), t.TempDir()
 	files := map[string]string{"metrics/sft.parquet": "metrics"}
 	var sums strings.Builder
-	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors"} {
+	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors", "agent.json"} {
 		files["ckpt/0/"+f] = "bytes of " + f
 		fmt.Fprintf(&sums, "%x  %s\n", sha256.Sum256([]byte("bytes of "+f)), f)
 	}
@@ -386,7 +386,7 @@ func TestRebuildReport(t *testing.T) {
 		files = append(files, "demos/"+s+".parquet", "demos/"+s+".2.parquet")
 	}
 	files = append(files, "demos.parquet")
-	ckpt := []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors"}
+	ckpt := []string{"config.json", "model.safetensors", "tokenizer.json", "optimizer.json", "optimizer.safetensors", "agent.json"}
 	for _, f := range ckpt {
 		files = append(files, "ckpt/0/"+f)
 	}

@@ -18,8 +18,9 @@ import (
 
 // TestShippedReadingBase checks the shipped reading base
 // (pipelines/bases/reading, recipe 14): its files have the hashes its
-// SHA256SUMS records, and in the context it was trained in (the two-turn
-// window, the admissible actions at the place) it plays household-rl:
+// SHA256SUMS records, and with no context flags, in the context its
+// agent.json says it was trained in (the two-turn window, the admissible
+// actions at the place), it plays household-rl:
 // it solves tasks with no text, and the task's right rules raise its
 // success on the first 30 valid_seen tasks of the reading test's draw.
 func TestShippedReadingBase(t *testing.T) {
@@ -46,20 +47,23 @@ func TestShippedReadingBase(t *testing.T) {
 		}
 		files++
 	}
-	if files != 5 {
-		t.Fatalf("SHA256SUMS lists %d files, want 5", files)
+	if files != 6 {
+		t.Fatalf("SHA256SUMS lists %d files, want 6", files)
 	}
 
 	out := filepath.Join(t.TempDir(), "reading.parquet")
 	err = stageaudit.ExecuteReading(context.Background(), stageaudit.ReadingFlags{
 		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
-		Temperature: 0.4, MaxContext: 4096, History: 2, Admissible: "here", Output: out, Stdout: io.Discard})
+		Temperature: 0.4, MaxContext: 4096, Output: out, Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, _, err := table.ReadFiles[table.ReadingAudit](out)
+	rows, metas, err := table.ReadFiles[table.ReadingAudit](out)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := metas[0].Extra["agent_context"], "prompt_format=builtin history=2 admissible=here max_action_tokens=32"; got != want {
+		t.Errorf("agent context recorded %q, want %q", got, want)
 	}
 	by := map[string]table.ReadingAudit{}
 	for _, r := range rows {

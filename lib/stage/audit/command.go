@@ -193,12 +193,19 @@ type ReadingFlags struct {
 	MaxContext  int
 	History     int    // turns an answer sees in full (rollout --history); 0 = the whole episode
 	Admissible  string // the admissible actions each observation lists (rollout --admissible); "" is none
-	SkillsDir   string // a user skill library instead of the environment's built-in one
-	Skills      bool   // show a slate in every condition; the skill conditions read from it
-	Slate       int    // slate size with Skills
-	Output      string
-	Stdout      io.Writer
-	Progress    *progress.Settings // nil: no progress (each condition's rollout reports its own)
+	// MaxActionTokens bounds an answer (rollout --max-action-tokens); 0:
+	// the format's default.
+	MaxActionTokens int
+	// HistorySet, AdmissibleSet and MaxActionTokensSet say the user gave
+	// them; otherwise the checkpoint's agent.json supplies them.
+	HistorySet, AdmissibleSet, MaxActionTokensSet bool
+	Device                                        string // cpu (or "") or cuda
+	SkillsDir                                     string // a user skill library instead of the environment's built-in one
+	Skills                                        bool   // show a slate in every condition; the skill conditions read from it
+	Slate                                         int    // slate size with Skills
+	Output                                        string
+	Stdout                                        io.Writer
+	Progress                                      *progress.Settings // nil: no progress (each condition's rollout reports its own)
 }
 
 // ExecuteReading runs audit reading: the reading test (Reading), its rows
@@ -213,12 +220,16 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	o, err := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
-		Policy: f.Policy, Temperature: f.Temperature, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
-		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}.Options()
+	rf := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
+		Policy: f.Policy, Temperature: f.Temperature, TemperatureSet: true, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
+		MaxActionTokens: f.MaxActionTokens, HistorySet: f.HistorySet, AdmissibleSet: f.AdmissibleSet, MaxActionTokensSet: f.MaxActionTokensSet,
+		Device: f.Device,
+		Run:    "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}
+	o, err := rf.Options()
 	if err != nil {
 		return err
 	}
+	_, ctxMeta, _ := rf.WithContext()
 	var lib *skill.Library
 	if f.Skills {
 		lib = o.Skills
@@ -233,7 +244,7 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	if err != nil {
 		return err
 	}
-	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}}
+	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}, Extra: ctxMeta}
 	if err := table.WriteFile(f.Output, rows, meta); err != nil {
 		return err
 	}

@@ -59,7 +59,8 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			return err
 		}
 		labels.Scaffold = f.Rollout.Scaffold
-		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Rollout.Seed, Inputs: map[string]string{}}
+		_, ctxMeta, _ := f.Rollout.WithContext()
+		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Rollout.Seed, Inputs: map[string]string{}, Extra: ctxMeta}
 		if f.Trajout != "" {
 			tm := meta
 			tm.Kind = "trajectory"

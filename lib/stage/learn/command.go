@@ -36,7 +36,7 @@ type Init struct {
 // does not change and that a checkpoint written from it carries byte for
 // byte (tokenizer.json is carried too).
 var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json"}
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json", "agent.json"}
 
 // LoadInit opens "tiny" or "small" (a fresh model of that size over the
 // built-in tokenizer, initialised from seed) or a checkpoint folder with its

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,11 +62,15 @@ type Flags struct {
 	// TemperatureSet, TopPSet, TopKSet and RepPenaltySet say the user gave
 	// them; otherwise a checkpoint's generation_config.json supplies them.
 	TemperatureSet, TopPSet, TopKSet, RepPenaltySet bool
-	PromptFormat                                    string  // builtin, chatml, or "" for the checkpoint's own
-	InvalidPenalty                                  float64 // reward less per answer without a well-formed action
-	MaxActionTokens                                 int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
-	Tokenizer                                       string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
-	Device                                          string  // where a checkpoint policy runs: cpu (or "") or cuda
+	// HistorySet, AdmissibleSet and MaxActionTokensSet say the user gave
+	// them; otherwise a checkpoint's agent.json supplies them (WithContext),
+	// as it supplies the prompt format when PromptFormat is "".
+	HistorySet, AdmissibleSet, MaxActionTokensSet bool
+	PromptFormat                                  string  // builtin, chatml, or "" for the checkpoint's own
+	InvalidPenalty                                float64 // reward less per answer without a well-formed action
+	MaxActionTokens                               int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	Tokenizer                                     string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Device                                        string  // where a checkpoint policy runs: cpu (or "") or cuda
 }
 
 // DefaultBatch is the number of episodes that decode together when
@@ -139,11 +145,80 @@ func (f Flags) check() error {
 	return nil
 }
 
+// WithContext returns the flags with the agent context of a checkpoint
+// policy's agent.json (policy.AgentContext) filled in where the user gave
+// no flag, and the metadata that records it: agent_context, the settings
+// taken from the file, and agent_context_overrides, the flags that
+// overrode a setting of the file with another value. Without a checkpoint
+// or without the file it returns f and no metadata.
+func (f Flags) WithContext() (Flags, map[string]string, error) {
+	if f.Policy == "" || f.Policy == "oracle" || f.Policy == "random" || !policy.IsCheckpoint(f.Policy) {
+		return f, nil, nil
+	}
+	c, err := policy.ReadAgentContext(f.Policy)
+	if err != nil {
+		return f, nil, command.Usagef("--policy %s: %v", f.Policy, err)
+	}
+	var took, over []string
+	if c.PromptFormat != "" {
+		if f.PromptFormat == "" {
+			f.PromptFormat = c.PromptFormat
+			took = append(took, "prompt_format="+c.PromptFormat)
+		} else if f.PromptFormat != c.PromptFormat {
+			over = append(over, "--prompt-format "+f.PromptFormat+" (agent.json: "+c.PromptFormat+")")
+		}
+	}
+	if c.History != nil {
+		if !f.HistorySet {
+			f.History = *c.History
+			took = append(took, fmt.Sprintf("history=%d", *c.History))
+		} else if f.History != *c.History {
+			over = append(over, fmt.Sprintf("--history %d (agent.json: %d)", f.History, *c.History))
+		}
+	}
+	if c.Admissible != "" {
+		have := f.Admissible
+		if have == "" {
+			have = "none"
+		}
+		if !f.AdmissibleSet {
+			f.Admissible = c.Admissible
+			took = append(took, "admissible="+c.Admissible)
+		} else if have != c.Admissible {
+			over = append(over, "--admissible "+have+" (agent.json: "+c.Admissible+")")
+		}
+	}
+	if c.MaxActionTokens != nil {
+		if !f.MaxActionTokensSet {
+			f.MaxActionTokens = *c.MaxActionTokens
+			took = append(took, fmt.Sprintf("max_action_tokens=%d", *c.MaxActionTokens))
+		} else if f.MaxActionTokens != *c.MaxActionTokens {
+			over = append(over, fmt.Sprintf("--max-action-tokens %d (agent.json: %d)", f.MaxActionTokens, *c.MaxActionTokens))
+		}
+	}
+	if len(took) == 0 && len(over) == 0 {
+		return f, nil, nil
+	}
+	meta := map[string]string{}
+	if len(took) > 0 {
+		meta["agent_context"] = strings.Join(took, " ")
+	}
+	if len(over) > 0 {
+		meta["agent_context_overrides"] = strings.Join(over, "; ")
+	}
+	return f, meta, nil
+}
+
 // Options resolves the flags: opens the environment, the policy, the
-// tokenizer, the skill library and the scaffold. Problems with the user's
-// values are usage errors.
+// tokenizer, the skill library and the scaffold, with the checkpoint's
+// agent context where no flag gives one (WithContext). Problems with the
+// user's values are usage errors.
 func (f Flags) Options() (rollout.Options, error) {
 	var o rollout.Options
+	f, _, err := f.WithContext()
+	if err != nil {
+		return o, err
+	}
 	if err := f.check(); err != nil {
 		return o, err
 	}
@@ -368,12 +443,14 @@ func Execute(ctx context.Context, f Flags) error {
 	if err != nil {
 		return err
 	}
+	_, ctxMeta, _ := f.WithContext()
 	rows, err := rollout.Run(ctx, o)
 	if err != nil {
 		return err
 	}
 	meta := table.Meta{Kind: "trajectory", Command: table.CommandLine(), Seed: f.Seed,
 		Inputs: map[string]string{}, Extra: map[string]string{"env": f.Env, "split": f.Split, "policy": o.Policy.Name()}}
+	maps.Copy(meta.Extra, ctxMeta)
 	if f.Scaffold != "" {
 		if h, err := table.HashFile(f.Scaffold); err == nil {
 			meta.Inputs[f.Scaffold] = h
