@@ -184,7 +184,7 @@ func verbOf(a string) string {
 
 func (e *episode) Step(action string) env.Step {
 	if e.done {
-		return env.Step{Observation: textNothing, Done: true, Success: e.success, Score: e.score()}
+		return env.Step{Observation: textNothing, Key: e.key(textNothing), Done: true, Success: e.success, Score: e.score()}
 	}
 	a := normalize(action)
 	e.steps++
@@ -202,7 +202,7 @@ func (e *episode) Step(action string) env.Step {
 	if looping(e.hist) {
 		e.feats["failure:loop"] = true
 	}
-	st := env.Step{Observation: obs, Valid: ok}
+	st := env.Step{Observation: obs, Valid: ok, Key: e.key(obs)}
 	if ok && e.goalHolds() {
 		e.done, e.success = true, true
 		st.Reward, st.Success = RewardSuccess, true
@@ -214,6 +214,35 @@ func (e *episode) Step(action string) env.Step {
 	st.Done = e.done
 	st.Score = e.score()
 	return st
+}
+
+// InitialKey implements env.KeyedEpisode (see key).
+func (e *episode) InitialKey() string { return e.key(e.first) }
+
+// key is the anchor-state key of the state as the agent knows it after
+// seeing obs: where it is, what it holds (with what it did to it: heated,
+// cooled, cleaned) and what the observation shows. "Nothing happens." at
+// the fridge holding an apple and in the middle of the room with empty
+// hands are two states.
+func (e *episode) key(obs string) string {
+	place := "middle of the room"
+	if e.loc >= 0 {
+		place = e.w.receps[e.loc].name
+	}
+	held := "nothing"
+	if e.held >= 0 {
+		o := e.w.objs[e.held]
+		held = o.name
+		for _, f := range []struct {
+			on   bool
+			name string
+		}{{o.hot, "hot"}, {o.cold, "cold"}, {o.clean, "clean"}} {
+			if f.on {
+				held += " " + f.name
+			}
+		}
+	}
+	return env.StateKey("at: " + place + "\nholding: " + held + "\nobservation: " + obs)
 }
 
 func (e *episode) score() float64 {

@@ -132,7 +132,19 @@ func (e *episode) Step(action string) env.Step {
 	if st.Done {
 		e.done = true
 	}
+	st.Key = e.key(st.Observation)
 	return st
+}
+
+// InitialKey implements env.KeyedEpisode (see key).
+func (e *episode) InitialKey() string { return e.key(e.obs) }
+
+// key is the anchor-state key of the state as the agent knows it after
+// seeing obs: how many searches it made, the passages its last search
+// returned and what the observation shows (an invalid action's reply is
+// the same text whatever was found before).
+func (e *episode) key(obs string) string {
+	return env.StateKey(fmt.Sprintf("searches: %d\nlast passages: %v\nobservation: %s", e.searches, e.last, obs))
 }
 
 func (e *episode) apply(action string) env.Step {

@@ -225,7 +225,36 @@ func (e *episode) Step(action string) env.Step {
 	if st.Done {
 		e.done = true
 	}
+	st.Key = e.key(st.Observation)
 	return st
+}
+
+// InitialKey implements env.KeyedEpisode (see key).
+func (e *episode) InitialKey() string { return e.key(e.obs) }
+
+// key is the anchor-state key of the state as the agent knows it after
+// seeing obs: the page it is on (search, results of its query and which
+// page of them, or a product with the options chosen so far) and what the
+// observation shows.
+func (e *episode) key(obs string) string {
+	var b strings.Builder
+	switch e.page {
+	case pageSearch:
+		b.WriteString("page: search")
+	case pageResults:
+		fmt.Fprintf(&b, "page: results of %q, page %d", e.query, e.rpage+1)
+	case pageItem:
+		fmt.Fprintf(&b, "page: item %d of the results of %q", e.item, e.query)
+		names := make([]string, 0, len(e.sel))
+		for k := range e.sel {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(&b, "; %s: %s", k, e.sel[k])
+		}
+	}
+	return env.StateKey(b.String() + "\nobservation: " + obs)
 }
 
 func (e *episode) invalid() env.Step {
