@@ -245,9 +245,11 @@ budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
 scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
 ckpt        = $(R)/ckpt/$(1)/config.json
-# a run from the reading base rolls out and evaluates in the context the
-# base was trained in (READING_HISTORY, READING_ADMISSIBLE above)
-RUN_CONTEXT := $(if $(filter $(READING_BASE),$(RUNS)/$(RUN_BASE)),$(reading_history))
+# a run from the reading base or its skills twin rolls out and evaluates in
+# the context the base was trained in (READING_HISTORY, READING_ADMISSIBLE
+# above: the same window and admissible actions for every run; with skills
+# on, a body read stays in view once its turn is dropped)
+RUN_CONTEXT := $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(reading_history))
 COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTEXT)
 
 .PHONY: pats warmup plots

@@ -77,15 +77,20 @@ READING_ROLLOUT_FLAGS ?=
 # the world of the common-* shard kinds
 READING_COMMON_ENV ?= household
 # The skills twin (READING_SKILLS_BASE, pats.mk: READING_BASE-skills), the
-# base of runs with skills on: recipe 4's demonstrations (every one with the
-# slate; docs/results-log.md), recipe 5's training (no window, no admissible
-# actions: the recipe measured with the slate), and the reading test with
-# --skills. `make base-reading-skills` builds it and runs its test.
-READING_SKILLS_MIX ?= slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200 read-random:800 \
-                      slate-mixed.2:3200 slate-misled.2:1200 slate-none.2:1600 read-right.2:1200 read-random.2:800
+# base of runs with skills on: the recorded recipe's shards (READING_MIX,
+# no slate) and a share that carry a slate of 16 and read a skill first,
+# the right one or one drawn from the slate (read-right, read-random: 4,000
+# of 20,000 demonstrations, 20%), in the recorded recipe's context (the
+# two-turn window, where a body read stays in view once its turn is
+# dropped, and the admissible actions), and the reading test with
+# --skills. Recipe 15, declared in docs/skillgate-experiment.md before any
+# run; recipe 4's mix (every demonstration with the slate, no window) was
+# slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200
+# read-random:800 and the same with .2. `make base-reading-skills` builds
+# it and runs its test.
+READING_SKILLS_MIX ?= $(READING_MIX) read-right:1200 read-random:800 read-right.2:1200 read-random.2:800
 reading_skills_vars = READING_BASE=$(READING_SKILLS_BASE) READING_SKILLS_BASE=$(READING_SKILLS_BASE) \
-                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED= \
-                      READING_HISTORY=0 READING_ADMISSIBLE=none
+                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED=
 
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed

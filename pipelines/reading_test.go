@@ -123,14 +123,15 @@ func TestReadingBaseRecipe(t *testing.T) {
 }
 
 // TestReadingSkillsBase checks that runs with skills on from the reading
-// base start from its skills twin, built by the reading recipe with the
-// slate (READING_SKILLS_MIX, no generic warm-up in the RL world), while
-// another base keeps its generic -skills twin.
+// base start from its skills twin, built by the reading recipe with a
+// share of slate-and-read shards (READING_SKILLS_MIX, no generic warm-up
+// in the RL world) in the recorded recipe's context, while another base
+// keeps its generic -skills twin.
 func TestReadingSkillsBase(t *testing.T) {
 	for _, tc := range []struct {
 		base, want, notWant string
 	}{
-		{"base-reading", "--skills --text-read right --run base-reading  -o runs/base-reading-skills/demos/read-right.parquet", "RUN=base-reading-skills"},
+		{"base-reading", "--skills --text-read right --run base-reading --history 2 --admissible here  -o runs/base-reading-skills/demos/read-right.parquet", "RUN=base-reading-skills"},
 		{"other", "RUN=other-skills", "RUN=other "},
 	} {
 		out, err := dryRun(t, "warmup", "VARIANT=skillgate", "RUN=x", "BASE="+tc.base)
@@ -331,8 +332,8 @@ func TestFormatWarmup(t *testing.T) {
 // TestReadingBaseContext: a run from the reading base rolls out and
 // evaluates in the context the base was trained in (the recorded recipe's
 // window and admissible actions, on every rollout and evaluation of its
-// iterations); a run with skills on (from the skills twin, trained without
-// them) and a run from another base get neither.
+// iterations), and so does a run with skills on (from the skills twin,
+// trained in that context); a run from another base gets neither.
 func TestReadingBaseContext(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -341,7 +342,7 @@ func TestReadingBaseContext(t *testing.T) {
 	}{
 		{"reading base", []string{"VARIANT=grpo", "BASE=base-reading"}, true},
 		{"recipe 5's context", []string{"VARIANT=grpo", "BASE=base-reading", "READING_HISTORY=0", "READING_ADMISSIBLE=none"}, false},
-		{"skills twin", []string{"VARIANT=skillgate", "BASE=base-reading"}, false},
+		{"skills twin", []string{"VARIANT=skillgate", "BASE=base-reading"}, true},
 		{"other base", []string{"VARIANT=grpo", "BASE=other"}, false},
 	} {
 		out, err := dryRun(t, append([]string{"pats", "RUN=x", "ITERS=1"}, c.vars...)...)
