@@ -48,6 +48,7 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 			&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 			&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
+			&cli.StringFlag{Name: "on-refiner-failure", Value: "stop", Usage: "when the refiner cannot be asked after its retries (unreachable or failing endpoint): stop (exit 1, nothing written) or continue (no proposals for that scope this iteration, said on stderr)"},
 		}, stage.LoopFlags()...),
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 0, 0); err != nil {
@@ -61,12 +62,17 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
+			onFail := c.String("on-refiner-failure")
+			if onFail != "stop" && onFail != "continue" {
+				return command.Usagef("--on-refiner-failure %q: want stop or continue", onFail)
+			}
 			return control.Execute(c.Context, control.Flags{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
 				Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 				Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 				Tok: tok, Progress: command.Progress(),
+				ContinueOnFailure: onFail == "continue", Stderr: c.App.ErrWriter,
 			}, os.Stdout)
 		},
 	}

@@ -96,11 +96,25 @@ func TestControlOnHousehold(t *testing.T) {
 	if fp, _, err := table.ReadFiles[table.Proposal](p("frozen.parquet")); err != nil || len(fp) != 0 {
 		t.Errorf("frozen: %d proposals (%v)", len(fp), err)
 	}
-	// an unreachable model is no failure: no proposals and a reason
-	oa := append(append([]string{}, args...), "--refiner", "openai", "--endpoint", "http://127.0.0.1:1", "--model", "m",
-		"--retries", "0", "--timeout", "2s", "-o", p("openai.parquet"), "--state-out", p("openai-state.parquet"))
-	if code, stderr := run(t, oa...); code != 0 {
-		t.Fatalf("openai: exit %d: %s", code, stderr)
+	// An unreachable refiner is a failure: exit 1, one line naming the
+	// endpoint, nothing written.
+	oa := append(append([]string{}, args...), "--refiner", "openai", "--endpoint", "http://127.0.0.1:9", "--model", "m",
+		"--retries", "1", "--timeout", "2s", "-o", p("openai.parquet"), "--state-out", p("openai-state.parquet"))
+	code, stderr := run(t, oa...)
+	if code != 1 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "http://127.0.0.1:9") ||
+		!strings.Contains(stderr, "request failed") || !strings.Contains(stderr, "2 attempt(s)") {
+		t.Errorf("unreachable refiner: exit %d, stderr %q; want exit 1 and one line naming the endpoint and the attempts", code, stderr)
+	}
+	for _, f := range []string{"openai.parquet", "openai-state.parquet"} {
+		if _, err := os.Stat(p(f)); err == nil {
+			t.Errorf("unreachable refiner: %s written", f)
+		}
+	}
+	// --on-refiner-failure continue: the iteration goes on with no
+	// proposals, says so on stderr and records the reason.
+	code, stderr = run(t, append(oa, "--on-refiner-failure", "continue")...)
+	if code != 0 || !strings.Contains(stderr, "this iteration has no proposals") {
+		t.Fatalf("continue: exit %d, stderr %q", code, stderr)
 	}
 	op, om, err := table.ReadFiles[table.Proposal](p("openai.parquet"))
 	if err != nil || len(op) != 0 || !strings.Contains(om[0].Extra[refiner.MetaReasonPrefix+"general"], "request failed") {

@@ -91,7 +91,7 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 		Messages: []chatMessage{{Role: "system", Content: sys}, {Role: "user", Content: user}}})
 	answer, reason := o.exchange(ctx, body)
 	if reason != "" {
-		return Result{Reason: reason}, nil
+		return Result{Reason: reason, Failed: true}, nil
 	}
 	raw, err := ParseAnswer(answer)
 	if err != nil {

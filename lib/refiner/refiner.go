@@ -34,6 +34,10 @@ type Input struct {
 type Result struct {
 	Proposals []table.Proposal
 	Reason    string
+	// Failed says the refiner could not be asked at all (an unreachable
+	// or failing endpoint, after its retries), as opposed to an answer
+	// that proposed nothing usable; Reason says why.
+	Failed bool
 }
 
 // Refiner proposes scaffold edits under a primitive.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ type Flags struct {
 
 	Tok      tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 	Progress io.Writer           // one line per scope when non-nil
+	// ContinueOnFailure goes on without a scope's proposals when the
+	// refiner cannot be asked (Result.Failed), saying so on Stderr;
+	// without it that is an error (exit 1) and nothing is written.
+	ContinueOnFailure bool
+	Stderr            io.Writer // nil: os.Stderr
 }
 
 // Controller returns the controller's options the loop options give.
@@ -176,6 +182,22 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count})
 		if err != nil {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
+		}
+		if res.Failed {
+			where := ref.Name()
+			if f.Endpoint != "" {
+				where += " at " + f.Endpoint
+			}
+			if !f.ContinueOnFailure {
+				return fmt.Errorf("refiner %s failed for scope %s: %s; nothing written (--on-refiner-failure continue goes on without its proposals)",
+					where, refiner.ScopeName(st.TaskType), table.Scrub(res.Reason))
+			}
+			w := f.Stderr
+			if w == nil {
+				w = os.Stderr
+			}
+			fmt.Fprintf(w, "control: iteration %d: refiner %s failed for scope %s (%s): this iteration has no proposals for it\n",
+				k, where, refiner.ScopeName(st.TaskType), table.Scrub(res.Reason))
 		}
 		if res.Reason != "" {
 			reasons[refiner.ScopeName(st.TaskType)] = table.Scrub(res.Reason)
