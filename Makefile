@@ -47,6 +47,7 @@ include pipelines/pats.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
 include pipelines/reading.mk
+include pipelines/skillgate.mk
 # The CUDA backend's targets (make cuda, cuda-check); optional, so that a
 # copy of the Makefile and pipelines/ alone (a cluster's job folder) runs.
 -include cuda/cuda.mk

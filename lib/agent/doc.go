@@ -47,7 +47,8 @@
 // tokenizer).
 //
 // A history window (Context.History, rollout --history) shows each answer
-// the prompt, a marker line for the dropped turns and the last N turns
+// the prompt, the skill bodies read in dropped turns (pinned, in the order
+// read), a marker line for the dropped turns and the last N turns
 // (Visible); the context keeps the whole episode and records per answer
-// what it saw (Turns, Window), for the trainer to rebuild.
+// what it saw (Turns, Bodies, Window), for the trainer to rebuild.
 package agent

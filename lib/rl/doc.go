@@ -142,8 +142,10 @@
 //
 // An episode rolled out with a history window (its history column > 0)
 // saw a different context at each answer; GRPO and SFT train it as one
-// sequence per answer, rebuilt from its turn_at, turn_from, prompt_len and
-// history_marker columns (TurnSpans), with the loss on that answer's
+// sequence per answer, rebuilt from its turn_at, turn_from, prompt_len,
+// history_marker, body_at and body_end columns (TurnSpans: a skill body
+// read in a dropped turn stays pinned after the prompt), with the loss on
+// that answer's
 // tokens and the episode's token credit, so the recomputed
 // log-probabilities are those rollout recorded. The sequences of one
 // episode share its prompt (Prepared.Prefix), which runs forward and

@@ -1,0 +1,32 @@
+# The SkillGate and GiGPO experiments from the reading base (issue 33),
+# declared in docs/skillgate-experiment.md ("Declared design") before any
+# run. Included by the top Makefile.
+#
+#   make skillgate-experiment     # the skills twin and its reading test, then
+#                                 # skillgate, broadcast and skillgate without
+#                                 # a baseline, SG_SEEDS seeds each, and the audits
+#   make gigpo-experiment         # grpo against gigpo from the reading base
+#
+# The regime is the PATS sweep's from the reading base (docs/results.md):
+# household-rl, 20 iterations of 8 tasks x 8 episodes, whole splits at
+# temperature 0.4, the reading base's two-turn window and admissible
+# actions (pats.mk RUN_CONTEXT), MINIBATCH and learning rates as pats.mk.
+SG_SEEDS  ?= 1 2 3 4 5
+SG_ITERS  ?= 20
+SG_SWEEP  ?= $(RUNS)/sg
+GG_SWEEP  ?= $(RUNS)/gg
+sg_sizes   = ENV=household-rl BASE=$(patsubst $(RUNS)/%,%,$(READING_BASE)) SEEDS="$(SG_SEEDS)" ITERS=$(SG_ITERS) \
+             TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=0
+
+.PHONY: skillgate-experiment gigpo-experiment
+
+skillgate-experiment: | $(PIPE_BINS) $(BIN)/audit
+	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
+	+$(MAKE) --no-print-directory sweep SWEEP=$(SG_SWEEP) VARIANTS="skillgate broadcast" $(sg_sizes)
+	+$(MAKE) --no-print-directory sweep SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate GRPO_FLAGS="--select-baseline none" $(sg_sizes)
+	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP) $(SG_ITERS)
+	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP)-nobaseline $(SG_ITERS)
+
+gigpo-experiment: | $(PIPE_BINS) $(BIN)/audit
+	+$(MAKE) --no-print-directory sweep SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
+	BIN=$(BIN) scripts/sweep-audits.sh $(GG_SWEEP) $(SG_ITERS)
