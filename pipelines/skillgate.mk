@@ -7,7 +7,7 @@
 #                                 # a baseline, SG_SEEDS seeds each, and the audits
 #   make gigpo-experiment         # grpo against gigpo from the reading base
 #
-# The regime is the PATS sweep's from the reading base (docs/results.md):
+# The regime is the PATS sweep's from the reading base (docs/results-log.md):
 # household-rl, 20 iterations of 8 tasks x 8 episodes, whole splits at
 # temperature 0.4, the reading base's two-turn window and admissible
 # actions (pats.mk RUN_CONTEXT), MINIBATCH and learning rates as pats.mk.
