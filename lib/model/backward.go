@@ -50,6 +50,9 @@ func (m *Model) ForwardBackward(seqs [][]int32, masks [][]bool, weights func(i i
 	lp = make([][]float32, len(seqs))
 	ent = make([][]float32, len(seqs))
 	for i, seq := range seqs {
+		if err := m.cancelled(); err != nil {
+			return nil, nil, err
+		}
 		var mask []bool
 		if masks != nil {
 			mask = masks[i]
@@ -224,6 +227,9 @@ func (m *Model) ForwardBackwardPrefix(p int, seqs [][]int32, masks [][]bool, wei
 	lp = make([][]float32, len(seqs))
 	ent = make([][]float32, len(seqs))
 	for i, seq := range seqs {
+		if err := m.cancelled(); err != nil {
+			return nil, nil, err
+		}
 		rows, target := scoredRows(seq, masks[i])
 		rest := make([]int, len(rows))
 		for j, r := range rows {

@@ -192,6 +192,9 @@ func (m *Model) LogProbs(seqs [][]int32, masks [][]bool) (lp, ent [][]float32, e
 		if masks != nil {
 			mask = masks[i]
 		}
+		if err := m.cancelled(); err != nil {
+			return nil, nil, err
+		}
 		rows, target := scoredRows(seq, mask)
 		if m.acc != nil {
 			if err := m.errDevice(); err != nil {

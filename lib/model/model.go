@@ -1,6 +1,7 @@
 package model
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -47,9 +48,10 @@ type Model struct {
 	params []*Tensor
 	cos    []float32 // [max positions][head dim / 2]
 	sin    []float32
-	acc    Accelerator // the device copy, when attached (accel.go)
-	accErr error       // the first device error of a method returning none
-	decCap int         // device decoders' capacity (SetDecoderCapacity)
+	acc    Accelerator     // the device copy, when attached (accel.go)
+	ctx    context.Context // stops the sequence loops when cancelled (SetContext); nil: never
+	accErr error           // the first device error of a method returning none
+	decCap int             // device decoders' capacity (SetDecoderCapacity)
 	// invTemp scales the logits LogProbs, ForwardBackward and
 	// ForwardBackwardPrefix score (SetScoringTemperature); 0 is 1.
 	invTemp float32

@@ -304,6 +304,10 @@ func (e *NonFiniteError) Error() string {
 // optimizer opt and returns one metrics row per optimizer step. ref
 // log-probabilities must be filled when cfg.KL != 0 (see RefLogProbs).
 func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Prepared, cfg GRPOConfig) ([]table.TrainMetrics, error) {
+	// A cancelled ctx stops a step between two sequences, not only between
+	// two steps.
+	m.SetContext(ctx)
+	defer m.SetContext(nil)
 	if cfg.Epochs < 1 {
 		return nil, fmt.Errorf("epochs must be at least 1")
 	}

@@ -73,6 +73,10 @@ func SFTMask(roles []int8) ([]bool, int) {
 // minibatch, and returns one metrics row per step. The rows must have
 // passed CheckTokens.
 func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []table.Trajectory, cfg SFTConfig) ([]table.TrainMetrics, error) {
+	// A cancelled ctx stops a step between two sequences, not only between
+	// two steps.
+	m.SetContext(ctx)
+	defer m.SetContext(nil)
 	if cfg.Epochs < 1 {
 		return nil, fmt.Errorf("epochs must be at least 1")
 	}
