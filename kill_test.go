@@ -2,6 +2,7 @@ package pats
 
 import (
 	"bytes"
+	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -60,33 +62,56 @@ func writerRun(t *testing.T, w writer, dir, shared string) *exec.Cmd {
 	return c
 }
 
-// reference runs each writer once to its end in a folder of its own and
-// returns the folders (each holding the writer's complete outputs) and
-// how long each run took.
+var (
+	refOnce   sync.Once
+	refDirs   map[string]string
+	refTook   map[string]time.Duration
+	refShared string
+	refErr    error
+)
+
+// reference runs each writer once to its end in a folder of its own (under
+// the build folder, which TestMain removes), once for the kill and the
+// signal tests, and returns the folders (each holding the writer's
+// complete outputs), how long each run took and the folder of outputs
+// later writers read.
 func reference(t *testing.T) (dirs map[string]string, took map[string]time.Duration, shared string) {
 	t.Helper()
-	dirs, took = map[string]string{}, map[string]time.Duration{}
-	shared = t.TempDir()
-	for _, w := range writers {
-		dir := t.TempDir()
-		c := writerRun(t, w, dir, shared)
-		var stderr bytes.Buffer
-		c.Stderr = &stderr
-		start := time.Now()
-		if err := c.Run(); err != nil {
-			t.Fatalf("%s: %v\n%s", w.name, err, stderr.String())
+	refOnce.Do(func() {
+		root, err := os.MkdirTemp(filepath.Dir(binDir), "reference-")
+		if err != nil {
+			refErr = err
+			return
 		}
-		took[w.name] = time.Since(start)
-		dirs[w.name] = dir
-		if w.name == "learn-grpo" {
-			b, err := os.ReadFile(filepath.Join(dir, "adv.parquet"))
-			if err != nil {
-				t.Fatal(err)
+		refDirs, refTook, refShared = map[string]string{}, map[string]time.Duration{}, filepath.Join(root, "shared")
+		os.Mkdir(refShared, 0o700)
+		for _, w := range writers {
+			dir := filepath.Join(root, w.name)
+			os.Mkdir(dir, 0o700)
+			c := writerRun(t, w, dir, refShared)
+			var stderr bytes.Buffer
+			c.Stderr = &stderr
+			start := time.Now()
+			if err := c.Run(); err != nil {
+				refErr = fmt.Errorf("%s: %v\n%s", w.name, err, stderr.String())
+				return
 			}
-			os.WriteFile(filepath.Join(shared, "adv.parquet"), b, 0o644)
+			refTook[w.name] = time.Since(start)
+			refDirs[w.name] = dir
+			if w.name == "learn-grpo" {
+				b, err := os.ReadFile(filepath.Join(dir, "adv.parquet"))
+				if err != nil {
+					refErr = err
+					return
+				}
+				os.WriteFile(filepath.Join(refShared, "adv.parquet"), b, 0o644)
+			}
 		}
+	})
+	if refErr != nil {
+		t.Fatal(refErr)
 	}
-	return dirs, took, shared
+	return refDirs, refTook, refShared
 }
 
 // seedFor is the deterministic seed of a writer's instants.
