@@ -34,7 +34,22 @@ var palette = []color.Color{
 // without the scaffold), scaffold.png (items per layer against iteration)
 // and primitives.png (the controller's primitive per task type per
 // iteration). A plot without data (a run with no scaffold) is skipped.
+// The files are written as one unit (lib/output): all or, on an error or
+// an interruption, none; the paths are returned once they are in place.
 func Plots(r *Run, dir string) ([]string, error) {
+	var u output.Unit
+	defer u.Abort()
+	out, err := plots(&u, r, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := u.Commit(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 	var out []string
 	if len(r.Evals) > 0 {
 		p := newPlot("success against iteration", "iteration (checkpoint)", "success")
@@ -63,7 +78,7 @@ func Plots(r *Run, dir string) ([]string, error) {
 		p.Y.Min, p.Y.Max = 0, 1.3 // headroom for the legend
 		p.X.Tick.Marker = intTicks{}
 		path := filepath.Join(dir, "success.png")
-		if err := save(p, path); err != nil {
+		if err := save(u, p, path); err != nil {
 			return out, err
 		}
 		out = append(out, path)
@@ -83,7 +98,7 @@ func Plots(r *Run, dir string) ([]string, error) {
 		p.Y.Max = 1.35*p.Y.Max + 1 // headroom for the legend
 		p.X.Tick.Marker = intTicks{}
 		path := filepath.Join(dir, "scaffold.png")
-		if err := save(p, path); err != nil {
+		if err := save(u, p, path); err != nil {
 			return out, err
 		}
 		out = append(out, path)
@@ -94,7 +109,7 @@ func Plots(r *Run, dir string) ([]string, error) {
 			return out, err
 		}
 		path := filepath.Join(dir, "primitives.png")
-		if err := save(p, path); err != nil {
+		if err := save(u, p, path); err != nil {
 			return out, err
 		}
 		out = append(out, path)
@@ -191,13 +206,13 @@ func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) erro
 	return nil
 }
 
-// save writes a PNG atomically (lib/output).
-func save(p *plot.Plot, path string) error {
+// save stages a PNG in u (lib/output).
+func save(u *output.Unit, p *plot.Plot, path string) error {
 	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return output.Write(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err })
+	return u.File(path, func(w io.Writer) error { _, err := wt.WriteTo(w); return err })
 }
 
 // intTicks labels the whole numbers of an axis (iterations).
