@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/audit"
+	"github.com/pats-rl/pats/lib/stage"
 	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -52,9 +53,9 @@ func TestShippedReadingBase(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "reading.parquet")
-	err = stageaudit.ExecuteReading(context.Background(), stageaudit.ReadingFlags{
+	err = stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{
 		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
-		Temperature: 0.4, MaxContext: 4096, Output: out, Stdout: io.Discard})
+		Temperature: 0.4, MaxContext: 4096, Output: out}, stage.Streams{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,12 @@
 package main
 
 import (
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/audit"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
@@ -52,8 +52,8 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return audit.ExecuteCredit(audit.CreditFlags{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
-						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins"), Stdout: os.Stdout})
+					return audit.RunCredit(c.Context, audit.CreditOptions{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
+						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins")}, stage.CLI(c))
 				},
 			},
 			{
@@ -90,9 +90,9 @@ func app() *cli.App {
 							ckpts = append(ckpts, s)
 						}
 					}
-					return audit.ExecuteScaffold(audit.ScaffoldFlags{Checkpoints: ckpts,
+					return audit.RunScaffold(c.Context, audit.ScaffoldOptions{Checkpoints: ckpts,
 						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
-						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Stdout: os.Stdout, Device: c.String("device"), Progress: prog})
+						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Device: c.String("device"), Progress: prog}, stage.CLI(c))
 				},
 			},
 			{
@@ -140,13 +140,13 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					return audit.ExecuteReading(c.Context, audit.ReadingFlags{Policy: c.String("policy"), Env: c.String("env"),
+					return audit.RunReading(c.Context, audit.ReadingOptions{Policy: c.String("policy"), Env: c.String("env"),
 						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
 						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
 						MaxActionTokens: c.Int("max-action-tokens"), HistorySet: c.IsSet("history"), AdmissibleSet: c.IsSet("admissible"),
 						MaxActionTokensSet: c.IsSet("max-action-tokens"), Device: c.String("device"),
 						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
-						Output: c.String("output"), Stdout: os.Stdout, Progress: prog})
+						Output: c.String("output"), Progress: prog}, stage.CLI(c))
 				},
 			},
 		},

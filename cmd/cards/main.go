@@ -3,12 +3,11 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 )
 
@@ -41,8 +40,8 @@ func app() *cli.App {
 			if err := command.Args(c, 1, -1); err != nil {
 				return err
 			}
-			return cards.Execute(c.Context, cards.Flags{Inputs: c.Args().Slice(), Output: c.String("output"),
-				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top")}, os.Stdout)
+			return cards.Run(c.Context, cards.Options{Inputs: c.Args().Slice(), Output: c.String("output"),
+				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top")}, stage.CLI(c))
 		},
 	}
 }

@@ -4,8 +4,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
@@ -66,14 +64,14 @@ func app() *cli.App {
 			if onFail != "stop" && onFail != "continue" {
 				return command.Usagef("--on-refiner-failure %q: want stop or continue", onFail)
 			}
-			return control.Execute(c.Context, control.Flags{
+			return control.Run(c.Context, control.Options{
 				Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
 				Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 				Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 				Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 				Tok: tok, Progress: command.Progress(),
-				ContinueOnFailure: onFail == "continue", Stderr: c.App.ErrWriter,
-			}, os.Stdout)
+				ContinueOnFailure: onFail == "continue",
+			}, stage.CLI(c))
 		},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	"github.com/pats-rl/pats/lib/stage/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
@@ -33,7 +34,7 @@ func cardsOf(t *testing.T, dir string, k, nOracle int) string {
 		t.Fatal(err)
 	}
 	cp := filepath.Join(dir, "cards.parquet")
-	if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{tp}, Output: cp, Per: card.PerGroup, Top: 8}, nil); err != nil {
+	if err := cards.Run(context.Background(), cards.Options{Inputs: []string{tp}, Output: cp, Per: card.PerGroup, Top: 8}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	return cp

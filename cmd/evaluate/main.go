@@ -3,11 +3,10 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
 	"github.com/pats-rl/pats/lib/stage/rollout"
@@ -61,11 +60,11 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			f := evaluate.Flags{
+			f := evaluate.Options{
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
-				Rollout: rollout.Flags{Batch: rollout.DefaultBatch,
+				Rollout: rollout.Options{Batch: rollout.DefaultBatch,
 					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
@@ -83,7 +82,7 @@ func app() *cli.App {
 					return err
 				}
 			}
-			return evaluate.Execute(c.Context, f, os.Stdout)
+			return evaluate.Run(c.Context, f, stage.CLI(c))
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/learn"
 )
@@ -83,10 +84,10 @@ func app() *cli.App {
 					}
 					cfg := sft
 					cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, prog
-					return learn.ExecuteSFT(c.Context, learn.SFTFlags{Init: c.String("init"),
+					return learn.RunSFT(c.Context, learn.SFTOptions{Init: c.String("init"),
 						Demos:  append(c.StringSlice("demos"), c.Args().Slice()...),
 						Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
-						Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device")})
+						Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device")}, stage.CLI(c))
 				},
 			},
 			{
@@ -173,10 +174,10 @@ func app() *cli.App {
 					}
 					cfg.Clip, cfg.KL, cfg.Epochs = c.Float64("clip"), c.Float64("kl"), c.Int("epochs")
 					cfg.Minibatch, cfg.SelectCoef = c.Int("minibatch"), c.Float64("select-coef")
-					return learn.ExecuteGRPO(c.Context, learn.GRPOFlags{Init: c.String("init"), Ref: c.String("ref"),
+					return learn.RunGRPO(c.Context, learn.GRPOOptions{Init: c.String("init"), Ref: c.String("ref"),
 						Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
 						Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
-						WeightDecay: c.Float64("weight-decay"), Stderr: c.App.ErrWriter, Device: c.String("device"), OffPolicy: c.Bool("off-policy")})
+						WeightDecay: c.Float64("weight-decay"), Device: c.String("device"), OffPolicy: c.Bool("off-policy")}, stage.CLI(c))
 				},
 			},
 		},

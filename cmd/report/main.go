@@ -4,11 +4,10 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/report"
 )
 
@@ -37,7 +36,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return report.Mix(c.Args().Slice(), c.String("output"))
+					return report.RunMix(c.Context, report.MixOptions{Inputs: c.Args().Slice(), Output: c.String("output")}, stage.CLI(c))
 				},
 			},
 			{
@@ -50,7 +49,8 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return report.IterationLine(c.Args().Get(0), c.Args().Get(1), c.String("scaffold"), c.Int("of"), os.Stdout)
+					return report.RunIteration(c.Context, report.IterationOptions{Run: c.Args().Get(0), K: c.Args().Get(1),
+						Scaffold: c.String("scaffold"), Iterations: c.Int("of")}, stage.CLI(c))
 				},
 			},
 			{
@@ -61,7 +61,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return report.Run(c.Args().First(), os.Stdout)
+					return report.RunSummary(c.Context, report.SummaryOptions{Run: c.Args().First()}, stage.CLI(c))
 				},
 			},
 			{
@@ -73,7 +73,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return report.Compare(c.Args().Slice(), c.String("splits"), os.Stdout)
+					return report.RunCompare(c.Context, report.CompareOptions{Entries: c.Args().Slice(), Splits: c.String("splits")}, stage.CLI(c))
 				},
 			},
 			{
@@ -84,7 +84,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return report.Groups(c.Args().Slice(), os.Stdout)
+					return report.RunGroups(c.Context, report.GroupsOptions{Inputs: c.Args().Slice()}, stage.CLI(c))
 				},
 			},
 			{
@@ -112,7 +112,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return report.Plots(c.Args().First(), c.String("output"), os.Stdout)
+					return report.RunPlots(c.Context, report.PlotsOptions{Run: c.Args().First(), Output: c.String("output")}, stage.CLI(c))
 				},
 			},
 		},
@@ -120,7 +120,7 @@ func app() *cli.App {
 }
 
 func sweep(c *cli.Context) error {
-	return report.Sweep(report.SweepFlags{Root: c.String("root"), Variants: c.String("variants"),
+	return report.RunSweep(c.Context, report.SweepOptions{Root: c.String("root"), Variants: c.String("variants"),
 		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial"),
-		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, os.Stdout)
+		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, stage.CLI(c))
 }

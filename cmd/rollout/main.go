@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 )
@@ -67,7 +68,7 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			f := rollout.Flags{
+			f := rollout.Options{
 				Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
 				Seed: c.Int64("seed"), Shard: c.String("shard"), Policy: c.String("policy"), Tokenizer: c.String("tokenizer"), Run: c.String("run"),
 				Iteration: c.Int("iteration"), Skills: c.Bool("skills"), SkillsDir: c.String("skills-dir"),
@@ -83,7 +84,7 @@ func app() *cli.App {
 			if err := f.Check(); err != nil {
 				return err
 			}
-			return rollout.Execute(c.Context, f)
+			return rollout.Run(c.Context, f, stage.CLI(c))
 		},
 	}
 }

@@ -5,8 +5,6 @@
 package main
 
 import (
-	"os"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
@@ -63,11 +61,11 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
-			return validate.Execute(c.Context, validate.Flags{
+			return validate.Run(c.Context, validate.Options{
 				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
 				Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
 				Progress: command.Progress(),
-			}, os.Stdout)
+			}, stage.CLI(c))
 		},
 		Commands: []*cli.Command{
 			{
@@ -99,7 +97,7 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					return validate.Init(validate.InitFlags{From: c.String("from"), Output: c.String("output"), Tok: tok})
+					return validate.RunInit(c.Context, validate.InitOptions{From: c.String("from"), Output: c.String("output"), Tok: tok}, stage.CLI(c))
 				},
 			},
 			{
@@ -121,8 +119,8 @@ func app() *cli.App {
 					if err := command.Args(c, 2, 2); err != nil {
 						return err
 					}
-					return validate.Diff(validate.DiffFlags{Old: c.Args().Get(0), New: c.Args().Get(1),
-						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, os.Stdout)
+					return validate.RunDiff(c.Context, validate.DiffOptions{Old: c.Args().Get(0), New: c.Args().Get(1),
+						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, stage.CLI(c))
 				},
 			},
 			{
@@ -147,8 +145,8 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					return validate.Show(validate.ShowFlags{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
-						Types: c.StringSlice("type"), Tok: tok}, os.Stdout)
+					return validate.RunShow(c.Context, validate.ShowOptions{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
+						Types: c.StringSlice("type"), Tok: tok}, stage.CLI(c))
 				},
 			},
 		},

@@ -95,16 +95,16 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 		if err := table.WriteFile(p("traj/%d.parquet", k), trajs, table.Meta{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj/%d.parquet", k)},
-			Output: p("cards/%d.parquet", k), Per: card.PerGroup, Top: 8}, nil); err != nil {
+		if err := cards.Run(context.Background(), cards.Options{Inputs: []string{p("traj/%d.parquet", k)},
+			Output: p("cards/%d.parquet", k), Per: card.PerGroup, Top: 8}, stage.Streams{}); err != nil {
 			t.Fatal(err)
 		}
-		cf := controlstage.Flags{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
+		cf := controlstage.Options{Cards: p("cards/%d.parquet", k), Scaffold: snap, Output: p("proposals/%d.parquet", k),
 			StateOut: p("state/%d.parquet", k), Loop: stage.DefaultLoop(), Tok: tok(t)}
 		if k > 0 {
 			cf.State = p("state/%d.parquet", k-1)
 		}
-		if err := controlstage.Execute(context.Background(), cf, nil); err != nil {
+		if err := controlstage.Run(context.Background(), cf, stage.Streams{}); err != nil {
 			t.Fatal(err)
 		}
 		states, _, err := table.ReadFiles[table.ControllerState](cf.StateOut)
@@ -243,11 +243,11 @@ func TestKilledCommit(t *testing.T) {
 	if err := table.WriteFile(p("traj.parquet"), trajs, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cards.Execute(context.Background(), cards.Flags{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, nil); err != nil {
+	if err := cards.Run(context.Background(), cards.Options{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"), Per: card.PerGroup, Top: 8}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := controlstage.Execute(context.Background(), controlstage.Flags{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
-		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Loop: stage.DefaultLoop(), Tok: tok(t)}, nil); err != nil {
+	if err := controlstage.Run(context.Background(), controlstage.Options{Cards: p("cards.parquet"), Scaffold: p("snap/0.parquet"),
+		Output: p("proposals.parquet"), StateOut: p("state.parquet"), Loop: stage.DefaultLoop(), Tok: tok(t)}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	before, err := os.ReadFile(p("snap/0.parquet"))
@@ -324,13 +324,13 @@ func TestRolloutScaffold(t *testing.T) {
 	if err := scaffold.WriteSnapshot(p("snap/2.parquet"), scaffold.Snapshot{Items: items, Version: 2, Parent: "sha256:p"}, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	f := rollout.Flags{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
+	f := rollout.Options{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
 		Scaffold: p("snap/2.parquet"), ScaffoldBudget: 400, MaxContext: 4096, Output: p("with.parquet")}
-	if err := rollout.Execute(context.Background(), f); err != nil {
+	if err := rollout.Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	f.Scaffold, f.Output = "", p("without.parquet")
-	if err := rollout.Execute(context.Background(), f); err != nil {
+	if err := rollout.Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	with, wm, err := table.ReadFiles[table.Trajectory](p("with.parquet"))
@@ -382,7 +382,7 @@ func TestRolloutScaffold(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Scaffold, f.Output = p("bare.parquet"), p("bad.parquet")
-	if err := rollout.Execute(context.Background(), f); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bare.parquet") {
+	if err := rollout.Run(context.Background(), f, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bare.parquet") {
 		t.Errorf("rollout with a bare snapshot: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/rollout/episodetest"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -44,8 +45,8 @@ func TestDeviceFailsMidRun(t *testing.T) {
 	out := filepath.Join(dir, "ckpt")
 	cfg := rl.DefaultSFT()
 	cfg.Epochs = 1
-	err = learn.ExecuteSFT(context.Background(), learn.SFTFlags{Init: "tiny", Demos: []string{demos}, Output: out,
-		Seed: 1, Config: cfg, Device: "cuda"})
+	err = learn.RunSFT(context.Background(), learn.SFTOptions{Init: "tiny", Demos: []string{demos}, Output: out,
+		Seed: 1, Config: cfg, Device: "cuda"}, stage.Streams{})
 	if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
 		t.Fatalf("got %v (exit %d), want the fake's pc_backward failure, exit 1", err, command.Code(err))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/rollout/episodetest"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -136,8 +137,8 @@ func TestParityHFExport(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := learn.ExecuteSFT(context.Background(), learn.SFTFlags{Init: "small", Demos: []string{demos}, Output: ckpt,
-		Seed: 1, Config: cfg, WeightDecay: 0.01, Device: devName()}); err != nil {
+	if err := learn.RunSFT(context.Background(), learn.SFTOptions{Init: "small", Demos: []string{demos}, Output: ckpt,
+		Seed: 1, Config: cfg, WeightDecay: 0.01, Device: devName()}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	tok, err := tokenizer.Builtin()

@@ -325,8 +325,25 @@ type staged struct {
 // The zero Unit is ready to use; call Abort (deferred) after Commit or on
 // failure: after a successful Commit it does nothing.
 type Unit struct {
+	// Stdout receives the output named "-" at Commit; nil is the
+	// process's stdout. A stage sets it to its standard output.
+	Stdout io.Writer
 	staged []staged
 	done   bool
+}
+
+// stdout returns where "-" goes.
+func (u *Unit) stdout() io.Writer {
+	if u.Stdout == nil {
+		return os.Stdout
+	}
+	return u.Stdout
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && IsTerminal(f)
 }
 
 // File writes the output file path through fn into a temporary sibling (or,
@@ -342,7 +359,7 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 		return ErrInterrupted
 	}
 	if path == "-" {
-		if IsTerminal(os.Stdout) {
+		if isTerminal(u.stdout()) {
 			return refuse("stdout is a terminal; redirect it or name an output file")
 		}
 		var b bytes.Buffer
@@ -520,7 +537,7 @@ func (u *Unit) Commit() error {
 	// unrenamed; a rename after it fails only if the folder changed.
 	for _, s := range u.staged {
 		if s.buf != nil {
-			if _, err := os.Stdout.Write(s.buf.Bytes()); err != nil {
+			if _, err := u.stdout().Write(s.buf.Bytes()); err != nil {
 				return fmt.Errorf("stdout: %w", unwrapPath(err))
 			}
 		}

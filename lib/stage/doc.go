@@ -6,7 +6,9 @@
 // was given, reads the input tables, calls the domain packages and writes
 // the output tables with their metadata. Inside a stage package the domain
 // package of the same name (lib/rollout in lib/stage/rollout) is imported
-// under its own name; the stage's own identifiers are Flags and Execute.
+// under its own name; the stage's own identifiers are Options and Run
+// (RunSFT, RunGRPO, ... where a command has subcommands), all of one shape:
+// Run(ctx, Options, Streams) error (see Streams).
 // This package holds what several stages share (Tokenizer, ReadCards).
 //
 // The layer rule: a command is a flag table and one call of its stage; a

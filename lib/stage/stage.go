@@ -2,11 +2,49 @@ package stage
 
 import (
 	"fmt"
+	"io"
+	"os"
+
+	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
+
+// Streams are a stage's standard streams. Every stage has the one shape
+//
+//	func Run(ctx context.Context, opts Options, io stage.Streams) error
+//
+// (a command of several subcommands has one such function per subcommand,
+// RunSFT, RunGRPO, ...): the options are typed values, an input or output
+// named "-" is read from Stdin or written to Stdout, and the error is what
+// the exit point (lib/command) maps to an exit code. A test drives a stage
+// with buffers instead of files.
+type Streams struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Std returns the process's standard streams.
+func Std() Streams {
+	return Streams{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+}
+
+// CLI returns the streams of a command run by lib/command: the process's
+// stdin and the application's writers (stdout, and the stderr the exit
+// point was given).
+func CLI(c *cli.Context) Streams {
+	s := Std()
+	if c.App.Writer != nil {
+		s.Stdout = c.App.Writer
+	}
+	if c.App.ErrWriter != nil {
+		s.Stderr = c.App.ErrWriter
+	}
+	return s
+}
 
 // Tokenizer opens the tokenizer that control and validate count tokens
 // with (their --tokenizer option, tokenizer.Open): the built-in one when
@@ -19,10 +57,11 @@ func Tokenizer(path string) (tokenizer.Tokenizer, error) {
 	return t, nil
 }
 
-// ReadCards reads the cards of one iteration from the file path with their metadata// comma-separated list) with their metadata and returns that iteration;
-// cards of several iterations, or none, are an input error naming path.
-func ReadCards(path string) ([]table.Card, []table.Meta, int32, error) {
-	cards, meta, err := table.ReadFiles[table.Card](path)
+// ReadCards reads the cards of one iteration from path ("-": stdin) with
+// their metadata and returns that iteration; cards of several iterations,
+// or none, are an input error naming path.
+func ReadCards(stdin io.Reader, path string) ([]table.Card, []table.Meta, int32, error) {
+	cards, meta, err := table.ReadFilesFrom[table.Card](stdin, path)
 	if err != nil {
 		return nil, nil, 0, err
 	}

@@ -116,7 +116,34 @@ func Stage[T any](u *output.Unit, path string, rows []T, meta Meta) error {
 // missing, empty, truncated or unrecognised file. A file without pats
 // metadata (written by another tool) is accepted when its columns match.
 // Empty lists are read as nil slices.
+//
+// ReadFiles reads "-" from the process's stdin; ReadFilesFrom reads it
+// from a reader of the caller's (a stage's standard input), and Read reads
+// one table from a reader.
 func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
+	return ReadFilesFrom[T](os.Stdin, paths...)
+}
+
+// Read reads one table of the registered row kind T from r (a Parquet
+// file, an Arrow IPC file or stream), as ReadFiles reads a file; name is
+// the input's name in messages and Meta.Path ("-" for stdin).
+func Read[T any](r io.Reader, name string) ([]T, Meta, error) {
+	k, cols, err := schemaOf[T]()
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	rows, m, err := readAll[T](r, name, k, cols)
+	if err != nil {
+		return nil, Meta{}, err
+	}
+	if err := checkRows(name, rows, map[string]string{}); err != nil {
+		return nil, Meta{}, err
+	}
+	return rows, m, nil
+}
+
+// ReadFilesFrom is ReadFiles with "-" read from stdin.
+func ReadFilesFrom[T any](stdin io.Reader, paths ...string) ([]T, []Meta, error) {
 	k, cols, err := schemaOf[T]()
 	if err != nil {
 		return nil, nil, err
@@ -125,10 +152,10 @@ func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
 		return nil, nil, fmt.Errorf("table: no input files")
 	}
 	var files []string
-	stdin := 0
+	nstdin := 0
 	for _, p := range paths {
 		if p == "-" {
-			if stdin++; stdin > 1 {
+			if nstdin++; nstdin > 1 {
 				return nil, nil, inputErr(p, "stdin named more than once", nil)
 			}
 			files = append(files, p)
@@ -155,7 +182,16 @@ func ReadFiles[T any](paths ...string) ([]T, []Meta, error) {
 	metas := make([]Meta, 0, len(files))
 	seen := map[string]string{}
 	for _, f := range files {
-		r, m, err := readOne[T](f, k, cols)
+		var r []T
+		var m Meta
+		if f == "-" {
+			if stdin == nil {
+				return nil, nil, inputErr(f, "no standard input to read", nil)
+			}
+			r, m, err = readAll[T](stdin, f, k, cols)
+		} else {
+			r, m, err = readOne[T](f, k, cols)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -208,30 +244,36 @@ type readerAtSeeker interface {
 	io.Seeker
 }
 
-func readOne[T any](path string, k KindInfo, cols []column) ([]T, Meta, error) {
-	var r readerAtSeeker
-	var size int64
-	if path == "-" {
-		b, err := io.ReadAll(os.Stdin)
-		if err != nil {
-			return nil, Meta{}, inputErr(path, "cannot read", err)
-		}
-		r, size = bytes.NewReader(b), int64(len(b))
-	} else {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
-		}
-		defer f.Close()
-		st, err := f.Stat()
-		if err != nil {
-			return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
-		}
-		if st.IsDir() {
-			return nil, Meta{}, inputErr(path, "is a directory", nil)
-		}
-		r, size = f, st.Size()
+// readAll reads one table from a reader that cannot seek (stdin, a pipe):
+// whole, into memory.
+func readAll[T any](in io.Reader, path string, k KindInfo, cols []column) ([]T, Meta, error) {
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return nil, Meta{}, inputErr(path, "cannot read", err)
 	}
+	return readAt[T](bytes.NewReader(b), int64(len(b)), path, k, cols)
+}
+
+// readOne reads the file path.
+func readOne[T any](path string, k KindInfo, cols []column) ([]T, Meta, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
+	}
+	if st.IsDir() {
+		return nil, Meta{}, inputErr(path, "is a directory", nil)
+	}
+	return readAt[T](f, st.Size(), path, k, cols)
+}
+
+// readAt reads one table of size bytes from r; the format is told by the
+// first bytes.
+func readAt[T any](r readerAtSeeker, size int64, path string, k KindInfo, cols []column) ([]T, Meta, error) {
 	if size == 0 {
 		return nil, Meta{}, inputErr(path, "empty file", nil)
 	}

@@ -14,24 +14,24 @@ import (
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// CreditFlags are audit credit's options.
-type CreditFlags struct {
+// CreditOptions are audit credit's options.
+type CreditOptions struct {
 	Traj       []string // trajectory files
 	Advantages string   // learn grpo's --advantages output
 	Output     string
 	Plot       string // optional PNG
 	Bins       int
-	Stdout     io.Writer
 }
 
-// ExecuteCredit runs audit credit: it writes the audit table (and the
+// RunCredit runs audit credit: it writes the audit table (and the
 // plot), then prints the Markdown table.
-func ExecuteCredit(f CreditFlags) error {
+func RunCredit(ctx context.Context, f CreditOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -44,11 +44,11 @@ func ExecuteCredit(f CreditFlags) error {
 	if err := output.Check(append([]string{f.Advantages}, f.Traj...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
 	}
-	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	traj, _, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Traj...)
 	if err != nil {
 		return err
 	}
-	adv, _, err := table.ReadFiles[table.TokenAdvantages](f.Advantages)
+	adv, _, err := table.ReadFilesFrom[table.TokenAdvantages](std.Stdin, f.Advantages)
 	if err != nil {
 		return err
 	}
@@ -60,25 +60,25 @@ func ExecuteCredit(f CreditFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotCredit); err != nil {
+	if err := write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotCredit); err != nil {
 		return err
 	}
-	if f.Stdout != nil && f.Output != "-" {
-		return audit.CreditMarkdown(f.Stdout, rows)
+	if std.Stdout != nil && f.Output != "-" {
+		return audit.CreditMarkdown(std.Stdout, rows)
 	}
 	return nil
 }
 
 // write renders the plot (when asked) first, then writes the table and
 // the PNG, each atomically.
-func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error) error {
+func write[T any](stdout io.Writer, out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error) error {
 	var png bytes.Buffer
 	if plotPath != "" {
 		if err := plot(&png, rows); err != nil {
 			return fmt.Errorf("plot %s: %w", plotPath, err)
 		}
 	}
-	var u output.Unit
+	u := output.Unit{Stdout: stdout}
 	defer u.Abort()
 	if err := table.Stage(&u, out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
 		return err
@@ -91,20 +91,19 @@ func write[T any](out, plotPath string, rows []T, inputs map[string]string, plot
 	return u.Commit()
 }
 
-// ScaffoldFlags are audit scaffold's options.
-type ScaffoldFlags struct {
+// ScaffoldOptions are audit scaffold's options.
+type ScaffoldOptions struct {
 	Checkpoints []string
 	Traj        []string
 	Scaffold    string // snapshot the trajectories were rolled out with (recorded only)
 	Output      string
 	Plot        string
-	Stdout      io.Writer
 	Device      string             // cpu (or "") or cuda
 	Progress    *progress.Settings // nil: no progress
 }
 
-// ExecuteScaffold runs audit scaffold.
-func ExecuteScaffold(f ScaffoldFlags) error {
+// RunScaffold runs audit scaffold.
+func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -121,7 +120,7 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 	if err != nil {
 		return err
 	}
-	traj, _, err := table.ReadFiles[table.Trajectory](f.Traj...)
+	traj, _, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Traj...)
 	if err != nil {
 		return err
 	}
@@ -160,11 +159,11 @@ func ExecuteScaffold(f ScaffoldFlags) error {
 		}
 		return err
 	}
-	if err := write(f.Output, f.Plot, rows, inputs, audit.PlotScaffold); err != nil {
+	if err := write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotScaffold); err != nil {
 		return err
 	}
-	if f.Stdout != nil && f.Output != "-" {
-		return audit.ScaffoldMarkdown(f.Stdout, rows)
+	if std.Stdout != nil && f.Output != "-" {
+		return audit.ScaffoldMarkdown(std.Stdout, rows)
 	}
 	return nil
 }
@@ -181,8 +180,8 @@ func hashes(paths []string) (map[string]string, error) {
 	return m, nil
 }
 
-// ReadingFlags are audit reading's options.
-type ReadingFlags struct {
+// ReadingOptions are audit reading's options.
+type ReadingOptions struct {
 	Policy      string // checkpoint folder, oracle or random
 	Env, Split  string
 	Tasks       int // 0 = the whole split
@@ -204,13 +203,12 @@ type ReadingFlags struct {
 	Skills                                        bool   // show a slate in every condition; the skill conditions read from it
 	Slate                                         int    // slate size with Skills
 	Output                                        string
-	Stdout                                        io.Writer
 	Progress                                      *progress.Settings // nil: no progress (each condition's rollout reports its own)
 }
 
-// ExecuteReading runs audit reading: the reading test (Reading), its rows
+// RunReading runs audit reading: the reading test (Reading), its rows
 // written to Output, then the Markdown table.
-func ExecuteReading(ctx context.Context, f ReadingFlags) error {
+func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
 	}
@@ -220,12 +218,12 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	rf := rollout.Flags{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
+	rf := rollout.Options{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
 		Policy: f.Policy, Temperature: f.Temperature, TemperatureSet: true, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
 		MaxActionTokens: f.MaxActionTokens, HistorySet: f.HistorySet, AdmissibleSet: f.AdmissibleSet, MaxActionTokensSet: f.MaxActionTokensSet,
 		Device: f.Device,
 		Run:    "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}
-	o, err := rf.Options()
+	o, err := rf.Resolve()
 	if err != nil {
 		return err
 	}
@@ -248,8 +246,8 @@ func ExecuteReading(ctx context.Context, f ReadingFlags) error {
 	if err := table.WriteFile(f.Output, rows, meta); err != nil {
 		return err
 	}
-	if f.Stdout != nil && f.Output != "-" {
-		return audit.ReadingMarkdown(f.Stdout, rows)
+	if std.Stdout != nil && f.Output != "-" {
+		return audit.ReadingMarkdown(std.Stdout, rows)
 	}
 	return nil
 }

@@ -3,18 +3,18 @@ package cards
 import (
 	"context"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Flags are the cards command's options.
-type Flags struct {
+// Options are the cards command's options.
+type Options struct {
 	Inputs   []string // trajectory files, folders of shards, or "-"
 	Output   string   // cards file ("-": an Arrow stream on stdout)
 	Evidence string   // type evidence file; empty: not written
@@ -22,11 +22,11 @@ type Flags struct {
 	Top      int      // contrast length
 }
 
-// Execute builds the cards (and the type evidence when Flags.Evidence is
+// Run builds the cards (and the type evidence when Options.Evidence is
 // set) of the trajectories and writes them atomically. The trajectories
 // must come from one iteration. stdout is unused (outputs are files or an
 // Arrow stream through Output "-").
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}
@@ -42,7 +42,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err := output.Check(f.Inputs, output.File("-o", f.Output), output.File("--evidence", f.Evidence)); err != nil {
 		return err
 	}
-	trajs, metas, err := table.ReadFiles[table.Trajectory](f.Inputs...)
+	trajs, metas, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Inputs...)
 	if err != nil {
 		return err
 	}
@@ -65,7 +65,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	}
 	meta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: map[string]string{
 		card.MetaPer: f.Per, card.MetaTop: strconv.Itoa(f.Top), card.MetaIteration: strconv.Itoa(int(iter))}}
-	var u output.Unit
+	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
 	if f.Evidence != "" {
 		if err := table.Stage(&u, f.Evidence, ev, meta); err != nil {

@@ -8,9 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -22,8 +26,8 @@ func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 	}
 	out := filepath.Join(dir, "cards", "2.parquet")
 	evp := filepath.Join(dir, "evidence", "2.parquet")
-	f := Flags{Inputs: []string{in}, Output: out, Evidence: evp, Per: card.PerGroup, Top: 3}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	f := Options{Inputs: []string{in}, Output: out, Evidence: evp, Per: card.PerGroup, Top: 3}
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	cards, metas, err := table.ReadFiles[table.Card](out)
@@ -57,7 +61,7 @@ func TestExecuteWritesCardsAndEvidence(t *testing.T) {
 	}
 	// same inputs, same bytes
 	first, _ := os.ReadFile(out)
-	if err := Execute(context.Background(), f, nil); err != nil {
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	second, _ := os.ReadFile(out)
@@ -94,26 +98,57 @@ func TestExecuteBadInput(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out.parquet")
 	cases := map[string]struct {
-		f    Flags
+		f    Options
 		want string
 	}{
-		"no output":      {Flags{Inputs: []string{good}, Per: card.PerGroup, Top: 8}, "-o is required"},
-		"bad per":        {Flags{Inputs: []string{good}, Output: out, Per: "task", Top: 8}, "--per"},
-		"bad top":        {Flags{Inputs: []string{good}, Output: out, Per: card.PerGroup, Top: 0}, "--top"},
-		"missing":        {Flags{Inputs: []string{filepath.Join(dir, "none.parquet")}, Output: out, Per: card.PerGroup, Top: 8}, "none.parquet"},
-		"two iterations": {Flags{Inputs: []string{mixed}, Output: out, Per: card.PerGroup, Top: 8}, "mixed.parquet: trajectory 1 is of iteration 2, the first of iteration 3"},
-		"no group":       {Flags{Inputs: []string{noGroup}, Output: out, Per: card.PerGroup, Top: 8}, "nogroup.parquet: trajectory 2"},
-		"empty":          {Flags{Inputs: []string{empty}, Output: out, Per: card.PerGroup, Top: 8}, "no trajectories"},
-		"wrong kind":     {Flags{Inputs: []string{wrongKind}, Output: out, Per: card.PerGroup, Top: 8}, "holds card rows"},
-		"same outputs":   {Flags{Inputs: []string{good}, Output: out, Evidence: out, Per: card.PerGroup, Top: 8}, "same file"},
+		"no output":      {Options{Inputs: []string{good}, Per: card.PerGroup, Top: 8}, "-o is required"},
+		"bad per":        {Options{Inputs: []string{good}, Output: out, Per: "task", Top: 8}, "--per"},
+		"bad top":        {Options{Inputs: []string{good}, Output: out, Per: card.PerGroup, Top: 0}, "--top"},
+		"missing":        {Options{Inputs: []string{filepath.Join(dir, "none.parquet")}, Output: out, Per: card.PerGroup, Top: 8}, "none.parquet"},
+		"two iterations": {Options{Inputs: []string{mixed}, Output: out, Per: card.PerGroup, Top: 8}, "mixed.parquet: trajectory 1 is of iteration 2, the first of iteration 3"},
+		"no group":       {Options{Inputs: []string{noGroup}, Output: out, Per: card.PerGroup, Top: 8}, "nogroup.parquet: trajectory 2"},
+		"empty":          {Options{Inputs: []string{empty}, Output: out, Per: card.PerGroup, Top: 8}, "no trajectories"},
+		"wrong kind":     {Options{Inputs: []string{wrongKind}, Output: out, Per: card.PerGroup, Top: 8}, "holds card rows"},
+		"same outputs":   {Options{Inputs: []string{good}, Output: out, Evidence: out, Per: card.PerGroup, Top: 8}, "same file"},
 	}
 	for name, c := range cases {
-		err := Execute(context.Background(), c.f, nil)
+		err := Run(context.Background(), c.f, stage.Streams{})
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: output written", name)
 		}
+	}
+}
+
+// TestRunOnStreams: the stage driven with buffers and no files: the
+// trajectories come as an Arrow stream on Stdin ("-"), the cards go as an
+// Arrow stream to Stdout ("-"), and they are the cards the domain builds.
+func TestRunOnStreams(t *testing.T) {
+	var in, out bytes.Buffer
+	if err := table.Write(&in, table.ArrowStream, cardtest.HandMade(), table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	f := Options{Inputs: []string{"-"}, Output: "-", Per: card.PerGroup, Top: 3}
+	if err := Run(context.Background(), f, stage.Streams{Stdin: &in, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	got, meta, err := table.Read[table.Card](&out, "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, _ := card.Build(cardtest.HandMade(), card.Options{Per: card.PerGroup, TopContrast: 3})
+	if diff := cmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("cards (-want +got):\n%s", diff)
+	}
+	if meta.Kind != "card" || meta.Extra[card.MetaIteration] != "2" {
+		t.Errorf("metadata %+v", meta)
+	}
+	// Without a standard input "-" is an input error, not a read of the
+	// process's stdin.
+	err = Run(context.Background(), f, stage.Streams{Stdout: &out})
+	if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "no standard input") {
+		t.Errorf("no stdin: %v", err)
 	}
 }

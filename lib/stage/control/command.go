@@ -22,9 +22,9 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// Flags are the control command's options: the controller step
+// Options are the control command's options: the controller step
 // (lib/control) and the refiner (lib/refiner) it runs after it.
-type Flags struct {
+type Options struct {
 	Cards    string     // cards of iteration k
 	Scaffold string     // snapshot k
 	State    string     // controller state of an earlier iteration; empty at the start
@@ -42,10 +42,10 @@ type Flags struct {
 	Tok      tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 	Progress io.Writer           // one line per scope when non-nil
 	// ContinueOnFailure goes on without a scope's proposals when the
-	// refiner cannot be asked (Result.Failed), saying so on Stderr;
-	// without it that is an error (exit 1) and nothing is written.
+	// refiner cannot be asked (Result.Failed), saying so on the stage's
+	// stderr (os.Stderr when Streams.Stderr is nil); without it that is an
+	// error (exit 1) and nothing is written.
 	ContinueOnFailure bool
-	Stderr            io.Writer // nil: os.Stderr
 }
 
 // Controller returns the controller's options the loop options give.
@@ -72,7 +72,7 @@ func CheckEndpoint(endpoint string) error {
 
 // NewRefiner returns the refiner the flags name; unknown names and a
 // missing endpoint or model for openai are usage errors.
-func (f Flags) NewRefiner() (refiner.Refiner, error) {
+func (f Options) NewRefiner() (refiner.Refiner, error) {
 	switch f.Refiner {
 	case "", "builtin":
 		if f.Endpoint != "" || f.Model != "" {
@@ -99,7 +99,7 @@ func (f Flags) NewRefiner() (refiner.Refiner, error) {
 	return nil, command.Usagef("unknown --refiner %q: want builtin or openai", f.Refiner)
 }
 
-// Execute runs one controller step and the refiner: it reads the cards of
+// Run runs one controller step and the refiner: it reads the cards of
 // iteration k (the type evidence is aggregated from them with the contrast
 // length the cards were built with), snapshot k and the earlier controller
 // state, picks a primitive per scope (control.Step), asks the refiner for
@@ -108,7 +108,7 @@ func (f Flags) NewRefiner() (refiner.Refiner, error) {
 // Reason for a scope without proposals (e.g. an unusable model answer) is
 // recorded in both files' metadata as "reason.<scope>"; it never fails the
 // command. stdout is unused.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Run(ctx context.Context, f Options, std stage.Streams) error {
 	switch {
 	case f.Cards == "":
 		return command.Usagef("--cards is required")
@@ -132,7 +132,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cards, cmeta, k, err := stage.ReadCards(f.Cards)
+	cards, cmeta, k, err := stage.ReadCards(std.Stdin, f.Cards)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	var prev []table.ControllerState
 	inputs := []string{f.Cards, f.Scaffold}
 	if f.State != "" {
-		if prev, _, err = table.ReadFiles[table.ControllerState](f.State); err != nil {
+		if prev, _, err = table.ReadFilesFrom[table.ControllerState](std.Stdin, f.State); err != nil {
 			return err
 		}
 		for _, s := range prev {
@@ -192,7 +192,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 				return fmt.Errorf("refiner %s failed for scope %s: %s; nothing written (--on-refiner-failure continue goes on without its proposals)",
 					where, refiner.ScopeName(st.TaskType), table.Scrub(res.Reason))
 			}
-			w := f.Stderr
+			w := std.Stderr
 			if w == nil {
 				w = os.Stderr
 			}
@@ -228,7 +228,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		extra[refiner.MetaReasonPrefix+s] = r
 	}
 	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: hashes, Extra: extra}
-	var u output.Unit
+	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
 	if err := table.Stage(&u, f.Output, props, meta); err != nil {
 		return err

@@ -51,8 +51,8 @@ func TestExecuteControl(t *testing.T) {
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
 	stOut := filepath.Join(dir, "state3.parquet")
-	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Loop: stage.DefaultLoop()}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	f := Options{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: stOut, Loop: stage.DefaultLoop()}
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	states, _, err := table.ReadFiles[table.ControllerState](stOut)
@@ -96,14 +96,14 @@ func TestExecuteControl(t *testing.T) {
 	// the next iteration reads the state; a state of the same iteration is refused
 	f2 := f
 	f2.State, f2.StateOut, f2.Output = stOut, filepath.Join(dir, "state-again.parquet"), filepath.Join(dir, "p2.parquet")
-	err = Execute(context.Background(), f2, nil)
+	err = Run(context.Background(), f2, stage.Streams{})
 	if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "state3.parquet: holds the state of iteration 3") {
 		t.Errorf("state of the same iteration: %v", err)
 	}
 	// determinism
 	f3 := f
 	f3.Output, f3.StateOut = filepath.Join(dir, "again", "p.parquet"), filepath.Join(dir, "again", "s.parquet")
-	if err := Execute(context.Background(), f3, nil); err != nil {
+	if err := Run(context.Background(), f3, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range [][2]string{{out, f3.Output}, {stOut, f3.StateOut}} {
@@ -125,9 +125,9 @@ func TestExecuteControlOpenAIUnusable(t *testing.T) {
 	dir := t.TempDir()
 	cardsPath, snapPath := controlFiles(t, dir)
 	out := filepath.Join(dir, "proposals.parquet")
-	f := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
+	f := Options{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, "s.parquet"),
 		Loop: stage.DefaultLoop(), Refiner: "openai", Endpoint: srv.URL, Model: "m", Timeout: 5 * time.Second}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](out)
@@ -148,23 +148,23 @@ func TestExecuteControlBadInputs(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out", "p.parquet")
 	st := filepath.Join(dir, "out", "s.parquet")
-	ok := Flags{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Loop: stage.DefaultLoop()}
-	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
+	ok := Options{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: st, Loop: stage.DefaultLoop()}
+	with := func(fn func(*Options)) Options { f := ok; fn(&f); return f }
 	cases := map[string]struct {
-		f    Flags
+		f    Options
 		want string
 	}{
-		"no cards flag":   {with(func(f *Flags) { f.Cards = "" }), "--cards is required"},
-		"no state-out":    {with(func(f *Flags) { f.StateOut = "" }), "--state-out is required"},
-		"cards kind":      {with(func(f *Flags) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
-		"no version":      {with(func(f *Flags) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
-		"state kind":      {with(func(f *Flags) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
-		"refiner":         {with(func(f *Flags) { f.Refiner = "gpt" }), "unknown --refiner"},
-		"openai no model": {with(func(f *Flags) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
-		"stray endpoint":  {with(func(f *Flags) { f.Endpoint = "http://x" }), "go with --refiner openai"},
+		"no cards flag":   {with(func(f *Options) { f.Cards = "" }), "--cards is required"},
+		"no state-out":    {with(func(f *Options) { f.StateOut = "" }), "--state-out is required"},
+		"cards kind":      {with(func(f *Options) { f.Cards = snapPath }), "holds scaffold_item rows, want card rows"},
+		"no version":      {with(func(f *Options) { f.Scaffold = noVersion }), "nov.parquet: snapshot metadata has no version"},
+		"state kind":      {with(func(f *Options) { f.State = cardsPath }), "holds card rows, want controller_state rows"},
+		"refiner":         {with(func(f *Options) { f.Refiner = "gpt" }), "unknown --refiner"},
+		"openai no model": {with(func(f *Options) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
+		"stray endpoint":  {with(func(f *Options) { f.Endpoint = "http://x" }), "go with --refiner openai"},
 	}
 	for name, c := range cases {
-		err := Execute(context.Background(), c.f, nil)
+		err := Run(context.Background(), c.f, stage.Streams{})
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}

@@ -2,37 +2,37 @@ package evaluate
 
 import (
 	"context"
-	"io"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Flags are the evaluate command's options. With Inputs it summarises
+// Options are the evaluate command's options. With Inputs it summarises
 // trajectory files; with Rollout.Policy set it runs the episodes first.
-type Flags struct {
+type Options struct {
 	Inputs  []string
-	Rollout rollout.Flags // used when Inputs is empty
-	Output  string        // metrics rows; empty: table only
-	Trajout string        // where to keep the episodes it ran; empty: not kept
+	Rollout rollout.Options // used when Inputs is empty
+	Output  string          // metrics rows; empty: table only
+	Trajout string          // where to keep the episodes it ran; empty: not kept
 }
 
-// Execute summarises and prints the Markdown table to stdout.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+// Run summarises and prints the Markdown table to stdout.
+func Run(ctx context.Context, f Options, std stage.Streams) error {
 	ins := append([]string{f.Rollout.Scaffold, f.Rollout.Policy, f.Rollout.SkillsDir}, f.Inputs...)
 	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajout", f.Trajout)); err != nil {
 		return err
 	}
-	var u output.Unit
+	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
 	var trajs []table.Trajectory
 	var meta table.Meta
 	labels := eval.Labels{}
 	if len(f.Inputs) > 0 {
-		rows, _, err := table.ReadFiles[table.Trajectory](f.Inputs...)
+		rows, _, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Inputs...)
 		if err != nil {
 			return err
 		}
@@ -81,5 +81,5 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if f.Output == "-" {
 		return nil
 	}
-	return eval.WriteMarkdown(stdout, rows)
+	return eval.WriteMarkdown(std.Stdout, rows)
 }

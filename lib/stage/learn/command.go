@@ -13,6 +13,7 @@ import (
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
@@ -108,12 +109,12 @@ func oneLine(err error) string {
 
 // readTrajectories reads each path, checks its token columns against the
 // model and tokenizer, and returns the rows with the path each came from.
-func readTrajectories(paths []string, in *Init) ([]table.Trajectory, []string, map[string]string, error) {
+func readTrajectories(stdin io.Reader, paths []string, in *Init) ([]table.Trajectory, []string, map[string]string, error) {
 	var rows []table.Trajectory
 	var from []string
 	hashes := map[string]string{}
 	for _, p := range paths {
-		r, _, err := table.ReadFiles[table.Trajectory](p)
+		r, _, err := table.ReadFilesFrom[table.Trajectory](stdin, p)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -134,8 +135,8 @@ func readTrajectories(paths []string, in *Init) ([]table.Trajectory, []string, m
 	return rows, from, hashes, nil
 }
 
-// SFTFlags are learn sft's options.
-type SFTFlags struct {
+// SFTOptions are learn sft's options.
+type SFTOptions struct {
 	Init        string   // tiny, small or a checkpoint folder
 	Demos       []string // trajectory files
 	Output      string   // checkpoint folder
@@ -146,9 +147,9 @@ type SFTFlags struct {
 	Device      string // cpu (or "") or cuda
 }
 
-// ExecuteSFT runs learn sft: it writes the metrics (when asked) and then
+// RunSFT runs learn sft: it writes the metrics (when asked) and then
 // the checkpoint folder, each atomically; on any error neither is written.
-func ExecuteSFT(ctx context.Context, f SFTFlags) error {
+func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
@@ -175,7 +176,7 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	if err != nil {
 		return err
 	}
-	rows, _, hashes, err := readTrajectories(f.Demos, in)
+	rows, _, hashes, err := readTrajectories(std.Stdin, f.Demos, in)
 	if err != nil {
 		return err
 	}
@@ -195,8 +196,8 @@ func ExecuteSFT(ctx context.Context, f SFTFlags) error {
 	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil)
 }
 
-// GRPOFlags are learn grpo's options.
-type GRPOFlags struct {
+// GRPOOptions are learn grpo's options.
+type GRPOOptions struct {
 	Init        string   // checkpoint folder of the policy that rolled out
 	Ref         string   // reference checkpoint for the KL term
 	Traj        []string // trajectory files
@@ -204,7 +205,6 @@ type GRPOFlags struct {
 	Metrics     string
 	Advantages  string // optional per-token advantages file
 	Seed        int64
-	Stderr      io.Writer // notes (nil: none)
 	Config      rl.GRPOConfig
 	WeightDecay float64
 	Device      string // cpu (or "") or cuda
@@ -214,8 +214,8 @@ type GRPOFlags struct {
 	OffPolicy bool
 }
 
-// ExecuteGRPO runs learn grpo.
-func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
+// RunGRPO runs learn grpo.
+func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
@@ -253,7 +253,7 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 	if err != nil {
 		return err
 	}
-	rows, from, hashes, err := readTrajectories(f.Traj, in)
+	rows, from, hashes, err := readTrajectories(std.Stdin, f.Traj, in)
 	if err != nil {
 		return err
 	}
@@ -286,8 +286,8 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		hashes[f.Init] = in.Hash
 	}
 	prep, advRows := rl.Credits(rows, c)
-	if groups, flat := flatGroups(rows); flat == groups && f.Stderr != nil && len(prep) > 0 {
-		fmt.Fprintf(f.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
+	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
+		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
 	}
 	if c.KL != 0 {
 		if f.Ref == "" {
@@ -334,8 +334,8 @@ func ExecuteGRPO(ctx context.Context, f GRPOFlags) error {
 		if metrics, err = rl.TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
 			return err
 		}
-	} else if f.Stderr != nil {
-		fmt.Fprintln(f.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
+	} else if std.Stderr != nil {
+		fmt.Fprintln(std.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
 	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra)
 }

@@ -2,8 +2,8 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -11,19 +11,27 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/report"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Mix concatenates trajectory files so that episodes of one task form
-// one group (report.MixGroups) and writes them to output.
-func Mix(inputs []string, out string) error {
+// MixOptions are report mix's options.
+type MixOptions struct {
+	Inputs []string // trajectory files ("-": stdin)
+	Output string   // the mixed trajectories ("-": stdout)
+}
+
+// RunMix concatenates trajectory files so that episodes of one task form
+// one group (report.MixGroups) and writes them to the output.
+func RunMix(ctx context.Context, f MixOptions, std stage.Streams) error {
+	inputs, out := f.Inputs, f.Output
 	if err := output.Check(inputs, output.File("-o", out)); err != nil {
 		return err
 	}
 	var tabs [][]table.Trajectory
 	var seed int64
 	for _, p := range inputs {
-		rows, metas, err := table.ReadFiles[table.Trajectory](p)
+		rows, metas, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, p)
 		if err != nil {
 			return err
 		}
@@ -36,12 +44,26 @@ func Mix(inputs []string, out string) error {
 	if err != nil {
 		return err
 	}
-	return table.WriteFile(out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in})
+	u := output.Unit{Stdout: std.Stdout}
+	defer u.Abort()
+	if err := table.Stage(&u, out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in}); err != nil {
+		return err
+	}
+	return u.Commit()
 }
 
-// IterationLine prints one line on iteration k (given as text) of a run
+// IterationOptions are report iteration's options.
+type IterationOptions struct {
+	Run        string // the run's folder
+	K          string // the iteration, as given
+	Scaffold   string // the snapshot of iteration k; empty: not shown
+	Iterations int    // the run's iterations; 0: not said
+}
+
+// RunIteration prints one line on iteration k (given as text) of a run
 // of iters iterations (0: not said).
-func IterationLine(run, k, scaffold string, iters int, stdout io.Writer) error {
+func RunIteration(ctx context.Context, f IterationOptions, std stage.Streams) error {
+	run, k, scaffold, iters := f.Run, f.K, f.Scaffold, f.Iterations
 	n, err := strconv.Atoi(k)
 	if err != nil || n < 0 {
 		return command.Usagef("iteration %q is not a count", k)
@@ -51,22 +73,34 @@ func IterationLine(run, k, scaffold string, iters int, stdout io.Writer) error {
 		return err
 	}
 	s.Iterations = iters
-	_, err = fmt.Fprintln(stdout, s)
+	_, err = fmt.Fprintln(std.Stdout, s)
 	return err
 }
 
-// Groups prints the group-level summary of trajectory files.
-func Groups(paths []string, stdout io.Writer) error {
-	g, err := report.SummariseGroups(paths...)
+// GroupsOptions are report groups' options.
+type GroupsOptions struct {
+	Inputs []string // trajectory files
+}
+
+// RunGroups prints the group-level summary of trajectory files.
+func RunGroups(ctx context.Context, f GroupsOptions, std stage.Streams) error {
+	g, err := report.SummariseGroups(f.Inputs...)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(stdout, g)
+	_, err = fmt.Fprintln(std.Stdout, g)
 	return err
 }
 
-// Run prints a run's evaluations by iteration as a Markdown table.
-func Run(run string, stdout io.Writer) error {
+// SummaryOptions are report run's options.
+type SummaryOptions struct {
+	Run string // the run's folder
+}
+
+// RunSummary (report run) prints a run's evaluations by iteration as a
+// Markdown table, then its training by iteration.
+func RunSummary(ctx context.Context, f SummaryOptions, std stage.Streams) error {
+	run := f.Run
 	r, err := report.Load(run)
 	if err != nil {
 		return err
@@ -81,15 +115,20 @@ func Run(run string, stdout io.Writer) error {
 		b.WriteString("\nTraining by iteration (traj/K: GRPO groups with equal rewards give no gradient; the controller's primitive per scope):\n\n")
 		b.Write(tr.Bytes())
 	}
-	_, err = stdout.Write(b.Bytes())
+	_, err = std.Stdout.Write(b.Bytes())
 	return err
 }
 
-// Compare prints the comparison of the entries (LABEL=RUN[@K][+scaffold])
-// on the splits (space separated).
-func Compare(entries []string, splits string, stdout io.Writer) error {
+// CompareOptions are report compare's options.
+type CompareOptions struct {
+	Entries []string // LABEL=RUN[@K][+scaffold]
+	Splits  string   // space separated
+}
+
+// RunCompare prints the comparison of the entries on the splits.
+func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error {
 	var es []report.Entry
-	for _, a := range entries {
+	for _, a := range f.Entries {
 		e, err := report.ParseEntry(a)
 		if err != nil {
 			return command.Usagef("%v", err)
@@ -97,15 +136,15 @@ func Compare(entries []string, splits string, stdout io.Writer) error {
 		es = append(es, e)
 	}
 	var b bytes.Buffer
-	if err := report.WriteCompareMarkdown(&b, es, strings.Fields(splits)); err != nil {
+	if err := report.WriteCompareMarkdown(&b, es, strings.Fields(f.Splits)); err != nil {
 		return err
 	}
-	_, err := stdout.Write(b.Bytes())
+	_, err := std.Stdout.Write(b.Bytes())
 	return err
 }
 
-// SweepFlags are report sweep's options.
-type SweepFlags struct {
+// SweepOptions are report sweep's options.
+type SweepOptions struct {
 	Root     string // folder holding VARIANT-sSEED run folders
 	Variants string // space separated
 	Seeds    string // space separated
@@ -135,9 +174,9 @@ func parseSeeds(flag, s string, sep string) ([]int64, error) {
 	return seeds, nil
 }
 
-// Sweep aggregates a sweep's runs, writes the rows asked for and
+// RunSweep aggregates a sweep's runs, writes the rows asked for and
 // prints the Markdown table.
-func Sweep(f SweepFlags, stdout io.Writer) error {
+func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 	variants := strings.Fields(f.Variants)
 	seeds, err := parseSeeds("--seeds", f.Seeds, " ")
 	if err != nil {
@@ -174,7 +213,7 @@ func Sweep(f SweepFlags, stdout io.Writer) error {
 	}
 	res := report.Aggregate(runs, variants)
 	meta := table.Meta{Command: table.CommandLine()}
-	var u output.Unit
+	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
 	if p := f.Runs; p != "" {
 		if err := table.Stage(&u, p, runs, meta); err != nil {
@@ -198,14 +237,21 @@ func Sweep(f SweepFlags, stdout io.Writer) error {
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))
 	}
-	_, err = stdout.Write(b.Bytes())
+	_, err = std.Stdout.Write(b.Bytes())
 	return err
 }
 
-// Plots writes a run's PNG plots into dir (default RUN/plots) and
-// prints their paths.
-func Plots(run, dir string, stdout io.Writer) error {
-	r, err := report.Load(run)
+// PlotsOptions are report plots' options.
+type PlotsOptions struct {
+	Run    string // the run's folder
+	Output string // the plots' folder; empty: RUN/plots
+}
+
+// RunPlots writes a run's PNG plots into the output folder and prints
+// their paths.
+func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
+	dir := f.Output
+	r, err := report.Load(f.Run)
 	if err != nil {
 		return err
 	}
@@ -217,7 +263,7 @@ func Plots(run, dir string, stdout io.Writer) error {
 	}
 	paths, err := report.Plots(r, dir)
 	for _, p := range paths {
-		fmt.Fprintln(stdout, p)
+		fmt.Fprintln(std.Stdout, p)
 	}
 	return err
 }

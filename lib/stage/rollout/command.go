@@ -24,13 +24,14 @@ import (
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// Flags are the rollout command's options as the user gives them.
-type Flags struct {
+// Options are the rollout command's options as the user gives them.
+type Options struct {
 	Env, Split     string
 	Tasks, Group   int
 	Seed           int64
@@ -74,7 +75,7 @@ type Flags struct {
 }
 
 // DefaultBatch is the number of episodes that decode together when
-// Flags.Batch is 0 (library use).
+// Options.Batch is 0 (library use).
 const DefaultBatch = rollout.DefaultBatch
 
 // MaxAnswerTokens is the longest answer of the chatml format's default
@@ -94,7 +95,7 @@ const MaxEpisodes = 1 << 20
 // before any work: on top of what Options checks, the values whose zero
 // stands for a default in library use (top-p, max-context, batch, slate)
 // must be given in range, since the commands' own defaults are not zero.
-func (f Flags) Check() error {
+func (f Options) Check() error {
 	switch {
 	case f.TopP == 0:
 		return command.Usagef("--top-p must be in (0, 1], got 0")
@@ -110,7 +111,7 @@ func (f Flags) Check() error {
 
 // check refuses values out of range; a zero top-p, max-context, batch or
 // slate means the default (1, no limit, 32, 16).
-func (f Flags) check() error {
+func (f Options) check() error {
 	switch {
 	case f.Group < 1:
 		return command.Usagef("--group must be at least 1, got %d", f.Group)
@@ -151,7 +152,7 @@ func (f Flags) check() error {
 // taken from the file, and agent_context_overrides, the flags that
 // overrode a setting of the file with another value. Without a checkpoint
 // or without the file it returns f and no metadata.
-func (f Flags) WithContext() (Flags, map[string]string, error) {
+func (f Options) WithContext() (Options, map[string]string, error) {
 	if f.Policy == "" || f.Policy == "oracle" || f.Policy == "random" || !policy.IsCheckpoint(f.Policy) {
 		return f, nil, nil
 	}
@@ -213,7 +214,7 @@ func (f Flags) WithContext() (Flags, map[string]string, error) {
 // tokenizer, the skill library and the scaffold, with the checkpoint's
 // agent context where no flag gives one (WithContext). Problems with the
 // user's values are usage errors.
-func (f Flags) Options() (rollout.Options, error) {
+func (f Options) Resolve() (rollout.Options, error) {
 	var o rollout.Options
 	f, _, err := f.WithContext()
 	if err != nil {
@@ -354,7 +355,7 @@ func (f Flags) Options() (rollout.Options, error) {
 
 // chooseFormat sets the prompt format, the answer cap and the invalid
 // penalty; a format the policy's tokenizer cannot write is a usage error.
-func chooseFormat(o *rollout.Options, f Flags) error {
+func chooseFormat(o *rollout.Options, f Options) error {
 	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
 		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
 	}
@@ -396,7 +397,7 @@ func chooseFormat(o *rollout.Options, f Flags) error {
 // each task type within --scaffold-budget tokens of the run's tokenizer
 // (scaffold.Render); the snapshot's version is recorded in every row. A
 // bad snapshot is a usage error naming the file.
-func attachScaffold(o *rollout.Options, f Flags) error {
+func attachScaffold(o *rollout.Options, f Options) error {
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
 		return err
@@ -423,23 +424,24 @@ func attachScaffold(o *rollout.Options, f Flags) error {
 }
 
 // Rows resolves the flags and plays the episodes (rollout.Run).
-func Rows(ctx context.Context, f Flags) ([]table.Trajectory, error) {
-	o, err := f.Options()
+func Rows(ctx context.Context, f Options) ([]table.Trajectory, error) {
+	o, err := f.Resolve()
 	if err != nil {
 		return nil, err
 	}
 	return rollout.Run(ctx, o)
 }
 
-// Execute runs the rollout command: resolve, run, write.
-func Execute(ctx context.Context, f Flags) error {
+// Run runs the rollout command: resolve, run, write (an output "-" to
+// std.Stdout).
+func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
 	}
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	o, err := f.Options()
+	o, err := f.Resolve()
 	if err != nil {
 		return err
 	}
@@ -456,7 +458,13 @@ func Execute(ctx context.Context, f Flags) error {
 			meta.Inputs[f.Scaffold] = h
 		}
 	}
-	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+	u := output.Unit{Stdout: std.Stdout}
+	defer u.Abort()
+	err = table.Stage(&u, f.Output, rows, meta)
+	if err == nil {
+		err = u.Commit()
+	}
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("write %s: %w", f.Output, err)
 		}

@@ -35,21 +35,21 @@ func TestWithContext(t *testing.T) {
 	}
 	cases := []struct {
 		name string
-		f    Flags
+		f    Options
 		want got
 		err  string
 	}{
-		{"no flags", Flags{Policy: reading},
+		{"no flags", Options{Policy: reading},
 			got{"builtin", 2, "here", 32, map[string]string{"agent_context": "prompt_format=builtin history=2 admissible=here max_action_tokens=32"}}, ""},
-		{"same flags", Flags{Policy: reading, History: 2, HistorySet: true, Admissible: "here", AdmissibleSet: true, PromptFormat: "builtin", MaxActionTokens: 32, MaxActionTokensSet: true},
+		{"same flags", Options{Policy: reading, History: 2, HistorySet: true, Admissible: "here", AdmissibleSet: true, PromptFormat: "builtin", MaxActionTokens: 32, MaxActionTokensSet: true},
 			got{"builtin", 2, "here", 32, nil}, ""},
-		{"overrides", Flags{Policy: reading, History: 0, HistorySet: true, Admissible: "none", AdmissibleSet: true},
+		{"overrides", Options{Policy: reading, History: 0, HistorySet: true, Admissible: "none", AdmissibleSet: true},
 			got{"builtin", 0, "none", 32, map[string]string{"agent_context": "prompt_format=builtin max_action_tokens=32",
 				"agent_context_overrides": "--history 0 (agent.json: 2); --admissible none (agent.json: here)"}}, ""},
-		{"no file", Flags{Policy: ckpt(""), History: 1}, got{"", 1, "", 0, nil}, ""},
-		{"text policy", Flags{Policy: "oracle"}, got{}, ""},
-		{"unknown key", Flags{Policy: ckpt(`{"histroy": 2}`)}, got{}, "agent.json: json: unknown field \"histroy\""},
-		{"bad value", Flags{Policy: ckpt(`{"admissible": "some"}`)}, got{}, "admissible \"some\""},
+		{"no file", Options{Policy: ckpt(""), History: 1}, got{"", 1, "", 0, nil}, ""},
+		{"text policy", Options{Policy: "oracle"}, got{}, ""},
+		{"unknown key", Options{Policy: ckpt(`{"histroy": 2}`)}, got{}, "agent.json: json: unknown field \"histroy\""},
+		{"bad value", Options{Policy: ckpt(`{"admissible": "some"}`)}, got{}, "admissible \"some\""},
 	}
 	for _, c := range cases {
 		f, meta, err := c.f.WithContext()

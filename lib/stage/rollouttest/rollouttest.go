@@ -28,9 +28,9 @@ const Tasks = 12
 // seed is 100+k. Any error fails the test.
 func Household(t testing.TB, k, nOracle, group int, snap string) []table.Trajectory {
 	t.Helper()
-	f := rolloutstage.Flags{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
+	f := rolloutstage.Options{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
 		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: 400, MaxContext: 4096}
-	o, err := f.Options()
+	o, err := f.Resolve()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 	"github.com/pats-rl/pats/lib/validate"
 )
 
-// Flags are the validate command's options.
-type Flags struct {
+// Options are the validate command's options.
+type Options struct {
 	Scaffold  string              // snapshot k
 	Proposals string              // proposals of iteration k
 	Cards     string              // cards of iteration k
@@ -38,12 +38,12 @@ func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
 	return func(s string) int { return len(tok.Encode(s)) }, tok.Hash()
 }
 
-// Execute runs the validator: it reads snapshot k, the proposals and the
+// Run runs the validator: it reads snapshot k, the proposals and the
 // cards of iteration k, applies Apply, and writes the decisions and then
 // snapshot k+1 (version k+1, parent = hash of k), each atomically. The
 // snapshot is written last: it is the commit. With no accepted proposal
 // snapshot k+1 has k's items and the next version. stdout is unused.
-func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
+func Run(ctx context.Context, f Options, std stage.Streams) error {
 	switch {
 	case f.Scaffold == "":
 		return command.Usagef("--scaffold is required (snapshot k)")
@@ -70,11 +70,11 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	props, pmeta, err := table.ReadFiles[table.Proposal](f.Proposals)
+	props, pmeta, err := table.ReadFilesFrom[table.Proposal](std.Stdin, f.Proposals)
 	if err != nil {
 		return err
 	}
-	cards, _, k, err := stage.ReadCards(f.Cards)
+	cards, _, k, err := stage.ReadCards(std.Stdin, f.Cards)
 	if err != nil {
 		return err
 	}
@@ -114,7 +114,7 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 		return err
 	}
 	dmeta := table.Meta{Command: table.CommandLine(), Inputs: inputs, Extra: extra}
-	var u output.Unit
+	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
 	if err := table.Stage(&u, f.Decisions, decisions, dmeta); err != nil {
 		return err
@@ -134,16 +134,16 @@ func Execute(ctx context.Context, f Flags, stdout io.Writer) error {
 	return nil
 }
 
-// InitFlags are the options of `validate init`.
-type InitFlags struct {
+// InitOptions are the options of `validate init`.
+type InitOptions struct {
 	From   string // items.yaml; empty: an empty snapshot
 	Output string
 	Tok    tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 }
 
-// Init writes snapshot version 0: empty, or seeded from an items file
+// RunInit writes snapshot version 0: empty, or seeded from an items file
 // (scaffold.ParseItems).
-func Init(f InitFlags) error {
+func RunInit(ctx context.Context, f InitOptions, std stage.Streams) error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (snapshot 0)")
 	}
@@ -157,7 +157,7 @@ func Init(f InitFlags) error {
 	items := []table.ScaffoldItem{}
 	meta := table.Meta{Command: table.CommandLine()}
 	if f.From != "" {
-		r, err := openInput(f.From)
+		r, err := openInput(f.From, std.Stdin)
 		if err != nil {
 			return err
 		}
@@ -174,18 +174,18 @@ func Init(f InitFlags) error {
 	return scaffold.WriteSnapshot(f.Output, scaffold.Snapshot{Items: items, Version: 0, Tokenizer: tokHash}, meta)
 }
 
-// DiffFlags are the options of `validate diff`.
-type DiffFlags struct {
+// DiffOptions are the options of `validate diff`.
+type DiffOptions struct {
 	Old, New  string // snapshots k and k+1 (any two snapshots)
 	Proposals string // optional, with Decisions: merges are read from them
 	Decisions string
 }
 
-// Diff prints what changed from one snapshot to another: added (+),
+// RunDiff prints what changed from one snapshot to another: added (+),
 // changed (~), merged (>) and removed (-) items (scaffold.DiffItems). With
 // the proposals and decisions of the step, merges are the accepted merge
 // proposals; otherwise they are inferred.
-func Diff(f DiffFlags, stdout io.Writer) error {
+func RunDiff(ctx context.Context, f DiffOptions, std stage.Streams) error {
 	if (f.Proposals == "") != (f.Decisions == "") {
 		return command.Usagef("--proposals and --decisions go together")
 	}
@@ -199,11 +199,11 @@ func Diff(f DiffFlags, stdout io.Writer) error {
 	}
 	var merges map[string]string
 	if f.Proposals != "" {
-		props, _, err := table.ReadFiles[table.Proposal](f.Proposals)
+		props, _, err := table.ReadFilesFrom[table.Proposal](std.Stdin, f.Proposals)
 		if err != nil {
 			return err
 		}
-		dec, _, err := table.ReadFiles[table.Decision](f.Decisions)
+		dec, _, err := table.ReadFilesFrom[table.Decision](std.Stdin, f.Decisions)
 		if err != nil {
 			return err
 		}
@@ -214,23 +214,23 @@ func Diff(f DiffFlags, stdout io.Writer) error {
 	if b.Parent != "" && b.Parent == scaffold.Hash(a.Items) {
 		rel = ", its parent"
 	}
-	if _, err := fmt.Fprintf(stdout, "snapshot %d (%d items) -> %d (%d items%s)\n%s", a.Version, len(a.Items), b.Version, len(b.Items), rel, d); err != nil {
+	if _, err := fmt.Fprintf(std.Stdout, "snapshot %d (%d items) -> %d (%d items%s)\n%s", a.Version, len(a.Items), b.Version, len(b.Items), rel, d); err != nil {
 		return err
 	}
 	return nil
 }
 
-// ShowFlags are the options of `validate show`.
-type ShowFlags struct {
+// ShowOptions are the options of `validate show`.
+type ShowOptions struct {
 	Snapshot string
 	Budget   int      // tokens; 0: no limit
 	Types    []string // task types; empty: every type the snapshot mentions
 	Tok      tokenizer.Tokenizer
 }
 
-// Show prints the rendered scaffold z of each task type (scaffold.Show),
+// RunShow prints the rendered scaffold z of each task type (scaffold.Show),
 // as rollout puts it into the context with the same budget and tokenizer.
-func Show(f ShowFlags, stdout io.Writer) error {
+func RunShow(ctx context.Context, f ShowOptions, std stage.Streams) error {
 	if f.Budget < 0 {
 		return command.Usagef("--budget must not be negative, got %d", f.Budget)
 	}
@@ -239,16 +239,16 @@ func Show(f ShowFlags, stdout io.Writer) error {
 		return err
 	}
 	count, _ := counter(f.Tok)
-	_, err = fmt.Fprintf(stdout, "snapshot %d: %d items, %s\n%s", s.Version, len(s.Items), scaffold.Hash(s.Items),
+	_, err = fmt.Fprintf(std.Stdout, "snapshot %d: %d items, %s\n%s", s.Version, len(s.Items), scaffold.Hash(s.Items),
 		scaffold.Show(s.Items, f.Types, f.Budget, count))
 	return err
 }
 
 // openInput opens a text input ("-": stdin); a missing file is an input
 // error.
-func openInput(path string) (io.ReadCloser, error) {
+func openInput(path string, stdin io.Reader) (io.ReadCloser, error) {
 	if path == "-" {
-		return io.NopCloser(os.Stdin), nil
+		return io.NopCloser(stdin), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/validate"
 )
@@ -34,7 +35,7 @@ func stepFiles(t *testing.T, dir string, props []table.Proposal, pmeta table.Met
 		t.Fatal(err)
 	}
 	snap = filepath.Join(dir, "snap", "0.parquet")
-	if err := Init(InitFlags{From: yaml, Output: snap}); err != nil {
+	if err := RunInit(context.Background(), InitOptions{From: yaml, Output: snap}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	card = filepath.Join(dir, "cards.parquet")
@@ -75,9 +76,9 @@ func TestInitAndExecute(t *testing.T) {
 	snap1 := filepath.Join(dir, "snap", "1.parquet")
 	dec := filepath.Join(dir, "decisions.parquet")
 	var progress bytes.Buffer
-	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
+	f := Options{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: dec,
 		Limits: scaffold.DefaultLimits(), Progress: &progress}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	s1, err := scaffold.ReadSnapshot(snap1)
@@ -119,7 +120,7 @@ func TestInitAndExecute(t *testing.T) {
 	again := filepath.Join(dir, "again")
 	f2 := f
 	f2.Output, f2.Decisions, f2.Progress = filepath.Join(again, "1.parquet"), filepath.Join(again, "d.parquet"), nil
-	if err := Execute(context.Background(), f2, nil); err != nil {
+	if err := Run(context.Background(), f2, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, pair := range [][2]string{{snap1, f2.Output}, {dec, f2.Decisions}} {
@@ -131,7 +132,7 @@ func TestInitAndExecute(t *testing.T) {
 	}
 	// diff: the two additions
 	var out bytes.Buffer
-	if err := Diff(DiffFlags{Old: snap0, New: snap1, Proposals: props, Decisions: dec}, &out); err != nil {
+	if err := RunDiff(context.Background(), DiffOptions{Old: snap0, New: snap1, Proposals: props, Decisions: dec}, stage.Streams{Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "snapshot 0 (3 items) -> 1 (5 items, its parent)") || !strings.Contains(out.String(), "2 added, 0 changed, 0 merged, 0 removed") {
@@ -139,7 +140,7 @@ func TestInitAndExecute(t *testing.T) {
 	}
 	// show: the rendered scaffold of type a has the new rule
 	out.Reset()
-	if err := Show(ShowFlags{Snapshot: snap1, Types: []string{"a"}}, &out); err != nil {
+	if err := RunShow(context.Background(), ShowOptions{Snapshot: snap1, Types: []string{"a"}}, stage.Streams{Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "- Take the object before going to the destination.") || !strings.Contains(out.String(), "Mistakes to avoid:") {
@@ -151,8 +152,8 @@ func TestExecuteNoProposalAdvancesVersion(t *testing.T) {
 	dir := t.TempDir()
 	snap0, props, cardsPath := stepFiles(t, dir, []table.Proposal{}, table.Meta{})
 	snap1 := filepath.Join(dir, "1.parquet")
-	f := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Limits: scaffold.DefaultLimits()}
-	if err := Execute(context.Background(), f, nil); err != nil {
+	f := Options{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: snap1, Decisions: filepath.Join(dir, "d.parquet"), Limits: scaffold.DefaultLimits()}
+	if err := Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
 	s0, _ := scaffold.ReadSnapshot(snap0)
@@ -164,7 +165,7 @@ func TestExecuteNoProposalAdvancesVersion(t *testing.T) {
 		t.Errorf("version %d, same items %v", s1.Version, scaffold.Hash(s1.Items) == scaffold.Hash(s0.Items))
 	}
 	var out bytes.Buffer
-	if err := Diff(DiffFlags{Old: snap0, New: snap1}, &out); err != nil || !strings.Contains(out.String(), "no change") {
+	if err := RunDiff(context.Background(), DiffOptions{Old: snap0, New: snap1}, stage.Streams{Stdout: &out}); err != nil || !strings.Contains(out.String(), "no change") {
 		t.Errorf("diff %q, %v", out.String(), err)
 	}
 }
@@ -198,29 +199,29 @@ func TestExecuteBadInputs(t *testing.T) {
 	})
 	out := filepath.Join(dir, "out", "1.parquet")
 	dec := filepath.Join(dir, "out", "d.parquet")
-	ok := Flags{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Limits: scaffold.DefaultLimits()}
-	with := func(fn func(*Flags)) Flags { f := ok; fn(&f); return f }
+	ok := Options{Scaffold: snap0, Proposals: props, Cards: cardsPath, Output: out, Decisions: dec, Limits: scaffold.DefaultLimits()}
+	with := func(fn func(*Options)) Options { f := ok; fn(&f); return f }
 	badCaps := scaffold.DefaultLimits()
 	badCaps.MaxItems = 0
 	cases := map[string]struct {
-		f    Flags
+		f    Options
 		want string
 	}{
-		"no version":       {with(func(f *Flags) { f.Scaffold = noVersion }), "noversion.parquet: snapshot metadata has no version"},
-		"missing snapshot": {with(func(f *Flags) { f.Scaffold = filepath.Join(dir, "none.parquet") }), "none.parquet: cannot read"},
-		"proposal kind":    {with(func(f *Flags) { f.Proposals = cardsPath }), "holds card rows, want proposal rows"},
-		"cards kind":       {with(func(f *Flags) { f.Cards = props }), "holds proposal rows, want card rows"},
-		"other iteration":  {with(func(f *Flags) { f.Proposals = otherIter }), "iter.parquet: proposal p-0-a-02 is of iteration 4"},
-		"other snapshot":   {with(func(f *Flags) { f.Proposals = otherSnap }), "othersnap.parquet: the proposals were made for snapshot sha256:0"},
-		"no cards":         {with(func(f *Flags) { f.Cards = noCards }), "nocards.parquet: no cards"},
-		"two iterations":   {with(func(f *Flags) { f.Cards = twoIters }), "twoiters.parquet: cards of iterations 0 and 1"},
-		"overwrite input":  {with(func(f *Flags) { f.Output = snap0 }), "would overwrite the input snapshot"},
-		"no decisions":     {with(func(f *Flags) { f.Decisions = "" }), "--decisions is required"},
-		"stdout":           {with(func(f *Flags) { f.Output = "-" }), "not stdout"},
-		"caps":             {with(func(f *Flags) { f.Limits = badCaps }), "caps must be positive"},
+		"no version":       {with(func(f *Options) { f.Scaffold = noVersion }), "noversion.parquet: snapshot metadata has no version"},
+		"missing snapshot": {with(func(f *Options) { f.Scaffold = filepath.Join(dir, "none.parquet") }), "none.parquet: cannot read"},
+		"proposal kind":    {with(func(f *Options) { f.Proposals = cardsPath }), "holds card rows, want proposal rows"},
+		"cards kind":       {with(func(f *Options) { f.Cards = props }), "holds proposal rows, want card rows"},
+		"other iteration":  {with(func(f *Options) { f.Proposals = otherIter }), "iter.parquet: proposal p-0-a-02 is of iteration 4"},
+		"other snapshot":   {with(func(f *Options) { f.Proposals = otherSnap }), "othersnap.parquet: the proposals were made for snapshot sha256:0"},
+		"no cards":         {with(func(f *Options) { f.Cards = noCards }), "nocards.parquet: no cards"},
+		"two iterations":   {with(func(f *Options) { f.Cards = twoIters }), "twoiters.parquet: cards of iterations 0 and 1"},
+		"overwrite input":  {with(func(f *Options) { f.Output = snap0 }), "would overwrite the input snapshot"},
+		"no decisions":     {with(func(f *Options) { f.Decisions = "" }), "--decisions is required"},
+		"stdout":           {with(func(f *Options) { f.Output = "-" }), "not stdout"},
+		"caps":             {with(func(f *Options) { f.Limits = badCaps }), "caps must be positive"},
 	}
 	for name, c := range cases {
-		err := Execute(context.Background(), c.f, nil)
+		err := Run(context.Background(), c.f, stage.Streams{})
 		if command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v (exit %d), want exit 2 with %q", name, err, command.Code(err), c.want)
 		}
@@ -232,19 +233,19 @@ func TestExecuteBadInputs(t *testing.T) {
 	}
 	// init and show errors
 	badYAML := write("bad.yaml", func(p string) error { return os.WriteFile(p, []byte("items:\n  - layer: rules\n    text: x\n"), 0o644) })
-	if err := Init(InitFlags{From: badYAML, Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bad.yaml: line 2: unknown layer") {
+	if err := RunInit(context.Background(), InitOptions{From: badYAML, Output: out}, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "bad.yaml: line 2: unknown layer") {
 		t.Errorf("bad items file: %v", err)
 	}
-	if err := Init(InitFlags{From: filepath.Join(dir, "none.yaml"), Output: out}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "none.yaml: cannot read") {
+	if err := RunInit(context.Background(), InitOptions{From: filepath.Join(dir, "none.yaml"), Output: out}, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "none.yaml: cannot read") {
 		t.Errorf("missing items file: %v", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("init wrote a snapshot from a bad items file")
 	}
-	if err := Show(ShowFlags{Snapshot: noVersion}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+	if err := RunShow(context.Background(), ShowOptions{Snapshot: noVersion}, stage.Streams{Stdout: &bytes.Buffer{}}); command.Code(err) != command.ExitUsage {
 		t.Errorf("show of a snapshot without version: %v", err)
 	}
-	if err := Diff(DiffFlags{Old: snap0, New: snap0, Proposals: props}, &bytes.Buffer{}); command.Code(err) != command.ExitUsage {
+	if err := RunDiff(context.Background(), DiffOptions{Old: snap0, New: snap0, Proposals: props}, stage.Streams{Stdout: &bytes.Buffer{}}); command.Code(err) != command.ExitUsage {
 		t.Errorf("diff with proposals but no decisions: %v", err)
 	}
 }
