@@ -2,7 +2,7 @@
 // demonstrations (SFT) and GRPO on a policy's own rollouts, with ordinary
 // broadcast credit, SkillGate's two credit channels, or GiGPO's step-level
 // credit added to either. cmd/learn is its command; lib/stage/learn
-// (ExecuteSFT, ExecuteGRPO) reads and writes its files.
+// (RunSFT, RunGRPO) reads and writes its files.
 //
 // # Which tokens learn
 //
