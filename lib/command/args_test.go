@@ -102,3 +102,25 @@ func TestErrorLineScrubsCredentials(t *testing.T) {
 		t.Errorf("stderr %q keeps the credentials", b.String())
 	}
 }
+
+// TestParseErrorsDoubleDash: parse errors name long flags with two dashes,
+// as users type them, and one-letter flags with one.
+func TestParseErrorsDoubleDash(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"flag provided but not defined: -tasks", "flag provided but not defined: --tasks"},
+		{`invalid value "abc" for flag -group: parse error`, `invalid value "abc" for flag --group: parse error`},
+		{"flag provided but not defined: -x", "flag provided but not defined: -x"},
+		{"flag provided but not defined: --tasks", "flag provided but not defined: --tasks"},
+	}
+	for _, c := range cases {
+		if got := doubleDash(c.in); got != c.want {
+			t.Errorf("doubleDash(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	app := &cli.App{Name: "x", Flags: []cli.Flag{&cli.IntFlag{Name: "group"}}, Action: func(*cli.Context) error { return nil }}
+	var b strings.Builder
+	Run(app, []string{"x", "--tasks", "3"}, &b)
+	if !strings.Contains(b.String(), "--tasks") {
+		t.Errorf("stderr %q, want the flag as --tasks", b.String())
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -55,7 +56,7 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 	app.Writer = os.Stdout
 	app.ErrWriter = stderr
 	usage := func(c *cli.Context, err error, _ bool) error {
-		return &UsageError{Msg: err.Error()}
+		return &UsageError{Msg: doubleDash(err.Error())}
 	}
 	app.OnUsageError = usage
 	var sub func(cmds []*cli.Command)
@@ -103,6 +104,17 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
 	}
 	return Code(err)
+}
+
+// flagName is a flag as Go's flag package names it in its messages
+// ("flag provided but not defined: -tasks", "invalid value ... for flag
+// -n: ..."): one dash, a name of two or more letters.
+var flagName = regexp.MustCompile(`((?:defined|flag):? )-([A-Za-z][A-Za-z0-9-]+)`)
+
+// doubleDash writes the flags of a parse error as users type them
+// (--tasks); one-letter flags (-o) keep their one dash.
+func doubleDash(msg string) string {
+	return flagName.ReplaceAllString(msg, "${1}--${2}")
 }
 
 // Grace is how long an interrupted command may take to wind down (its
