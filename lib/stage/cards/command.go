@@ -49,6 +49,9 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if len(trajs) == 0 {
 		return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: "no trajectories"}
 	}
+	if err := stage.CheckOneSource(f.Inputs, metas, trajs); err != nil {
+		return err
+	}
 	iter := trajs[0].Iteration
 	for i, t := range trajs {
 		if t.Iteration != iter {

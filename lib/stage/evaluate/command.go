@@ -32,12 +32,15 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	var meta table.Meta
 	labels := eval.Labels{}
 	if len(f.Inputs) > 0 {
-		rows, _, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Inputs...)
+		rows, metas, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.Inputs...)
 		if err != nil {
 			return err
 		}
 		if len(rows) == 0 {
 			return command.Usagef("%v: no trajectories", f.Inputs)
+		}
+		if err := stage.CheckOneSource(f.Inputs, metas, rows); err != nil {
+			return err
 		}
 		trajs = rows
 		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Inputs: map[string]string{}}
