@@ -3,6 +3,9 @@ GO      ?= go
 BIN     := bin
 CMDS    := $(notdir $(wildcard cmd/*))
 export GOFLAGS ?= -trimpath
+# The commit every output file records (pats.toolkit_commit; lib/table.Stamp).
+PATS_COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null || c=$$c+modified; echo $$c; })
+GO_LDFLAGS  := -ldflags=-X=github.com/pats-rl/pats/lib/table.buildCommit=$(PATS_COMMIT)
 
 .PHONY: all build test vet demo bench clean gpu-tests
 
@@ -10,7 +13,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build $(GO_LDFLAGS) -o $(BIN)/ ./cmd/...
 
 vet:
 	$(GO) vet ./...

@@ -141,7 +141,7 @@ ifeq ($(PIPE_BUILD),1)
 PIPE_SOURCES := $(shell find cmd lib -name '*.go' -not -name '*_test.go' 2>/dev/null) go.mod
 $(PIPE_BINS) &: $(PIPE_SOURCES)
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ $(addprefix ./cmd/,$(PIPE_TOOLS))
+	$(GO) build $(GO_LDFLAGS) -o $(BIN)/ $(addprefix ./cmd/,$(PIPE_TOOLS))
 	@touch $(PIPE_BINS)
 endif
 

@@ -52,6 +52,9 @@ func Code(err error) int {
 // Run runs app with args and returns the exit code, writing the one-line
 // error to stderr.
 func Run(app *cli.App, args []string, stderr io.Writer) int {
+	// Every file this command writes says which toolkit made it, when and
+	// where (table.Stamp).
+	table.SetStamp(table.NowStamp())
 	app.ExitErrHandler = func(*cli.Context, error) {}
 	app.Writer = os.Stdout
 	app.ErrWriter = stderr

@@ -17,7 +17,9 @@ import (
 // Meta is the provenance stored with every file: Parquet key-value metadata,
 // or Arrow schema metadata. Keys are "pats.kind", "pats.schema_version",
 // "pats.command", "pats.seed", "pats.inputs" (a JSON object, keys sorted) and
-// "pats.extra.NAME" for each Extra entry.
+// "pats.extra.NAME" for each Extra entry; files written after SetStamp
+// also carry "pats.toolkit_version", "pats.toolkit_commit", "pats.time" and
+// "pats.host" (see Stamp).
 type Meta struct {
 	Kind          string            // row kind (see RegisterKind); filled from the row type on write when empty
 	SchemaVersion int               // schema version of the row kind; filled from the registry on write when 0
@@ -25,6 +27,10 @@ type Meta struct {
 	Seed          int64             // the producing command's seed
 	Inputs        map[string]string // input path -> content hash (see HashFile)
 	Extra         map[string]string // free-form provenance, e.g. a timestamp; kept out of everything else
+
+	// Stamp is read from a file's pats.toolkit_*, pats.time and pats.host
+	// keys; on write the process's stamp (SetStamp) is stored instead.
+	Stamp Stamp
 
 	// Path is the file the metadata was read from. ReadFiles sets it; it is
 	// never stored.
@@ -38,7 +44,17 @@ const (
 	keySeed    = "pats.seed"
 	keyInputs  = "pats.inputs"
 	keyExtra   = "pats.extra."
+
+	keyToolkitVersion = "pats.toolkit_version"
+	keyToolkitCommit  = "pats.toolkit_commit"
+	keyTime           = "pats.time"
+	keyHost           = "pats.host"
 )
+
+// StampKeys are the metadata keys that say where and when a file was made:
+// the only ones that differ between reruns of a command on the same inputs
+// (see Stamp).
+var StampKeys = []string{keyHost, keyTime, keyToolkitCommit, keyToolkitVersion}
 
 // keyValues encodes m as sorted key/value pairs.
 func (m Meta) keyValues() (keys, values []string) {
@@ -54,6 +70,9 @@ func (m Meta) keyValues() (keys, values []string) {
 	}
 	for k, v := range m.Extra {
 		kv[keyExtra+k] = v
+	}
+	if s := currentStamp(); s != nil {
+		kv[keyToolkitVersion], kv[keyToolkitCommit], kv[keyTime], kv[keyHost] = s.Version, s.Commit, s.Time, s.Host
 	}
 	keys = make([]string, 0, len(kv))
 	for k := range kv {
@@ -97,6 +116,10 @@ func metaFrom(path string, keys []string, lookup func(string) (string, bool)) (M
 			return m, inputErr(path, "bad metadata "+keyInputs, err)
 		}
 	}
+	m.Stamp.Version, _ = lookup(keyToolkitVersion)
+	m.Stamp.Commit, _ = lookup(keyToolkitCommit)
+	m.Stamp.Time, _ = lookup(keyTime)
+	m.Stamp.Host, _ = lookup(keyHost)
 	for _, k := range keys {
 		if name, ok := strings.CutPrefix(k, keyExtra); ok {
 			if m.Extra == nil {

@@ -2,6 +2,7 @@ package learn
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +32,29 @@ type Init struct {
 	// Files are the checkpoint's other tokenizer and generation files
 	// (CarriedFiles), written unchanged into every checkpoint made from it.
 	Files map[string][]byte
+}
+
+// ProvenanceFile is the file of a checkpoint folder that says how it was
+// made (Provenance).
+const ProvenanceFile = "provenance.json"
+
+// Provenance is what a checkpoint folder's provenance.json records: the
+// command that wrote it, the content hashes of its inputs, the checkpoint
+// it was trained from and the toolkit, time and host (as every output
+// file's metadata, table.Stamp). It is written fresh with every
+// checkpoint, never carried over.
+type Provenance struct {
+	Stage      string            `json:"stage"`                 // learn sft or learn grpo
+	Command    string            `json:"command"`               // the command line, shell-quoted
+	Seed       int64             `json:"seed"`                  // its seed
+	Parent     string            `json:"parent"`                // --init: the checkpoint trained from, or tiny/small for a fresh model
+	ParentHash string            `json:"parent_hash,omitempty"` // the content hash of the parent's weights
+	Ref        string            `json:"ref,omitempty"`         // learn grpo's --ref
+	Inputs     map[string]string `json:"inputs"`                // input path -> content hash (table.HashFile)
+	Toolkit    string            `json:"toolkit_version,omitempty"`
+	Commit     string            `json:"toolkit_commit,omitempty"`
+	Time       string            `json:"time,omitempty"`
+	Host       string            `json:"host,omitempty"`
 }
 
 // CarriedFiles are the files of a Hugging Face checkpoint that training
@@ -193,7 +217,7 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
 	}
-	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil)
+	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil, Provenance{Stage: "learn sft", Parent: f.Init, ParentHash: in.Hash})
 }
 
 // GRPOOptions are learn grpo's options.
@@ -337,7 +361,7 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	} else if std.Stderr != nil {
 		fmt.Fprintln(std.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
-	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra)
+	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra, Provenance{Stage: "learn grpo", Parent: f.Init, ParentHash: in.Hash, Ref: f.Ref})
 }
 
 // flatGroups counts the groups of rows and those whose rewards are all
@@ -406,13 +430,26 @@ func adamCfg(wd float64) model.AdamWConfig {
 // unit (lib/output): all complete in temporaries first, then renamed into
 // place, the checkpoint first; on any error none of them is written.
 func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
-	in *Init, opt *model.AdamW, inputs map[string]string, seed int64, extra map[string]string) error {
+	in *Init, opt *model.AdamW, inputs map[string]string, seed int64, extra map[string]string, prov Provenance) error {
 	meta := func() table.Meta {
 		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs, Extra: extra}
 	}
 	var u output.Unit
 	defer u.Abort()
-	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: in.Files}); err != nil {
+	files := map[string][]byte{}
+	for k, v := range in.Files {
+		files[k] = v
+	}
+	prov.Command, prov.Seed, prov.Inputs = table.CommandLine(), seed, inputs
+	if s := table.CurrentStamp(); s != nil {
+		prov.Toolkit, prov.Commit, prov.Time, prov.Host = s.Version, s.Commit, s.Time, s.Host
+	}
+	b, err := json.MarshalIndent(prov, "", "  ")
+	if err != nil {
+		return err
+	}
+	files[ProvenanceFile] = append(b, '\n')
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: files}); err != nil {
 		return err
 	}
 	if metricsPath != "" {
