@@ -252,10 +252,31 @@ ckpt        = $(R)/ckpt/$(1)/config.json
 RUN_CONTEXT := $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(reading_history))
 COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTEXT)
 
-.PHONY: pats warmup plots
+.PHONY: pats warmup plots settings
+
+# ---- the run's record of its settings ------------------------------------------------
+# RUN/settings.json (report settings RUN prints it): every variable that
+# shapes the run and the variant's resolved settings and flags, the seeds,
+# the base and its weights hash, the toolkit's version and commit.
+# RUN/.settings holds the resolved NAME=VALUE lines; it is rewritten (when
+# make reads this file) only when they change, so a finished run stays
+# finished and a run made with another knob records it.
+RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BASE_SKILLS BASE_SEED BASE_TASKS \
+  BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
+  EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS CREDIT EXPERT WARMUP READING_HISTORY \
+  READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS \
+  RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
+settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
+ifneq ($(filter pats warmup settings,$(MAKECMDGOALS)),)
+$(shell mkdir -p $(R) && { printf '%s\n' $(settings_lines) | cmp -s - $(R)/.settings || printf '%s\n' $(settings_lines) > $(R)/.settings; })
+endif
+$(R)/settings.json: $(R)/.settings $(BIN)/report $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
+	$(BIN)/report settings --from $< $(if $(RUN_BASE),--base $(RUNS)/$(RUN_BASE)/ckpt/0) -o $@
+
+settings: $(R)/settings.json
 
 # The run is done when its summary exists.
-pats: $(R)/summary.md
+pats: $(R)/settings.json $(R)/summary.md
 # B_0, the demonstrations and the warm-up checkpoint only.
 warmup: $(call ckpt,0) $(if $(filter 1,$(V_SCAFFOLD)),$(R)/snap/0.parquet)
 

@@ -22,6 +22,7 @@ func app() *cli.App {
 			"  report iteration runs/pats-s1 3 --scaffold runs/pats-s1/snap/3.parquet\n" +
 			"  report run runs/pats-s1\n" +
 			"  report groups runs/pats-s1/traj/0.parquet\n" +
+			"  report settings runs/pats-s1\n" +
 			"  report compare warm-up=runs/demo/pats@0 pats=runs/demo/pats grpo=runs/demo/grpo\n" +
 			"  report sweep --root runs/sweep --variants 'pats grpo' --seeds '1 2 3' -o runs/sweep/results.parquet\n" +
 			"  report plots runs/pats-s1",
@@ -51,6 +52,35 @@ func app() *cli.App {
 					}
 					return report.RunIteration(c.Context, report.IterationOptions{Run: c.Args().Get(0), K: c.Args().Get(1),
 						Scaffold: c.String("scaffold"), Iterations: c.Int("of")}, stage.CLI(c))
+				},
+			},
+			{
+				Name:      "settings",
+				Usage:     "a run's record of its settings (settings.json): print it, or write it from resolved NAME=VALUE lines",
+				UsageText: "report settings RUN | report settings --from VARS [--base CKPT] -o RUN/settings.json",
+				Description: "pipelines/pats.mk writes RUN/settings.json before a run starts: every variable and resolved\n" +
+					"variant setting and flag of the run, its seeds, the base policy and its weights hash, and the\n" +
+					"toolkit's version and commit. With a run folder, prints it as a table.\n\n" +
+					"Examples:\n" +
+					"  report settings runs/pats-s1\n" +
+					"  report settings --from runs/pats-s1/.settings -o runs/pats-s1/settings.json",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "from", Usage: "NAME=VALUE lines to record"},
+					&cli.StringFlag{Name: "base", Usage: "the base checkpoint whose weights hash to record"},
+					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "settings file to write"}},
+				Action: func(c *cli.Context) error {
+					if c.IsSet("from") || c.IsSet("output") {
+						if err := command.Args(c, 0, 0); err != nil {
+							return err
+						}
+						if c.String("from") == "" || c.String("output") == "" {
+							return command.Usagef("writing a settings file needs --from and -o")
+						}
+						return report.WriteSettings(c.String("from"), c.String("base"), c.String("output"))
+					}
+					if err := command.Args(c, 1, 1); err != nil {
+						return err
+					}
+					return report.ShowSettings(c.Args().First(), os.Stdout)
 				},
 			},
 			{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -266,4 +267,52 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 		fmt.Fprintln(std.Stdout, p)
 	}
 	return err
+}
+
+// WriteSettings writes a run's settings.json (out) from the NAME=VALUE
+// lines of from, with the base checkpoint's weights hash when base is
+// given and the toolkit's version and commit.
+func WriteSettings(from, base, out string) error {
+	if err := output.Check([]string{from, base}, output.File("-o", out)); err != nil {
+		return err
+	}
+	f, err := os.Open(from)
+	if err != nil {
+		return &table.InputError{Path: from, Problem: "cannot read", Err: err}
+	}
+	defer f.Close()
+	vars, err := report.ParseVars(f)
+	if err != nil {
+		return &table.InputError{Path: from, Problem: err.Error()}
+	}
+	var hash string
+	if base != "" {
+		for _, name := range []string{"model.safetensors", "model.safetensors.index.json"} {
+			if h, err := table.HashFile(filepath.Join(base, name)); err == nil {
+				hash = h
+				break
+			}
+		}
+		if hash == "" {
+			return &table.InputError{Path: base, Problem: "no checkpoint weights (model.safetensors) to hash"}
+		}
+	}
+	v, c := table.Toolkit()
+	if s := table.CurrentStamp(); s != nil {
+		v, c = s.Version, s.Commit
+	}
+	b := report.NewSettings(vars, base, hash, v, c).JSON()
+	return output.Write(out, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// ShowSettings prints a run's settings.json as Markdown.
+func ShowSettings(run string, stdout io.Writer) error {
+	s, err := report.LoadSettings(run)
+	if err != nil {
+		return &table.InputError{Path: run, Problem: "no readable " + report.SettingsFile + ": " + err.Error()}
+	}
+	return s.Markdown(stdout)
 }
