@@ -10,7 +10,7 @@ DEMO_NAME  := $(patsubst $(RUNS)/%,%,$(DEMO))
 # teaches the scaffold's format (256 demonstrations with B_0, 2 epochs),
 # the grpo run starts GRPO from the base itself.
 DEMO_SIZES ?= ITERS=4 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1 BASE=$(DEMO_NAME)/base
-DEMO_ENVS  := household shop searchqa
+DEMO_ENVS  := household household-rl household-drawn household-rl-large household-drawn-large household-drawn-places shop searchqa
 # the base is built first, once, unless DEMO_SIZES is given without one
 DEMO_BASE  := $(if $(findstring BASE=$(DEMO_NAME)/base,$(DEMO_SIZES)),$(DEMO)/base/ckpt/0/config.json)
 
