@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -33,7 +34,7 @@ func TestCheckpointProvenance(t *testing.T) {
 		return p
 	}
 	p := read(out)
-	parentHash, err := table.HashFile(filepath.Join(f.ckpt, "model.safetensors"))
+	parentHash, err := model.WeightsHash(f.ckpt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func (s Settings) Markdown(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "toolkit %s at %s\n", s.ToolkitVersion, commit)
 	if s.Base != "" {
-		fmt.Fprintf(w, "base %s (weights %s)\n", s.Base, s.BaseHash)
+		fmt.Fprintf(w, "base %s (weights file hash %s)\n", s.Base, s.BaseHash)
 	} else {
 		fmt.Fprintln(w, "no base policy")
 	}
