@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/table"
 )
 
 // Primitives in the order the primitive plot stacks them.
@@ -31,9 +33,11 @@ var palette = []color.Color{
 
 // Plots writes the run's plots as PNG files into dir and returns their
 // paths: success.png (success against iteration on each split, with and
-// without the scaffold), scaffold.png (items per layer against iteration)
-// and primitives.png (the controller's primitive per task type per
-// iteration). A plot without data (a run with no scaffold) is skipped.
+// without the scaffold), scaffold.png (items per layer against iteration),
+// zero-variance.png (the share of each update's GRPO groups whose rewards
+// were all equal) and primitives.png (the controller's primitive per task
+// type per iteration).
+// A plot without data (a run with no scaffold) is skipped.
 // The files are written as one unit (lib/output): all or, on an error or
 // an interruption, none; the paths are returned once they are in place.
 func Plots(r *Run, dir string) ([]string, error) {
@@ -103,6 +107,24 @@ func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 		}
 		out = append(out, path)
 	}
+	zv, err := zeroVariance(r.Dir)
+	if err != nil {
+		return out, err
+	}
+	if len(zv) > 0 {
+		p := newPlot("groups with zero reward variance (no outcome credit)", "iteration (update k -> k+1)", "share of groups")
+		if err := addLine(p, zv, "zero-variance groups", 0, false); err != nil {
+			return out, err
+		}
+		p.Legend = plot.NewLegend() // one line: the title says it
+		p.Y.Min, p.Y.Max = 0, 1
+		p.X.Tick.Marker = intTicks{}
+		path := filepath.Join(dir, "zero-variance.png")
+		if err := save(u, p, path); err != nil {
+			return out, err
+		}
+		out = append(out, path)
+	}
 	if len(r.States) > 0 {
 		p, err := primitivePlot(r)
 		if err != nil {
@@ -115,6 +137,28 @@ func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 		out = append(out, path)
 	}
 	return out, nil
+}
+
+// zeroVariance reads metrics/grpo-K.parquet of a run folder: for each
+// update, the share of its GRPO groups whose rewards were all equal (no
+// outcome credit), from its first step's row.
+func zeroVariance(dir string) (plotter.XYs, error) {
+	var xy plotter.XYs
+	for k := 0; ; k++ {
+		path := filepath.Join(dir, "metrics", "grpo-"+strconv.Itoa(k)+".parquet")
+		if _, err := os.Stat(path); err != nil {
+			break
+		}
+		rows, _, err := table.ReadFiles[table.TrainMetrics](path)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) == 0 || rows[0].Groups == 0 {
+			continue
+		}
+		xy = append(xy, plotter.XY{X: float64(k), Y: float64(rows[0].ZeroVarGroups) / float64(rows[0].Groups)})
+	}
+	return xy, nil
 }
 
 // primitivePlot draws one marker per (iteration, task type), its shape and

@@ -148,7 +148,7 @@ func fakeRun(t *testing.T, succ float64) string {
 	// c (one success): two of three with equal rewards
 	trajs := []table.Trajectory{{GroupID: "a", Success: true, Reward: 1}, {GroupID: "a", Sample: 1}, {GroupID: "b"}, {GroupID: "c", Success: true, Reward: 1}}
 	must(table.WriteFile(filepath.Join(dir, "traj", "0.parquet"), trajs, table.Meta{}))
-	m := []table.TrainMetrics{{Loss: 1, KL: 0.1}, {Loss: 3, KL: 0.3}}
+	m := []table.TrainMetrics{{Loss: 1, KL: 0.1, Groups: 8, ZeroVarGroups: 3}, {Loss: 3, KL: 0.3, Groups: 8, ZeroVarGroups: 3}}
 	must(table.WriteFile(filepath.Join(dir, "metrics", "grpo-0.parquet"), m, table.Meta{}))
 	must(os.WriteFile(filepath.Join(dir, "ckpt", "0", "config.json"), []byte("{}"), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "ckpt", "1", "config.json"), []byte("{}"), 0o644))
@@ -292,8 +292,11 @@ func TestPlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(paths) != 3 {
-		t.Fatalf("plots %v, want 3", paths)
+	if len(paths) != 4 || filepath.Base(paths[2]) != "zero-variance.png" {
+		t.Fatalf("plots %v, want success, scaffold, zero-variance and primitives", paths)
+	}
+	if zv, err := zeroVariance(dir); err != nil || len(zv) != 1 || zv[0].Y != 3.0/8 {
+		t.Errorf("zero-variance shares %v, %v; want 3/8 at iteration 0", zv, err)
 	}
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
