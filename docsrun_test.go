@@ -17,8 +17,8 @@ import (
 // block of README.md and docs/*.md marked by a line "<!-- docs-run ... -->"
 // just above it run, block after block of a file in one empty folder with
 // the binaries as bin/, under bash -e -o pipefail. On small sizes: every
-// --tasks above 16 becomes 16 and every --epochs 1; a "go build" line is
-// left out (the binaries are built). A command that exits non-zero fails
+// --tasks above 16 becomes 16, every --group above 2 becomes 2 and every
+// --epochs 1; a "go build" line is left out (the binaries are built). A command that exits non-zero fails
 // the test, named with its last lines of output.
 
 // docsRunMark marks a block to run.
@@ -44,6 +44,7 @@ func docBlocks(md string) []string {
 
 var (
 	tasksFlag  = regexp.MustCompile(`--tasks (\d+)`)
+	groupFlag  = regexp.MustCompile(`--group (\d+)`)
 	epochsFlag = regexp.MustCompile(`--epochs \d+`)
 )
 
@@ -52,6 +53,12 @@ func small(block string) string {
 	block = tasksFlag.ReplaceAllStringFunc(block, func(m string) string {
 		if n, _ := strconv.Atoi(strings.Fields(m)[1]); n > 16 {
 			return "--tasks 16"
+		}
+		return m
+	})
+	block = groupFlag.ReplaceAllStringFunc(block, func(m string) string {
+		if n, _ := strconv.Atoi(strings.Fields(m)[1]); n > 2 {
+			return "--group 2"
 		}
 		return m
 	})
@@ -165,7 +172,7 @@ func TestDocsRunCatchesBroken(t *testing.T) {
 			}
 		})
 	}
-	if got := small("bin/rollout --tasks 1500 --epochs 4\ngo build -o bin/ ./cmd/...\nbin/rollout --tasks 8"); got != "bin/rollout --tasks 16 --epochs 1\nbin/rollout --tasks 8" {
+	if got := small("bin/rollout --tasks 1500 --group 8 --epochs 4\ngo build -o bin/ ./cmd/...\nbin/rollout --tasks 8 --group 2"); got != "bin/rollout --tasks 16 --group 2 --epochs 1\nbin/rollout --tasks 8 --group 2" {
 		t.Errorf("small: %q", got)
 	}
 }
