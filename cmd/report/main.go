@@ -80,7 +80,7 @@ func app() *cli.App {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return report.ShowSettings(c.Args().First(), os.Stdout)
+					return report.ShowSettings(c.Args().First(), c.App.Writer)
 				},
 			},
 			{
