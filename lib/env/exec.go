@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pats-rl/pats/lib/cleanup"
+	"github.com/pats-rl/pats/lib/table"
 )
 
 // ProtocolVersion is the version of the JSON-lines protocol that OpenExec
@@ -326,10 +327,48 @@ func (t *stderrTail) String() string {
 	return strings.TrimSpace(string(t.buf))
 }
 
+// childEnvNames are the environment variables an exec: child gets: what a
+// program needs to find its interpreter, libraries, home, temporary folder
+// and locale. Every other variable (API keys such as OPENAI_API_KEY, cloud
+// credentials, tokens) stays with pats; PATS_EXEC_ENV names more to pass,
+// separated by commas.
+var childEnvNames = []string{
+	"PATH", "HOME", "USER", "LOGNAME", "SHELL", "TMPDIR", "TZ", "TERM", "LANG", "LANGUAGE",
+	"PYTHONPATH", "PYTHONHOME", "PYTHONUNBUFFERED", "VIRTUAL_ENV", "CONDA_PREFIX",
+	"LD_LIBRARY_PATH", "GOROOT", "GOPATH", "GOCACHE", "GOMODCACHE",
+}
+
+// ChildEnv returns the entries of environ (NAME=VALUE) an exec: child
+// gets: those named in childEnvNames, the locale (LC_*), and those named
+// in environ's PATS_EXEC_ENV (comma-separated), in environ's order.
+func ChildEnv(environ []string) []string {
+	allow := map[string]bool{}
+	for _, n := range childEnvNames {
+		allow[n] = true
+	}
+	for _, kv := range environ {
+		if v, ok := strings.CutPrefix(kv, "PATS_EXEC_ENV="); ok {
+			for _, n := range strings.Split(v, ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					allow[n] = true
+				}
+			}
+		}
+	}
+	out := []string{}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if allow[name] || strings.HasPrefix(name, "LC_") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
 // execEnv is the client side: one child process per Env, requests
 // serialised by mu.
 type execEnv struct {
-	command string
+	command string // scrubbed (table.Scrub): it reaches messages and outputs
 	cmd     *exec.Cmd
 	stdin   *os.File
 	stdout  *bufio.Reader
@@ -412,8 +451,9 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 		opts.MaxLine = DefaultMaxLine
 	}
 	args, err := SplitCommand(command)
+	command = table.Scrub(command) // from here on the command is only shown
 	if err != nil {
-		return nil, fmt.Errorf("exec env: %w", err)
+		return nil, fmt.Errorf("exec env: %s", table.Scrub(err.Error()))
 	}
 	if len(args) == 0 {
 		return nil, errors.New("exec env: empty command")
@@ -434,6 +474,7 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	e.cmd.Stdin, e.cmd.Stdout, e.cmd.Stderr = inR, outW, e.stderr
+	e.cmd.Env = ChildEnv(os.Environ())
 	e.cmd.SysProcAttr = childAttr()
 	err = e.cmd.Start()
 	// The child holds its own copies of these ends.
@@ -464,6 +505,7 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 		return nil, fmt.Errorf("exec env %q: child speaks protocol %d, want %d", command, e.info.Protocol, ProtocolVersion)
 	}
 	if e.info.Name == "" {
+		// The name is stored in every trajectory's env column.
 		e.info.Name = "exec:" + command
 	}
 	return e, nil

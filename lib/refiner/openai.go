@@ -91,11 +91,11 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 		Messages: []chatMessage{{Role: "system", Content: sys}, {Role: "user", Content: user}}})
 	answer, reason := o.exchange(ctx, body)
 	if reason != "" {
-		return Result{Reason: reason, Failed: true}, nil
+		return Result{Reason: o.clean(reason), Failed: true}, nil
 	}
 	raw, err := ParseAnswer(answer)
 	if err != nil {
-		return Result{Reason: "unusable answer: " + err.Error()}, nil
+		return Result{Reason: o.clean("unusable answer: " + err.Error())}, nil
 	}
 	if len(raw) == 0 {
 		return Result{Reason: "the model proposed nothing"}, nil
@@ -128,6 +128,16 @@ func nonNil(x []string) []string {
 		return []string{}
 	}
 	return x
+}
+
+// clean removes credentials from a reason, which is stored in the
+// proposals' metadata: a server's error body may echo the request's
+// headers or the key itself.
+func (o *OpenAI) clean(reason string) string {
+	if len(o.APIKey) >= 4 {
+		reason = strings.ReplaceAll(reason, o.APIKey, "REDACTED")
+	}
+	return table.Scrub(reason)
 }
 
 // exchange posts body with retries; it returns the answer text or a reason.

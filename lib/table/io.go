@@ -44,7 +44,8 @@ var (
 // Write writes rows of a registered row kind T to w in the given format,
 // with meta as Parquet key-value or Arrow schema metadata. Meta.Kind and
 // Meta.SchemaVersion are filled in from T's registration when empty; a
-// Meta.Kind naming another kind is an error. The bytes depend only on rows
+// Meta.Kind naming another kind is an error. Meta.Command and the Extra
+// values are written through Scrub. The bytes depend only on rows
 // and meta.
 func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
 	k, cols, err := schemaOf[T]()
@@ -58,6 +59,16 @@ func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
 	}
 	if meta.SchemaVersion == 0 {
 		meta.SchemaVersion = k.Version
+	}
+	// Metadata travels with the file: no credential from a command line,
+	// a URL or a remote message goes into it.
+	meta.Command = Scrub(meta.Command)
+	if len(meta.Extra) > 0 {
+		extra := make(map[string]string, len(meta.Extra))
+		for k, v := range meta.Extra {
+			extra[k] = Scrub(v)
+		}
+		meta.Extra = extra
 	}
 	switch format {
 	case Parquet:

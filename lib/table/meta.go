@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,18 +141,6 @@ func CommandLine() string {
 		q[i] = ShellQuote(Scrub(a))
 	}
 	return strings.Join(q, " ")
-}
-
-// userinfo matches the credentials part of a URL.
-var userinfo = regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.-]*://)[^/?#@\s]+@`)
-
-// Scrub replaces the user and password of every URL in s by "REDACTED",
-// so that command lines and messages can be recorded without secrets.
-func Scrub(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return userinfo.ReplaceAllString(s, "${1}REDACTED@")
 }
 
 // ShellQuote quotes s for a POSIX shell if it contains anything but letters,

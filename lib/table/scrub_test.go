@@ -10,13 +10,37 @@ func TestScrub(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"http://user:key@host:8000/v1", "http://REDACTED@host:8000/v1"},
 		{"--endpoint=https://sk-123@api.example/v1", "--endpoint=https://REDACTED@api.example/v1"},
+		// the password holds '@' or '/': the userinfo runs to the last '@'
+		{"http://alice:p@ss@host/v1", "http://REDACTED@host/v1"},
+		{`--endpoint "http://alice:pa/ss@host/v1" is not a URL`, `--endpoint "http://REDACTED@host/v1" is not a URL`},
 		{"http://host/v1?x=a@b", "http://host/v1?x=a@b"},
+		// query credentials
+		{"http://host/v1?api_key=sk-9&model=m", "http://host/v1?api_key=REDACTED&model=m"},
+		{"https://h/p?key=abc#f", "https://h/p?key=REDACTED#f"},
+		{"https://h/p?a=1&access_token=xyz&token=t&password=pw&secret=s&sig=q",
+			"https://h/p?a=1&access_token=REDACTED&token=REDACTED&password=REDACTED&secret=REDACTED&sig=REDACTED"},
+		{"https://h/p?max_tokens=5&tokenizer=bpe", "https://h/p?max_tokens=5&tokenizer=bpe"},
+		// environment assignments and flags of a command
+		{"exec:env OPENAI_API_KEY=sk-live python e.py", "exec:env OPENAI_API_KEY=REDACTED python e.py"},
+		{"exec:python e.py --api-key sk-live --split train", "exec:python e.py --api-key REDACTED --split train"},
+		{"exec:python e.py --token=abc --tasks 3", "exec:python e.py --token=REDACTED --tasks 3"},
+		{"rollout --max-tokens 512 --tokenizer bpe --seed 1", "rollout --max-tokens 512 --tokenizer bpe --seed 1"},
+		// headers and JSON echoed by a server
+		{`401: {"error":"bad key","headers":{"Authorization":"Bearer sk-abc123"}}`,
+			`401: {"error":"bad key","headers":{"Authorization":"REDACTED"}}`},
+		{"request had Authorization: Basic YWxpY2U6cw== and failed", "request had Authorization: REDACTED"},
+		{"got bearer sk-abcdef in header", "got bearer REDACTED in header"},
+		{`{"api_key": "sk-1", "model": "m"}`, `{"api_key": "REDACTED", "model": "m"}`},
 		{"user@host", "user@host"},
 		{"traj.parquet", "traj.parquet"},
+		{"", ""},
 	}
 	for _, c := range cases {
 		if got := Scrub(c.in); got != c.want {
 			t.Errorf("Scrub(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := Scrub(c.want); got != c.want {
+			t.Errorf("Scrub is not idempotent on %q: %q", c.want, got)
 		}
 	}
 	saved := os.Args

@@ -1,0 +1,122 @@
+package table
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Scrub removes credentials from s, so that a command line, a URL, an
+// environment command or a remote message can be recorded in an output or
+// printed in a message. It is the one scrubber of the project: every place
+// such text reaches a file or stderr goes through it (CommandLine, the
+// metadata written by Write, the message of every failing command, the
+// name of an exec: environment). It replaces by "REDACTED":
+//
+//   - the user and password of a URL: everything between "://" and the
+//     last '@' before the URL's query, fragment, a blank or a quote (so a
+//     password holding '@' or '/' goes too);
+//   - the value of a credential given as NAME=VALUE (a URL query
+//     parameter, an environment assignment, a --flag=value) or as
+//     "NAME": "VALUE" (JSON) or as --NAME VALUE (a flag of a command),
+//     where NAME, split at '_', '-' and '.', has a part such as key,
+//     apikey, token, secret, password, passwd, pwd, auth, credential,
+//     signature or sig (so api_key, access_token, OPENAI_API_KEY,
+//     --api-key, X-Api-Key; not max_tokens);
+//   - the credentials of an Authorization header and any "Bearer X".
+//
+// Scrubbing errs on the side of removing: a URL with '@' in its path loses
+// the part before it.
+func Scrub(s string) string {
+	if s == "" {
+		return s
+	}
+	if strings.Contains(s, "://") {
+		s = scrubUserinfo(s)
+	}
+	if strings.ContainsAny(s, "=:") || strings.Contains(s, "--") || strings.Contains(s, " ") {
+		s = assign.ReplaceAllStringFunc(s, func(m string) string {
+			sub := assign.FindStringSubmatch(m)
+			if !secretName(sub[2]) || sub[4] == "" || sub[4] == "REDACTED" {
+				return m
+			}
+			return sub[1] + sub[2] + sub[3] + "REDACTED"
+		})
+		s = jsonPair.ReplaceAllStringFunc(s, func(m string) string {
+			sub := jsonPair.FindStringSubmatch(m)
+			if !secretName(sub[1]) {
+				return m
+			}
+			return `"` + sub[1] + `"` + sub[2] + `"REDACTED"`
+		})
+		s = flagPair.ReplaceAllStringFunc(s, func(m string) string {
+			sub := flagPair.FindStringSubmatch(m)
+			if !secretName(sub[2]) || sub[4] == "REDACTED" {
+				return m
+			}
+			return sub[1] + sub[2] + sub[3] + "REDACTED"
+		})
+	}
+	s = authHeader.ReplaceAllString(s, "${1}REDACTED")
+	s = bearer.ReplaceAllString(s, "${1}REDACTED")
+	return s
+}
+
+var (
+	// assign: NAME=VALUE after a start, a blank, '?', '&', ';', ',' or a
+	// quote; VALUE runs to a separator.
+	assign = regexp.MustCompile(`(^|[\s?&;,'"{(\[])(-{0,2}[A-Za-z][A-Za-z0-9_.-]*)(=)([^\s&;,'"#)}\]]*)`)
+	// jsonPair: "NAME": "VALUE".
+	jsonPair = regexp.MustCompile(`"([A-Za-z][A-Za-z0-9_.-]*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
+	// flagPair: --NAME VALUE (a flag and the next word).
+	flagPair = regexp.MustCompile(`(^|[\s'"])(--?[A-Za-z][A-Za-z0-9_.-]*)(\s+'?)([^\s'"-][^\s'"]*)`)
+	// authHeader: Authorization: X (to the end of the line or a quote).
+	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)[^"'\r\n,}]+`)
+	// bearer: Bearer X.
+	bearer = regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`)
+)
+
+// secretParts are the parts of a name that make its value a credential.
+var secretParts = map[string]bool{
+	"key": true, "apikey": true, "token": true, "secret": true, "password": true, "passwd": true,
+	"pwd": true, "pass": true, "passphrase": true, "auth": true, "authorization": true,
+	"credential": true, "credentials": true, "signature": true, "sig": true, "cookie": true,
+	"session": true, "sessionid": true, "accesskey": true, "privatekey": true,
+}
+
+func secretName(name string) bool {
+	name = strings.TrimLeft(name, "-")
+	for _, p := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return r == '_' || r == '-' || r == '.'
+	}) {
+		if secretParts[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// scrubUserinfo replaces the userinfo of every URL in s: from "://" to the
+// last '@' before the end of the URL's authority-like part (a '?', a '#',
+// a blank, a quote or the end).
+func scrubUserinfo(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		start := i + 3
+		b.WriteString(s[:start])
+		rest := s[start:]
+		end := strings.IndexAny(rest, "?# \t\r\n\"'`<>")
+		if end < 0 {
+			end = len(rest)
+		}
+		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+			b.WriteString("REDACTED")
+			rest = rest[at:]
+		}
+		s = rest
+	}
+}
