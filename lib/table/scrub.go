@@ -96,8 +96,11 @@ func secretName(name string) bool {
 }
 
 // scrubUserinfo replaces the userinfo of every URL in s: from "://" to the
-// last '@' before the end of the URL's authority-like part (a '?', a '#',
-// a blank, a quote or the end).
+// last '@' before the URL's query or fragment; when the authority (up to
+// the first '/', '?' or '#') already looks like a user and password (it
+// holds an '@', or a ':' not followed by a port), to the last '@' of the
+// whole URL, so that a password holding '/', '?' or '#' goes too. A URL
+// ends at a blank, a quote or '<', '>'.
 func scrubUserinfo(s string) string {
 	var b strings.Builder
 	for {
@@ -109,14 +112,43 @@ func scrubUserinfo(s string) string {
 		start := i + 3
 		b.WriteString(s[:start])
 		rest := s[start:]
-		end := strings.IndexAny(rest, "?# \t\r\n\"'`<>")
+		end := strings.IndexAny(rest, " \t\r\n\"'`<>")
 		if end < 0 {
 			end = len(rest)
 		}
-		if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+		url := rest[:end]
+		auth := url
+		if j := strings.IndexAny(url, "/?#"); j >= 0 {
+			auth = url[:j]
+		}
+		upto := url
+		if !looksLikeUserinfo(auth) {
+			if j := strings.IndexAny(url, "?#"); j >= 0 {
+				upto = url[:j]
+			}
+		}
+		if at := strings.LastIndexByte(upto, '@'); at >= 0 {
 			b.WriteString("REDACTED")
 			rest = rest[at:]
 		}
 		s = rest
 	}
+}
+
+// looksLikeUserinfo reports whether the authority part of a URL holds
+// credentials: an '@', or a ':' followed by something other than a port.
+func looksLikeUserinfo(auth string) bool {
+	if strings.Contains(auth, "@") {
+		return true
+	}
+	c := strings.LastIndexByte(auth, ':')
+	if c < 0 || strings.HasSuffix(auth, "]") {
+		return false
+	}
+	for _, r := range auth[c+1:] {
+		if r < '0' || r > '9' {
+			return true
+		}
+	}
+	return false
 }

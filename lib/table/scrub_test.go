@@ -13,6 +13,10 @@ func TestScrub(t *testing.T) {
 		// the password holds '@' or '/': the userinfo runs to the last '@'
 		{"http://alice:p@ss@host/v1", "http://REDACTED@host/v1"},
 		{`--endpoint "http://alice:pa/ss@host/v1" is not a URL`, `--endpoint "http://REDACTED@host/v1" is not a URL`},
+		{`"http://alice:pa#ss@host/v1"`, `"http://REDACTED@host/v1"`},
+		{`"http://alice:pa?ss@host/v1"`, `"http://REDACTED@host/v1"`},
+		{"http://sk-12/3@host/v1", "http://REDACTED@host/v1"},
+		{"http://[::1]:8000/v1?x=a@b", "http://[::1]:8000/v1?x=a@b"},
 		{"http://host/v1?x=a@b", "http://host/v1?x=a@b"},
 		// query credentials
 		{"http://host/v1?api_key=sk-9&model=m", "http://host/v1?api_key=REDACTED&model=m"},
