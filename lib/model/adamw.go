@@ -44,7 +44,9 @@ func NewAdamW(m *Model, cfg AdamWConfig) *AdamW {
 
 // Step applies one update with learning rate lr to every parameter from
 // its gradient (gradients are left as they are: clear them with ZeroGrad).
-// Step t (1-based) uses bias corrections 1-beta1^t and 1-beta2^t.
+// Step t (1-based) uses bias corrections 1-beta1^t and 1-beta2^t. On the
+// host a step that leaves a non-finite weight is an error; on a device the
+// weights are checked when they come back (Save refuses non-finite ones).
 func (o *AdamW) Step(lr float64) error {
 	m := o.model
 	if len(o.M) != len(m.params) {
@@ -72,6 +74,9 @@ func (o *AdamW) Step(lr float64) error {
 			hs.WeightDecay = float32(o.Cfg.WeightDecay)
 		}
 		m.be.AdamW(p.W, p.G, o.M[i], o.V[i], hs)
+		if j := nonFinite(p.W); j >= 0 {
+			return fmt.Errorf("adamw step %d: tensor %s became %v at %d (a non-finite update; the optimizer state or the learning rate is broken)", o.StepN, p.Name, p.W[j], j)
+		}
 	}
 	return nil
 }

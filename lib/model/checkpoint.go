@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -117,6 +118,9 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 		}
 		ts := make([]safetensors.Named, len(m.params))
 		for i, p := range m.params {
+			if j := nonFinite(p.W); j >= 0 {
+				return fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
+			}
 			ts[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
 		}
 		meta := map[string]string{"format": "pt"}
@@ -199,9 +203,42 @@ func Load(dir string) (*Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: tensor %s: %w", dir, p.Name, err)
 		}
+		if j := nonFinite(w); j >= 0 {
+			return nil, fmt.Errorf("%s: tensor %s holds %v at %d (weights must be finite)", dir, p.Name, w[j], j)
+		}
 		p.W = w
 	}
 	return m, nil
+}
+
+// nonFinite returns the index of the first NaN or infinity in w, or -1.
+func nonFinite(w []float32) int {
+	for i, x := range w {
+		if x-x != 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+// check refuses optimizer constants that make a step non-finite or
+// meaningless: a negative step count, a beta outside [0, 1), an eps that
+// is not positive, a negative or non-finite weight decay.
+func (oj optimizerJSON) check() error {
+	fin := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case oj.Step < 0:
+		return fmt.Errorf("step %d is negative", oj.Step)
+	case !fin(oj.Beta1) || oj.Beta1 < 0 || oj.Beta1 >= 1:
+		return fmt.Errorf("beta1 %v is outside [0, 1)", oj.Beta1)
+	case !fin(oj.Beta2) || oj.Beta2 < 0 || oj.Beta2 >= 1:
+		return fmt.Errorf("beta2 %v is outside [0, 1)", oj.Beta2)
+	case !fin(oj.Eps) || oj.Eps <= 0:
+		return fmt.Errorf("eps %v is not positive", oj.Eps)
+	case !fin(oj.WeightDecay) || oj.WeightDecay < 0:
+		return fmt.Errorf("weight_decay %v is negative or not finite", oj.WeightDecay)
+	}
+	return nil
 }
 
 // checkShapes compares the shapes config.json implies for the embedding
@@ -244,6 +281,9 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 	if err := json.Unmarshal(b, &oj); err != nil {
 		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, OptimizerJSONFile), err)
 	}
+	if err := oj.check(); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, OptimizerJSONFile), err)
+	}
 	path := filepath.Join(dir, OptimizerFile)
 	ts, _, err := safetensors.ReadFile(path)
 	if err != nil {
@@ -259,6 +299,16 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 			w, err := t.Float32()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %s%s: %w", path, p.Name, suf, err)
+			}
+			if j := nonFinite(w); j >= 0 {
+				return nil, fmt.Errorf("%s: %s%s holds %v at %d (moments must be finite)", path, p.Name, suf, w[j], j)
+			}
+			if suf == ".exp_avg_sq" {
+				for j, x := range w {
+					if x < 0 {
+						return nil, fmt.Errorf("%s: %s%s holds %v at %d (second moments must be >= 0)", path, p.Name, suf, x, j)
+					}
+				}
 			}
 			if suf == ".exp_avg" {
 				o.M = append(o.M, w)

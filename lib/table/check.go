@@ -46,6 +46,31 @@ func checkRows[T any](path string, rows []T, seen map[string]string) error {
 	return nil
 }
 
+// checkWritten runs the readers' checks (checkRows) over rows about to be
+// written, so that no command writes a file its own readers refuse. A
+// broken row is an error (not an *InputError: the writer made it).
+func checkWritten[T any](rows []T) error {
+	if !rowChecks {
+		return nil
+	}
+	seen := map[string]string{}
+	for i := range rows {
+		if c, ok := any(&rows[i]).(RowChecker); ok {
+			if err := c.CheckRow(); err != nil {
+				return fmt.Errorf("row %d would be refused by the readers: %v", i, err)
+			}
+		}
+		if k, ok := any(&rows[i]).(RowKeyer); ok {
+			key := k.RowKey()
+			if prev, dup := seen[key]; dup {
+				return fmt.Errorf("row %d would be refused by the readers: id %s repeats %s", i, key, prev)
+			}
+			seen[key] = fmt.Sprintf("row %d", i)
+		}
+	}
+	return nil
+}
+
 // colErr is an invariant broken in one column.
 func colErr(col, format string, a ...any) error {
 	return fmt.Errorf("column %s: %s", col, fmt.Sprintf(format, a...))

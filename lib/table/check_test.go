@@ -28,10 +28,21 @@ func TestRowChecks(t *testing.T) {
 		row := good
 		c.edit(&row)
 		path := filepath.Join(t.TempDir(), "cards.parquet")
-		if err := WriteFile(path, []Card{row}, Meta{}); err != nil {
+		err := WriteFile(path, []Card{row}, Meta{})
+		if c.want != "" {
+			// the writer refuses what the readers refuse, and writes nothing
+			if err == nil || !strings.Contains(err.Error(), "would be refused by the readers") {
+				t.Errorf("%s: WriteFile: %v, want a refusal", c.name, err)
+			}
+			if _, serr := os.Stat(path); serr == nil {
+				t.Errorf("%s: WriteFile left %s", c.name, path)
+			}
+			err = writeUnchecked(path, []Card{row})
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := ReadFiles[Card](path)
+		_, _, err = ReadFiles[Card](path)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)
@@ -40,13 +51,23 @@ func TestRowChecks(t *testing.T) {
 		}
 	}
 	path := filepath.Join(t.TempDir(), "dup.parquet")
-	if err := WriteFile(path, []Card{good, good}, Meta{}); err != nil {
+	if err := WriteFile(path, []Card{good, good}, Meta{}); err == nil || !strings.Contains(err.Error(), "row 1 would be refused by the readers: id c-0-g repeats row 0") {
+		t.Errorf("WriteFile of a repeated card id: %v", err)
+	}
+	if err := writeUnchecked(path, []Card{good, good}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadFiles[Card](path); err == nil || !strings.Contains(err.Error(), "row 1: id c-0-g repeats row 0") {
 		t.Errorf("repeated card id: %v", err)
 	}
 	os.Remove(path)
+}
+
+// writeUnchecked writes rows as another tool might, without the checks.
+func writeUnchecked[T any](path string, rows []T) error {
+	rowChecks = false
+	defer func() { rowChecks = true }()
+	return WriteFile(path, rows, Meta{})
 }
 
 func TestTrajectoryRowChecks(t *testing.T) {

@@ -44,8 +44,10 @@ var (
 // Write writes rows of a registered row kind T to w in the given format,
 // with meta as Parquet key-value or Arrow schema metadata. Meta.Kind and
 // Meta.SchemaVersion are filled in from T's registration when empty; a
-// Meta.Kind naming another kind is an error. Meta.Command and the Extra
-// values are written through Scrub. The bytes depend only on rows
+// Meta.Kind naming another kind is an error. Every row must pass the checks
+// ReadFiles applies (RowChecker, RowKeyer): a row the readers would refuse
+// is an error and nothing is written. Meta.Command and the Extra values
+// are written through Scrub. The bytes depend only on rows
 // and meta.
 func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
 	k, cols, err := schemaOf[T]()
@@ -59,6 +61,9 @@ func Write[T any](w io.Writer, format Format, rows []T, meta Meta) error {
 	}
 	if meta.SchemaVersion == 0 {
 		meta.SchemaVersion = k.Version
+	}
+	if err := checkWritten(rows); err != nil {
+		return err
 	}
 	// Metadata travels with the file: no credential from a command line,
 	// a URL or a remote message goes into it.

@@ -41,7 +41,13 @@ func write[T any](out string, rows []T) error {
 	if err != nil {
 		return err
 	}
-	if err := table.Write(f, table.Parquet, rows, table.Meta{}); err != nil {
+	// Written as another tool would (table.Write refuses rows its readers
+	// refuse): the rows without pats metadata.
+	w := parquet.NewGenericWriter[T](f)
+	if _, err := w.Write(rows); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
 		return err
 	}
 	return f.Close()
