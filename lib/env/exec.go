@@ -679,6 +679,15 @@ func (e *execEnv) Tasks(split string) ([]string, error) {
 	if err := e.callLocked(Request{Op: OpTasks, Split: split}, &r); err != nil {
 		return nil, err
 	}
+	// A task id names one group of episodes: listed twice it would give
+	// rows with the same (group_id, sample).
+	seen := make(map[string]int, len(r.Tasks))
+	for i, id := range r.Tasks {
+		if j, dup := seen[id]; dup {
+			return nil, fmt.Errorf("exec env %q: split %s lists task id %q twice (entries %d and %d); task ids must be unique", e.command, split, id, j, i)
+		}
+		seen[id] = i
+	}
 	e.tasks[split] = r.Tasks
 	return append([]string(nil), r.Tasks...), nil
 }

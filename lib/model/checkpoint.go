@@ -273,7 +273,7 @@ func checkShapes(c Config, ts map[string]safetensors.Tensor) error {
 // LoadAdamW reads the optimizer state saved beside a checkpoint for m. A
 // checkpoint without one gives an error wrapping os.ErrNotExist.
 func LoadAdamW(dir string, m *Model) (*AdamW, error) {
-	b, err := os.ReadFile(filepath.Join(dir, OptimizerJSONFile))
+	b, err := safetensors.ReadRegular(filepath.Join(dir, OptimizerJSONFile))
 	if err != nil {
 		return nil, err
 	}

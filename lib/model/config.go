@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/model/safetensors"
 )
 
 // Config is a Qwen2 model configuration as stored in a Hugging Face
@@ -192,7 +194,7 @@ func ParseConfig(b []byte) (Config, error) {
 
 // LoadConfig reads and validates a config.json file.
 func LoadConfig(path string) (Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := safetensors.ReadRegular(path)
 	if err != nil {
 		return Config{}, err
 	}

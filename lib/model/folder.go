@@ -31,7 +31,7 @@ func OpenFolder(dir string) (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := os.ReadFile(filepath.Join(dir, TokenizerFile))
+	js, err := safetensors.ReadRegular(filepath.Join(dir, TokenizerFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("checkpoint has no %s", TokenizerFile)

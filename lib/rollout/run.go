@@ -191,11 +191,17 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	retire := func() {}
-	if bp, ok := o.Policy.(BatchPolicy); ok {
+	if _, ok := o.Policy.(BatchPolicy); ok {
 		workers = o.Batch
 		if workers <= 0 {
 			workers = DefaultBatch
 		}
+	}
+	// never more goroutines (or decoding slots) than episodes
+	if workers > len(out) {
+		workers = max(1, len(out))
+	}
+	if bp, ok := o.Policy.(BatchPolicy); ok {
 		retire = bp.BeginBatch(workers)
 	}
 	var wg sync.WaitGroup

@@ -3,6 +3,7 @@ package skill
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -305,7 +306,7 @@ func loadFS(fsys fs.FS, root string, show func(string) string) (*Library, error)
 			continue
 		}
 		p := path.Join(root, e.Name(), FileName)
-		data, err := fs.ReadFile(fsys, p)
+		data, err := readSkillFile(fsys, p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -323,6 +324,38 @@ func loadFS(fsys fs.FS, root string, show func(string) string) (*Library, error)
 		return nil, fmt.Errorf("skill library %s: no <name>/%s found", show(root), FileName)
 	}
 	return New(skills)
+}
+
+// MaxFileBytes bounds a SKILL.md: a longer one is refused rather than read.
+const MaxFileBytes = 1 << 20
+
+// readSkillFile reads a SKILL.md that is a regular file (a link is
+// followed) of at most MaxFileBytes; a device, a FIFO or a longer file is
+// refused before it is read whole.
+func readSkillFile(fsys fs.FS, p string) ([]byte, error) {
+	st, err := fs.Stat(fsys, p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("%d bytes, more than the %d a SKILL.md may hold", st.Size(), MaxFileBytes)
+	}
+	f, err := fsys.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("more than the %d bytes a SKILL.md may hold", MaxFileBytes)
+	}
+	return data, nil
 }
 
 // Len is the number of skills.

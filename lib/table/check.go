@@ -116,6 +116,7 @@ func firstErr(errs ...error) error {
 // CheckRow implements RowChecker.
 func (r *Trajectory) CheckRow() error {
 	if err := firstErr(
+		count("iteration", r.Iteration), count("history", r.History),
 		count("sample", r.Sample), count("steps", r.Steps),
 		finite("reward", r.Reward), finite("score", r.Score),
 		sameLen("roles", len(r.Roles), "tokens", len(r.Tokens)),
@@ -125,6 +126,9 @@ func (r *Trajectory) CheckRow() error {
 		count("invalid", r.Invalid),
 	); err != nil {
 		return err
+	}
+	if r.ScaffoldVersion < -1 {
+		return colErr("scaffold_version", "%d is neither -1 (no scaffold) nor a version", r.ScaffoldVersion)
 	}
 	if len(r.Logprobs) != 0 && len(r.Logprobs) != len(r.Tokens) {
 		return colErr("logprobs", "%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))
@@ -176,6 +180,42 @@ func (r *Trajectory) CheckRow() error {
 	for i, lp := range r.Logprobs {
 		if math.IsNaN(float64(lp)) || math.IsInf(float64(lp), 0) {
 			return colErr("logprobs", "%v at position %d is not finite", lp, i)
+		}
+	}
+	return r.checkWindow()
+}
+
+// checkWindow checks the history-window columns (rollout --history): none
+// set without a window; with one, one turn_from per turn_at, prompt_len
+// inside the tokens, answers in order, each starting on a policy-written
+// token, and each history inside [prompt_len, its answer's start].
+func (r *Trajectory) checkWindow() error {
+	if r.History == 0 {
+		if len(r.TurnAt) > 0 || len(r.TurnFrom) > 0 || len(r.HistoryMarker) > 0 || r.PromptLen != 0 {
+			return colErr("history", "0 (no window) with turn_at, turn_from, history_marker or prompt_len set")
+		}
+		return nil
+	}
+	if len(r.TurnFrom) != len(r.TurnAt) {
+		return colErr("turn_from", "%d turn_from for %d turn_at", len(r.TurnFrom), len(r.TurnAt))
+	}
+	n, prompt, prev := len(r.Tokens), int(r.PromptLen), -1
+	if prompt < 0 || prompt > n {
+		return colErr("prompt_len", "%d is outside the %d tokens", prompt, n)
+	}
+	for k := range r.TurnAt {
+		at, from := int(r.TurnAt[k]), int(r.TurnFrom[k])
+		if at <= prev || at >= n || !PolicyWritten(r.Roles[at]) {
+			return colErr("turn_at", "entry %d (%d) is not the start of a policy-written answer after the previous one", k, at)
+		}
+		if from < prompt || from > at {
+			return colErr("turn_from", "entry %d (%d) is outside [prompt_len %d, turn_at %d]", k, from, prompt, at)
+		}
+		prev = at
+	}
+	for i, id := range r.HistoryMarker {
+		if id < 0 {
+			return colErr("history_marker", "token %d is id %d", i, id)
 		}
 	}
 	return nil

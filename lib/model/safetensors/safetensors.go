@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,7 +193,7 @@ func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
 
 // ReadFile reads one safetensors file.
 func ReadFile(path string) (map[string]Tensor, map[string]string, error) {
-	buf, err := os.ReadFile(path)
+	buf, err := ReadRegular(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,7 +225,7 @@ func ReadDir(dir string) (map[string]Tensor, error) {
 		return t, err
 	}
 	idxPath := filepath.Join(dir, IndexName)
-	b, err := os.ReadFile(idxPath)
+	b, err := ReadRegular(idxPath)
 	if err != nil {
 		return nil, fmt.Errorf("%s: neither %s nor %s found", dir, SingleName, IndexName)
 	}
@@ -262,4 +263,28 @@ func ReadDir(dir string) (map[string]Tensor, error) {
 		}
 	}
 	return out, nil
+}
+
+// ReadRegular reads the file at path (following links) when it is a
+// regular file, so that a checkpoint's files are read with a bound (their
+// size): a link to a device such as /dev/zero, a FIFO or a folder is
+// refused before anything is read.
+func ReadRegular(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%v)", path, st.Mode().Type())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, st.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return b, nil
 }
