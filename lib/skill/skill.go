@@ -338,7 +338,7 @@ func readSkillFile(fsys fs.FS, p string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+		return nil, fmt.Errorf("not a regular file but %s", fileKind(st.Mode()))
 	}
 	if st.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes, more than the %d a SKILL.md may hold", st.Size(), MaxFileBytes)
@@ -462,4 +462,19 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// fileKind names the kind of a file that is not regular, for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }

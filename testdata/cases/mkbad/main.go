@@ -10,9 +10,12 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"sort"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pats-rl/pats/lib/model/safetensors"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -83,6 +86,61 @@ func run(mutation, in, out string) error {
 			rows[0].Roles = rows[0].Roles[:len(rows[0].Roles)-1]
 		}
 		return write(out, rows)
+	case "traj-turn-at-negative", "traj-prompt-len-huge", "traj-turn-from-after", "traj-iteration-negative":
+		rows, _, err := table.ReadFiles[table.Trajectory](in)
+		if err != nil {
+			return err
+		}
+		r := &rows[0]
+		switch mutation {
+		case "traj-turn-at-negative":
+			r.History, r.TurnAt, r.TurnFrom = 1, []int32{-1}, []int32{0}
+		case "traj-prompt-len-huge":
+			r.History, r.PromptLen, r.TurnAt, r.TurnFrom = 1, 2000000000, []int32{1}, []int32{2000000000}
+		case "traj-turn-from-after":
+			at := int32(-1)
+			for i, ro := range r.Roles {
+				if table.PolicyWritten(ro) {
+					at = int32(i)
+					break
+				}
+			}
+			r.History, r.TurnAt, r.TurnFrom = 1, []int32{at}, []int32{at + 1}
+		case "traj-iteration-negative":
+			r.Iteration = -4
+		}
+		return write(out, rows)
+	case "moments-negative", "weights-nan", "weights-inf":
+		ts, meta, err := safetensors.ReadFile(in)
+		if err != nil {
+			return err
+		}
+		names := make([]string, 0, len(ts))
+		for n := range ts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var out2 []safetensors.Named
+		done := false
+		for _, n := range names {
+			w, err := ts[n].Float32()
+			if err != nil {
+				return err
+			}
+			if !done && (mutation != "moments-negative" || strings.HasSuffix(n, ".exp_avg_sq")) {
+				switch mutation {
+				case "moments-negative":
+					w[0] = -1
+				case "weights-nan":
+					w[0] = float32(math.NaN())
+				case "weights-inf":
+					w[len(w)-1] = float32(math.Inf(-1))
+				}
+				done = true
+			}
+			out2 = append(out2, safetensors.Named{Name: n, Shape: ts[n].Shape, Data: w})
+		}
+		return safetensors.WriteFile(out, out2, meta, safetensors.F32)
 	case "traj-null-reward":
 		rows, _, err := table.ReadFiles[table.Trajectory](in)
 		if err != nil {
