@@ -221,7 +221,7 @@ func TestBadInput(t *testing.T) {
 			rows[i].Logprobs = append([]float32(nil), rows[i].Logprobs...)
 		}
 		p := filepath.Join(dir, name+".parquet")
-		if err := table.WriteFile(p, edit(rows), table.Meta{}); err != nil {
+		if err := table.WriteUnchecked(p, edit(rows), table.Meta{}); err != nil {
 			t.Fatal(err)
 		}
 		return p

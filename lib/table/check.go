@@ -116,7 +116,7 @@ func firstErr(errs ...error) error {
 // CheckRow implements RowChecker.
 func (r *Trajectory) CheckRow() error {
 	if err := firstErr(
-		count("iteration", r.Iteration), count("history", r.History),
+		count("history", r.History),
 		count("sample", r.Sample), count("steps", r.Steps),
 		finite("reward", r.Reward), finite("score", r.Score),
 		sameLen("roles", len(r.Roles), "tokens", len(r.Tokens)),
@@ -126,6 +126,9 @@ func (r *Trajectory) CheckRow() error {
 		count("invalid", r.Invalid),
 	); err != nil {
 		return err
+	}
+	if r.Iteration < -1 {
+		return colErr("iteration", "%d is neither -1 (before training) nor an iteration", r.Iteration)
 	}
 	if r.ScaffoldVersion < -1 {
 		return colErr("scaffold_version", "%d is neither -1 (no scaffold) nor a version", r.ScaffoldVersion)

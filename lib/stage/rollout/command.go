@@ -123,8 +123,8 @@ func (f Options) check() error {
 		return command.Usagef("--history must be 0 (the whole episode) or more, got %d", f.History)
 	case f.History > math.MaxInt32:
 		return command.Usagef("--history %d is more than %d, the most a trajectory records", f.History, math.MaxInt32)
-	case f.Iteration < 0 || f.Iteration > math.MaxInt32:
-		return command.Usagef("--iteration must be in [0, %d], got %d", math.MaxInt32, f.Iteration)
+	case f.Iteration < -1 || f.Iteration > math.MaxInt32:
+		return command.Usagef("--iteration must be in [-1 (before training), %d], got %d", math.MaxInt32, f.Iteration)
 	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
 		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
 	case !(f.TopP >= 0 && f.TopP <= 1):
