@@ -140,8 +140,11 @@ func TestNoPlantedCredentialInOutputs(t *testing.T) {
 	}
 	// the planted environment reached the loop (the refiner was asked, the
 	// exec: child ran): the scan below has something to find
-	if b, _ := os.ReadFile(filepath.Join(work, "log", "control.log")); !strings.Contains(string(b), "401") {
-		t.Errorf("control never reached the refiner's server:\n%s", b)
+	if meta := parquetText(t, filepath.Join(work, "proposals.parquet")); !strings.Contains(meta, "401") {
+		t.Errorf("control never reached the refiner's server: proposals hold\n%s", meta)
+	}
+	if b, _ := os.ReadFile(filepath.Join(work, "traj", "0.parquet")); !strings.Contains(parquetText(t, filepath.Join(work, "traj", "0.parquet")), "PATH=") {
+		t.Errorf("the exec: child's environment is not in its observations (%d bytes)", len(b))
 	}
 	files := 0
 	err := filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
