@@ -115,7 +115,7 @@ func TestNoPlantedCredentialInOutputs(t *testing.T) {
 		{"validate-init", []string{"validate", "init", "-o", "snap/0.parquet"}},
 		{"control", []string{"control", "--cards", "cards/0.parquet", "--scaffold", "snap/0.parquet", "-o", "proposals.parquet",
 			"--state-out", "state.parquet", "--refiner", "openai", "--endpoint", endpoint, "--model", "m",
-			"--retries", "0", "--timeout", "5s"}},
+			"--retries", "0", "--timeout", "5s", "--on-refiner-failure", "continue"}},
 		{"validate", []string{"validate", "--scaffold", "snap/0.parquet", "--proposals", "proposals.parquet",
 			"--cards", "cards/0.parquet", "-o", "snap/1.parquet", "--decisions", "decisions.parquet"}},
 		{"learn-sft", []string{"learn", "sft", "--init", "tiny", "--demos", filepath.Join(fixDir, "traj.parquet"),

@@ -186,7 +186,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		if res.Failed {
 			where := ref.Name()
 			if f.Endpoint != "" {
-				where += " at " + f.Endpoint
+				where += " at " + table.Scrub(f.Endpoint)
 			}
 			if !f.ContinueOnFailure {
 				return fmt.Errorf("refiner %s failed for scope %s: %s; nothing written (--on-refiner-failure continue goes on without its proposals)",
