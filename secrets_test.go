@@ -26,7 +26,7 @@ func TestNoSecretsInMetadata(t *testing.T) {
 	cmd := exec.Command(filepath.Join(binDir, "control"), "--cards", filepath.Join(fixDir, "cards.parquet"),
 		"--scaffold", filepath.Join(fixDir, "snap.parquet"), "-o", "p.parquet", "--state-out", "s.parquet",
 		"--refiner", "openai", "--endpoint", "http://alice:s3cret@127.0.0.1:1/v1", "--model", "m",
-		"--retries", "0", "--timeout", "2s")
+		"--retries", "0", "--timeout", "2s", "--on-refiner-failure", "continue")
 	cmd.Dir = work
 	out, err := cmd.CombinedOutput()
 	if err != nil {
