@@ -149,7 +149,7 @@ func TestDocsRunCatchesBroken(t *testing.T) {
 		{"unknown flag", "<!-- docs-run -->\n```sh\nbin/validate init -o snap/0.parquet\nbin/validate show snap/0.parquet --no-such-flag\n```\n",
 			"bin/validate show snap/0.parquet --no-such-flag"},
 		{"missing input", "<!-- docs-run -->\n```sh\nbin/cards traj/0.parquet -o cards/0.parquet\n```\n", "bin/cards traj/0.parquet -o cards/0.parquet"},
-		{"a failing stage in a pipe", "<!-- docs-run -->\n```sh\nbin/rollout --env nowhere --tasks 2 -o - | bin/evaluate -\n```\n", "bin/rollout --env nowhere"},
+		{"a failing stage in a pipe", "<!-- docs-run -->\n```sh\nbin/rollout --env nowhere --tasks 2 -o - | bin/evaluate -\n```\n", `unknown environment "nowhere"`},
 		{"unmarked blocks do not run", "```sh\nfalse\n```\n<!-- docs-run -->\n```sh\ntrue\n```\n", ""},
 	}
 	for _, c := range cases {

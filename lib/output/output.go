@@ -222,13 +222,16 @@ func checkExisting(t Target, fi os.FileInfo) error {
 // checkpointFiles are the names of the files a checkpoint folder holds:
 // what lib/model writes (config, weights, optimizer state) and the
 // tokenizer and generation files carried over from a Hugging Face
-// checkpoint. Sharded weights (model-00001-of-00002.safetensors) match
+// checkpoint, and learn's agent.json and provenance.json. Sharded weights (model-00001-of-00002.safetensors) match
 // IsCheckpointFile too.
 var checkpointFiles = map[string]bool{
 	"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
 	"optimizer.safetensors": true, "optimizer.json": true,
 	"tokenizer_config.json": true, "special_tokens_map.json": true, "added_tokens.json": true,
 	"vocab.json": true, "merges.txt": true, "chat_template.jinja": true, "generation_config.json": true,
+	// What learn writes beside the model: the agent context the policy
+	// was trained to expect and the checkpoint's provenance.
+	"agent.json": true, "provenance.json": true,
 }
 
 var shardName = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)

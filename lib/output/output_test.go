@@ -244,7 +244,7 @@ func TestCheckStdinFolderForeign(t *testing.T) {
 	}
 	ck := filepath.Join(d, "ck")
 	mkCheckpoint(t, ck, "{}")
-	for _, n := range []string{"model.safetensors", "optimizer.json", "model-00001-of-00002.safetensors", "generation_config.json"} {
+	for _, n := range []string{"model.safetensors", "optimizer.json", "model-00001-of-00002.safetensors", "generation_config.json", "agent.json", "provenance.json"} {
 		os.WriteFile(filepath.Join(ck, n), nil, 0o644)
 	}
 	foreign := filepath.Join(d, "foreign")
