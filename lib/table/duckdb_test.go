@@ -153,6 +153,7 @@ func checkDuckResults(t *testing.T, res [][]map[string]any, rows reflect.Value, 
 }
 
 func TestDuckDBReadsEveryKind(t *testing.T) {
+	noRowChecks(t) // the rows are filled by reflection, not to the readers' ranges
 	dir := t.TempDir()
 	kinds := Kinds()
 	data := make([]reflect.Value, len(kinds))
