@@ -132,45 +132,95 @@ func sortedUnique(xs []string) []string {
 }
 
 // check validates p against cur and returns the snapshot with p applied.
+// The checks run in this order and the first that fails gives the reason:
+// the proposal's own fields (id, primitive, op, direction, layer), its
+// targets, its text, its support, then the change itself (an edit that
+// changes nothing) and the scope's totals after it (direction and caps).
 func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]string, seenID map[string]bool, adds map[string]int, o Options) ([]table.ScaffoldItem, string, *reject) {
+	if r := checkHeader(p, seenID); r != nil {
+		return nil, "", r
+	}
+	if r := checkLayer(p); r != nil {
+		return nil, "", r
+	}
+	targets, isTarget, r := checkTargets(cur, p)
+	if r != nil {
+		return nil, "", r
+	}
+	text := strings.TrimSpace(p.Text)
+	if r := checkText(cur, p, text, isTarget, o); r != nil {
+		return nil, "", r
+	}
+	if r := checkSupport(p, cardType, adds, o); r != nil {
+		return nil, "", r
+	}
+	next, itemID, r := apply(cur, p, text, targets, isTarget, o)
+	if r != nil {
+		return nil, "", r
+	}
+	if r := checkTotals(cur, next, p, o); r != nil {
+		return nil, "", r
+	}
+	return next, itemID, nil
+}
+
+// checkHeader checks the proposal's id (present, without control
+// characters, not repeated), its primitive and op, and that the primitive
+// allows the op.
+func checkHeader(p table.Proposal, seenID map[string]bool) *reject {
 	if p.ProposalID == "" || scaffold.HasControl(p.ProposalID) {
-		return nil, "", rej(BadID, "proposal_id is empty or has a control character")
+		return rej(BadID, "proposal_id is empty or has a control character")
 	}
 	if seenID[p.ProposalID] {
-		return nil, "", rej(BadID, "proposal_id %s repeated", p.ProposalID)
+		return rej(BadID, "proposal_id %s repeated", p.ProposalID)
 	}
 	switch p.Primitive {
 	case scaffold.Expand, scaffold.Revise, scaffold.Compress, scaffold.ForcedPrune:
 	default:
-		return nil, "", rej(BadPrimitive, "primitive %q is not EXPAND, REVISE, COMPRESS or FORCED_PRUNE", p.Primitive)
+		return rej(BadPrimitive, "primitive %q is not EXPAND, REVISE, COMPRESS or FORCED_PRUNE", p.Primitive)
 	}
 	switch p.Op {
 	case OpAdd, OpEdit, OpMerge, OpDelete:
 	default:
-		return nil, "", rej(BadOp, "op %q is not add, edit, merge or delete", p.Op)
+		return rej(BadOp, "op %q is not add, edit, merge or delete", p.Op)
 	}
 	if !Allowed(p.Primitive, p.Op) {
-		return nil, "", rej(Direction, "%s does not allow %s", p.Primitive, p.Op)
+		return rej(Direction, "%s does not allow %s", p.Primitive, p.Op)
 	}
+	return nil
+}
+
+// checkLayer checks the layer of an addition, and of any proposal but a
+// deletion that names one: a known layer that fits the task type (general
+// items have none, the others one).
+func checkLayer(p table.Proposal) *reject {
 	scope := p.TaskType
 	layer := p.Layer
 	if p.Op == OpAdd || layer != "" {
 		if p.Op != OpDelete {
 			if !scaffold.ValidLayer(layer) {
-				return nil, "", rej(BadLayer, "layer %q is not general, task or mistake", layer)
+				return rej(BadLayer, "layer %q is not general, task or mistake", layer)
 			}
 			if (layer == scaffold.LayerGeneral) != (scope == "") {
-				return nil, "", rej(BadLayer, "layer %s does not fit task type %q (general items have none)", layer, scope)
+				return rej(BadLayer, "layer %s does not fit task type %q (general items have none)", layer, scope)
 			}
 		}
 	}
-	// targets
+	return nil
+}
+
+// checkTargets checks the number of targets the op takes, and that each
+// target is named once, is in the snapshot and belongs to the proposal's
+// task type. It returns the targets' items, in the proposal's order, and
+// their ids as a set.
+func checkTargets(cur []table.ScaffoldItem, p table.Proposal) ([]table.ScaffoldItem, map[string]bool, *reject) {
+	scope := p.TaskType
 	want := map[string]func(int) bool{
 		OpAdd: func(n int) bool { return n == 0 }, OpEdit: func(n int) bool { return n == 1 },
 		OpDelete: func(n int) bool { return n == 1 }, OpMerge: func(n int) bool { return n >= 2 },
 	}
 	if !want[p.Op](len(p.Targets)) {
-		return nil, "", rej(BadTargets, "%s with %d targets (add: none, edit/delete: one, merge: two or more)", p.Op, len(p.Targets))
+		return nil, nil, rej(BadTargets, "%s with %d targets (add: none, edit/delete: one, merge: two or more)", p.Op, len(p.Targets))
 	}
 	idx := map[string]int{}
 	for i, it := range cur {
@@ -180,58 +230,84 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 	var targets []table.ScaffoldItem
 	for _, t := range p.Targets {
 		if tseen[t] {
-			return nil, "", rej(BadTargets, "target %s repeated", t)
+			return nil, nil, rej(BadTargets, "target %s repeated", t)
 		}
 		tseen[t] = true
 		i, ok := idx[t]
 		if !ok {
-			return nil, "", rej(NoTarget, "target %s is not in the snapshot", t)
+			return nil, nil, rej(NoTarget, "target %s is not in the snapshot", t)
 		}
 		if scaffold.Scope(cur[i]) != scope {
-			return nil, "", rej(TargetScope, "target %s belongs to %q, not %q", t, scaffold.Scope(cur[i]), scope)
+			return nil, nil, rej(TargetScope, "target %s belongs to %q, not %q", t, scaffold.Scope(cur[i]), scope)
 		}
 		targets = append(targets, cur[i])
 	}
-	text := strings.TrimSpace(p.Text)
-	if p.Op != OpDelete {
-		if text == "" {
-			return nil, "", rej(EmptyText, "%s without text", p.Op)
+	return targets, tseen, nil
+}
+
+// checkText checks the text of any proposal but a deletion: not empty, no
+// control character, within the item token limit, and not the text of
+// another item the scope sees (its own items and the general ones; the
+// targets, which the proposal replaces, aside).
+func checkText(cur []table.ScaffoldItem, p table.Proposal, text string, isTarget map[string]bool, o Options) *reject {
+	if p.Op == OpDelete {
+		return nil
+	}
+	scope := p.TaskType
+	if text == "" {
+		return rej(EmptyText, "%s without text", p.Op)
+	}
+	if scaffold.HasControl(text) {
+		return rej(ControlChar, "text has a control character")
+	}
+	if n := o.Count(text); n > o.MaxItemTokens {
+		return rej(TooLong, "text has %d tokens, the limit is %d", n, o.MaxItemTokens)
+	}
+	norm := scaffold.Normalize(text)
+	for _, it := range cur {
+		if isTarget[it.ID] || scaffold.Scope(it) != scope && scaffold.Scope(it) != "" {
+			continue
 		}
-		if scaffold.HasControl(text) {
-			return nil, "", rej(ControlChar, "text has a control character")
-		}
-		if n := o.Count(text); n > o.MaxItemTokens {
-			return nil, "", rej(TooLong, "text has %d tokens, the limit is %d", n, o.MaxItemTokens)
-		}
-		norm := scaffold.Normalize(text)
-		for _, it := range cur {
-			if tseen[it.ID] || scaffold.Scope(it) != scope && scaffold.Scope(it) != "" {
-				continue
-			}
-			if scaffold.Normalize(it.Text) == norm {
-				return nil, "", rej(Duplicate, "same text as item %s", it.ID)
-			}
+		if scaffold.Normalize(it.Text) == norm {
+			return rej(Duplicate, "same text as item %s", it.ID)
 		}
 	}
-	if p.Op == OpAdd {
-		sup := sortedUnique(p.Support)
-		for _, c := range sup {
-			t, ok := cardType[c]
-			if !ok {
-				return nil, "", rej(SupportUnknown, "supporting card %s is not among the cards", c)
-			}
-			if scope != "" && t != scope {
-				return nil, "", rej(SupportType, "supporting card %s is of type %q, not %q", c, t, scope)
-			}
+	return nil
+}
+
+// checkSupport checks an addition's supporting cards: each among the cards
+// and of the proposal's task type (any type for a general item), enough of
+// them, and the EXPAND quota of the task type not used up.
+func checkSupport(p table.Proposal, cardType map[string]string, adds map[string]int, o Options) *reject {
+	if p.Op != OpAdd {
+		return nil
+	}
+	scope := p.TaskType
+	sup := sortedUnique(p.Support)
+	for _, c := range sup {
+		t, ok := cardType[c]
+		if !ok {
+			return rej(SupportUnknown, "supporting card %s is not among the cards", c)
 		}
-		if len(sup) < o.MinSupport {
-			return nil, "", rej(SupportCount, "%d distinct supporting cards, need %d", len(sup), o.MinSupport)
-		}
-		if p.Primitive == scaffold.Expand && adds[scope] >= o.ExpandQuota {
-			return nil, "", rej(Quota, "EXPAND quota of %d additions for %q used up", o.ExpandQuota, scope)
+		if scope != "" && t != scope {
+			return rej(SupportType, "supporting card %s is of type %q, not %q", c, t, scope)
 		}
 	}
-	// apply
+	if len(sup) < o.MinSupport {
+		return rej(SupportCount, "%d distinct supporting cards, need %d", len(sup), o.MinSupport)
+	}
+	if p.Primitive == scaffold.Expand && adds[scope] >= o.ExpandQuota {
+		return rej(Quota, "EXPAND quota of %d additions for %q used up", o.ExpandQuota, scope)
+	}
+	return nil
+}
+
+// apply returns the snapshot with p applied and the id of the item it
+// created or changed (the first target of a merge); an edit that changes
+// nothing is rejected.
+func apply(cur []table.ScaffoldItem, p table.Proposal, text string, targets []table.ScaffoldItem, isTarget map[string]bool, o Options) ([]table.ScaffoldItem, string, *reject) {
+	scope := p.TaskType
+	layer := p.Layer
 	next := make([]table.ScaffoldItem, 0, len(cur)+1)
 	var itemID string
 	switch p.Op {
@@ -293,26 +369,34 @@ func check(cur []table.ScaffoldItem, p table.Proposal, cardType map[string]strin
 		for _, it := range scaffold.Clone(cur) {
 			if it.ID == itemID {
 				next = append(next, m)
-			} else if !tseen[it.ID] {
+			} else if !isTarget[it.ID] {
 				next = append(next, it)
 			}
 		}
 	}
-	// direction and caps on the scope's totals
+	return next, itemID, nil
+}
+
+// checkTotals checks the scope's totals after the change against the
+// primitive's direction (REVISE and COMPRESS never grow the item count,
+// COMPRESS never the token count) and the caps (a change that grows a total
+// must stay within its cap).
+func checkTotals(cur, next []table.ScaffoldItem, p table.Proposal, o Options) *reject {
+	scope := p.TaskType
 	n0, t0 := scaffold.ScopeTotals(cur, scope)
 	n1, t1 := scaffold.ScopeTotals(next, scope)
 	if (p.Primitive == scaffold.Revise || p.Primitive == scaffold.Compress) && n1 > n0 {
-		return nil, "", rej(GrowsItems, "%s would grow %q from %d to %d items", p.Primitive, scope, n0, n1)
+		return rej(GrowsItems, "%s would grow %q from %d to %d items", p.Primitive, scope, n0, n1)
 	}
 	if p.Primitive == scaffold.Compress && t1 > t0 {
-		return nil, "", rej(GrowsTokens, "COMPRESS would grow %q from %d to %d tokens", scope, t0, t1)
+		return rej(GrowsTokens, "COMPRESS would grow %q from %d to %d tokens", scope, t0, t1)
 	}
 	mi, mt := o.Caps(scope)
 	if n1 > mi && n1 > n0 {
-		return nil, "", rej(CapItems, "%q would have %d items, the cap is %d", scope, n1, mi)
+		return rej(CapItems, "%q would have %d items, the cap is %d", scope, n1, mi)
 	}
 	if t1 > mt && t1 > t0 {
-		return nil, "", rej(CapTokens, "%q would have %d tokens, the cap is %d", scope, t1, mt)
+		return rej(CapTokens, "%q would have %d tokens, the cap is %d", scope, t1, mt)
 	}
-	return next, itemID, nil
+	return nil
 }
