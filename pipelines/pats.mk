@@ -79,7 +79,7 @@ SFT_BATCH    ?= 2048
 # FORMAT_SFT=0 skips it for every variant (as variant no-warmup does):
 # ckpt/0 is then a copy of the base.
 FORMAT_SFT   ?= 1
-WARMUP_ENV   ?= $(if $(filter $(READING_BASE),$(RUNS)/$(RUN_BASE)),$(READING_ENV),$(ENV))
+WARMUP_ENV   ?= $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(READING_ENV),$(ENV))
 WARMUP_HINTS ?= right
 GRPO_LR      ?= 5e-4
 KL           ?= 0.01
@@ -162,6 +162,7 @@ V_CONTROL  :=
 V_CARDS    :=
 V_SKILLS   := $(SKILLS)
 V_CREDIT   := $(CREDIT)
+V_STEP_OWN :=
 ifeq ($(VARIANT),pats)
 else ifeq ($(VARIANT),keep)
 else ifeq ($(VARIANT),grpo)
@@ -212,14 +213,22 @@ V_B0       := none
 V_WARMUP   := 0
 V_SKILLS   := 1
 V_CREDIT   := broadcast
+else ifeq ($(VARIANT),pats-skillgate-gigpo)
+# The three together: pats's scaffold loop (interface warm-up, empty B_0,
+# the scaffold branch every iteration), a skill slate in every rollout with
+# SkillGate's selection credit, and GiGPO's step credit on the outcome.
+V_SKILLS   := 1
+V_CREDIT   := skillgate
+V_STEP_OWN := gigpo
 else
-$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate or broadcast)
+$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate, broadcast or pats-skillgate-gigpo)
 endif
 ifeq ($(FORMAT_SFT),0)
 V_WARMUP   := 0
 endif
-# CREDIT=gigpo adds the step-level credit to any variant's own credit.
-V_STEP     := $(if $(filter gigpo,$(CREDIT) $(V_CREDIT)),gigpo,none)
+# CREDIT=gigpo adds the step-level credit to any variant's own credit (as
+# the variants gigpo and pats-skillgate-gigpo do).
+V_STEP     := $(if $(filter gigpo,$(CREDIT) $(V_CREDIT) $(V_STEP_OWN)),gigpo,none)
 V_CREDIT   := $(patsubst gigpo,broadcast,$(V_CREDIT))
 SKILL_FLAG := $(if $(filter 1,$(V_SKILLS)),--skills)
 # This run's base. A run without the interface warm-up (grpo, no-warmup)

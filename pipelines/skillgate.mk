@@ -6,6 +6,8 @@
 #                                 # skillgate, broadcast and skillgate without
 #                                 # a baseline, SG_SEEDS seeds each, and the audits
 #   make gigpo-experiment         # grpo against gigpo from the reading base
+#   make composed-experiment      # the three together (pats-skillgate-gigpo)
+#                                 # from the reading base's skills twin
 #
 # The regime is the PATS sweep's from the reading base (docs/results-log.md):
 # household-rl, 20 iterations of 8 tasks x 8 episodes, whole splits at
@@ -18,7 +20,14 @@ GG_SWEEP  ?= $(RUNS)/gg
 sg_sizes   = ENV=household-rl BASE=$(patsubst $(RUNS)/%,%,$(READING_BASE)) SEEDS="$(SG_SEEDS)" ITERS=$(SG_ITERS) \
              TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=0
 
-.PHONY: skillgate-experiment gigpo-experiment
+# The composed run: pats's scaffold loop with a skill slate, SkillGate's
+# selection credit and GiGPO's step credit (VARIANT=pats-skillgate-gigpo),
+# in the same regime, its own sweep folder; its seeds (CMP_SEEDS) default
+# to the parts'.
+CMP_SEEDS ?= $(SG_SEEDS)
+CMP_SWEEP ?= $(RUNS)/sgc
+
+.PHONY: skillgate-experiment gigpo-experiment composed-experiment
 
 skillgate-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
@@ -30,3 +39,8 @@ skillgate-experiment: | $(PIPE_BINS) $(BIN)/audit
 gigpo-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory sweep SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
 	BIN=$(BIN) scripts/sweep-audits.sh $(GG_SWEEP) $(SG_ITERS)
+
+composed-experiment: | $(PIPE_BINS) $(BIN)/audit
+	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
+	+$(MAKE) --no-print-directory sweep SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"
+	BIN=$(BIN) scripts/sweep-audits.sh $(CMP_SWEEP) $(SG_ITERS)

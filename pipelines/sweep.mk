@@ -8,7 +8,7 @@
 # take SEEDS. The table adds the re-attached scaffold's rows and each
 # variant's paired difference from SWEEP_BASELINE (grpo) on the seeds they
 # share, with a 95% bootstrap interval (report sweep --baseline).
-ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast
+ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast pats-skillgate-gigpo
 VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep
@@ -34,9 +34,10 @@ sweep: $(SWEEP)/results.md
 # demonstrations never carry the run's scaffold: pats, static, frozen,
 # warm-start, oracle-boot and the other ablations), none (no warm-up:
 # grpo, gigpo, no-warmup), skills (no scaffold, skill slates on:
-# skillgate and broadcast).
-warmup_kind   = $(if $(filter grpo gigpo no-warmup,$(1)),none,$(if $(filter skillgate broadcast,$(1)),skills,format))
-warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter skills,$(1)),skillgate,pats))
+# skillgate and broadcast), format-skills (the interface warm-up with skill
+# slates on, from the skills base: pats-skillgate-gigpo).
+warmup_kind   = $(if $(filter grpo gigpo no-warmup,$(1)),none,$(if $(filter skillgate broadcast,$(1)),skills,$(if $(filter pats-skillgate-gigpo,$(1)),format-skills,format)))
+warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter skills,$(1)),skillgate,$(if $(filter format-skills,$(1)),pats-skillgate-gigpo,pats)))
 SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # Empty: one warm-up per kind and seed. A seed (WARMUP_SEED=1): every seed's
 # runs start from that seed's warm-up of their kind, so seeds differ only in
@@ -54,7 +55,7 @@ warmup_of     = $(or $(call warmup_dir,$(1)),$(SWEEP)/warmup-$(1)-s$(call warmup
 # files, so the wrapper rules exist only in the calling make.
 define SWEEP_WARMUP
 ifeq ($(PIPE_SUB)$(filter $(SWEEP)/warmup-$(1)-s$(2),$(R))$(call warmup_dir,$(1)),)
-$(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: $(if $(BASE),$(RUNS)/$(BASE)/ckpt/0/config.json) | $(PIPE_BINS)
+$(SWEEP)/warmup-$(1)-s$(2)/ckpt/0/config.json: $(if $(BASE),$(RUNS)/$(if $(filter format-skills,$(1)),$(BASE_SKILLS),$(BASE))/ckpt/0/config.json) | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory warmup PIPE_SUB=1 WARMUP= VARIANT=$(call warmup_repr,$(1)) SEED=$(2) RUN=$(SWEEP_NAME)/warmup-$(1)-s$(2)
 endif
 endef

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The audits of a finished (or partial) sweep: `audit credit` over all
-# iterations of every finished grpo-s*, gigpo-s*, broadcast-s* and skillgate-s* run
+# iterations of every finished grpo-s*, gigpo-s*, broadcast-s*, skillgate-s* and
+# pats-skillgate-gigpo-s* run
 # (the credit of skill reads, where the run reads skills, and GiGPO's anchor
 # coverage), and `audit scaffold` of every pats run: the NLL gap with
 # and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
@@ -21,7 +22,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bin=${BIN:-bin}
 
-for run in "$sweep"/grpo-s* "$sweep"/gigpo-s* "$sweep"/broadcast-s* "$sweep"/skillgate-s*; do
+for run in "$sweep"/grpo-s* "$sweep"/gigpo-s* "$sweep"/broadcast-s* "$sweep"/skillgate-s* "$sweep"/pats-skillgate-gigpo-s*; do
   [ -f "$run/summary.md" ] && [ -d "$run/adv" ] || continue
   mkdir -p "$run/audit"
   if [ ! -f "$run/audit/credit.md" ]; then
