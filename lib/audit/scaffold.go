@@ -12,7 +12,7 @@ import (
 )
 
 // ErrNoScaffold says that no trajectory carries scaffold tokens.
-var ErrNoScaffold = errors.New("no episode has scaffold tokens (roll out with --scaffold)")
+var ErrNoScaffold = errors.New("no episode has scaffold tokens")
 
 // WithoutScaffold returns the tokens and roles with every scaffold token
 // (role scaffold) removed.

@@ -1,7 +1,6 @@
 package rl
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -24,7 +23,7 @@ func ParseAdvNorm(s string) (AdvNorm, error) {
 	case "mean":
 		return NormMean, nil
 	}
-	return 0, fmt.Errorf("unknown --adv-norm %q: want std or mean", s)
+	return 0, badSetting("adv-norm", "%q: want std or mean", s)
 }
 
 func (n AdvNorm) String() string {

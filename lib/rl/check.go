@@ -89,7 +89,7 @@ func CheckGRPO(rows []table.Trajectory, paths []string) error {
 			return bad("reward %v is not finite", r.Reward)
 		}
 		if size[r.GroupID] < 2 {
-			return bad("group of one episode has no relative advantage (roll out with --group 2 or more)")
+			return bad("group of one episode has no relative advantage (roll out groups of 2 episodes or more)")
 		}
 		if r.Policy == "oracle" || r.Policy == "random" {
 			return bad("policy %s records no behaviour log-probabilities (GRPO needs a checkpoint's rollouts)", r.Policy)
@@ -192,17 +192,15 @@ func CheckSampling(rows []table.Trajectory, paths []string) (Sampling, error) {
 	return first, nil
 }
 
-// CheckPolicy checks that every row carrying a policy hash was played by
-// the weights whose hash is want (the --init of the update); rows without
-// one (files that predate the column) pass. paths[i] names the file row i
-// was read from.
-func CheckPolicy(rows []table.Trajectory, paths []string, init, want string) error {
+// OtherPolicy returns the index of the first row carrying a policy hash
+// other than want (the weights the update starts from), or -1 when every
+// row was played by them; rows without one (files that predate the column)
+// pass.
+func OtherPolicy(rows []table.Trajectory, want string) int {
 	for i := range rows {
-		r := &rows[i]
-		if r.PolicyHash != "" && r.PolicyHash != want {
-			return &table.InputError{Path: paths[i], Problem: fmt.Sprintf("played by %s (weights %s), but --init %s has weights %s: pass the checkpoint that played, or --off-policy to train on them anyway",
-				r.Policy, r.PolicyHash, init, want)}
+		if h := rows[i].PolicyHash; h != "" && h != want {
+			return i
 		}
 	}
-	return nil
+	return -1
 }

@@ -1,8 +1,6 @@
 package rl
 
 import (
-	"fmt"
-
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -26,7 +24,7 @@ func ParseCredit(s string) (Credit, error) {
 	case "skillgate":
 		return SkillGate, nil
 	}
-	return 0, fmt.Errorf("unknown --credit %q: want broadcast or skillgate", s)
+	return 0, badSetting("credit", "%q: want broadcast or skillgate", s)
 }
 
 func (c Credit) String() string {
@@ -74,7 +72,7 @@ func ParseSelectBaseline(s string) (SelectBaseline, error) {
 	case "none":
 		return SelectNone, nil
 	}
-	return 0, fmt.Errorf("unknown --select-baseline %q: want group or none", s)
+	return 0, badSetting("select-baseline", "%q: want group or none", s)
 }
 
 // SelectionAdvantage is SkillGate's action-local advantage of an episode's

@@ -34,24 +34,38 @@ func ParseStepCredit(s string) (StepCredit, error) {
 	case "gigpo":
 		return StepGiGPO, nil
 	}
-	return 0, fmt.Errorf("unknown --step-credit %q: want none or gigpo", s)
+	return 0, badSetting("step-credit", "%q: want none or gigpo", s)
 }
 
-// ParseCredits reads --credit (broadcast, skillgate, or gigpo: broadcast
-// plus GiGPO's step credit) and --step-credit (none or gigpo).
+// ParseCredits reads the credit (broadcast, skillgate, or gigpo: broadcast
+// with GiGPO's step credit) and the step credit (none or gigpo; "" when not
+// given). Credit gigpo implies step credit gigpo: with a step credit of
+// none given beside it the two conflict, an error rather than one silently
+// overriding the other.
 func ParseCredits(credit, step string) (Credit, StepCredit, error) {
 	sc, err := ParseStepCredit(step)
 	if err != nil {
 		return 0, 0, err
 	}
 	if credit == "gigpo" {
+		if step != "" && sc != StepGiGPO {
+			return 0, 0, &CreditConflict{Step: step}
+		}
 		return Broadcast, StepGiGPO, nil
 	}
 	c, err := ParseCredit(credit)
 	if err != nil {
-		return 0, 0, fmt.Errorf("unknown --credit %q: want broadcast, skillgate or gigpo", credit)
+		return 0, 0, badSetting("credit", "%q: want broadcast, skillgate or gigpo", credit)
 	}
 	return c, sc, nil
+}
+
+// CreditConflict is credit gigpo (broadcast with GiGPO's step credit)
+// given beside another step credit.
+type CreditConflict struct{ Step string }
+
+func (e *CreditConflict) Error() string {
+	return fmt.Sprintf("credit gigpo is broadcast with step credit gigpo; it conflicts with step credit %s", e.Step)
 }
 
 // CreditName names a credit assignment as the advantages file's credit

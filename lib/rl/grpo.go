@@ -406,7 +406,7 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 // in their groups); against a reference that is the same checkpoint (the
 // first iteration) the KL is 0 too. Its figures are 0 by construction, not
 // a sign that nothing trained.
-const FirstStepNote = "step 1 is the first PPO step: ratio 1 (the policy that rolled out), so clip 0 and loss about 0 (centred advantages), and kl 0 when --init is --ref; not a sign that nothing trained"
+const FirstStepNote = "step 1 is the first PPO step: ratio 1 (the policy that rolled out), so clip 0 and loss about 0 (centred advantages), and kl 0 when the reference is the checkpoint trained; not a sign that nothing trained"
 
 // RefLogProbs fills the reference log-probabilities of the prepared
 // episodes from ref, one sequence at a time; a cancelled ctx stops it

@@ -1,7 +1,6 @@
 package rl
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -57,7 +56,7 @@ func ParseAgg(s string) (Agg, error) {
 	case "token-mean":
 		return TokenMean, nil
 	}
-	return 0, fmt.Errorf("unknown --loss-agg %q: want seq-mean or token-mean", s)
+	return 0, badSetting("loss-agg", "%q: want seq-mean or token-mean", s)
 }
 
 func (a Agg) String() string {
@@ -126,7 +125,7 @@ func ParseSelectNorm(s string) (SelectNorm, error) {
 	case "sequence":
 		return SelectSequence, nil
 	}
-	return 0, fmt.Errorf("unknown selection normalisation %q (want channel or sequence)", s)
+	return 0, badSetting("select-norm", "%q: want channel or sequence", s)
 }
 
 // Weights are the aggregation weights of one sequence's tokens: Outcome

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
@@ -38,7 +37,7 @@ func CheckAdmissible(mode string) error {
 	case "", AdmissibleNone, AdmissibleHere, AdmissibleAll:
 		return nil
 	}
-	return fmt.Errorf("--admissible %q: want %s", mode, strings.Join(AdmissibleModes, ", "))
+	return badSetting("admissible", "%q: want %s", mode, strings.Join(AdmissibleModes, ", "))
 }
 
 // AdmissibleLine is the line that follows an observation under mode: the

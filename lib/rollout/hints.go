@@ -71,11 +71,11 @@ func HintFuncs(e env.Env, mode string, seed int64) (scaffoldText, bodyText func(
 		return nil, nil, nil
 	case HintsRight, HintsMisleading, HintsIrrelevant, HintsMixed:
 	default:
-		return nil, nil, fmt.Errorf("--hints %q: want one of %s", mode, strings.Join(HintModes, ", "))
+		return nil, nil, badSetting("hints", "%q: want one of %s", mode, strings.Join(HintModes, ", "))
 	}
 	h, ok := e.(env.Hinter)
 	if !ok {
-		return nil, nil, fmt.Errorf("--hints %s: environment %s states no rules about its tasks", mode, e.Name())
+		return nil, nil, badSetting("hints", "%s: environment %s states no rules about its tasks", mode, e.Name())
 	}
 	pick := func(taskID string) ([]string, bool) {
 		hs, err := h.Hints(taskID)
@@ -171,14 +171,14 @@ func PrereadFunc(e env.Env, lib *skill.Library, mode string, seed int64) (func(t
 		return nil, nil
 	case PrereadRight, PrereadRandom:
 	default:
-		return nil, fmt.Errorf("--preread %q: want none, right or random", mode)
+		return nil, badSetting("preread", "%q: want none, right or random", mode)
 	}
 	if lib == nil {
-		return nil, fmt.Errorf("--preread %s: environment %s has no skill library", mode, e.Name())
+		return nil, badSetting("preread", "%s: environment %s has no skill library", mode, e.Name())
 	}
 	all := lib.Skills()
 	if len(all) == 0 {
-		return nil, fmt.Errorf("--preread %s: the skill library of %s is empty", mode, e.Name())
+		return nil, badSetting("preread", "%s: the skill library of %s is empty", mode, e.Name())
 	}
 	stater, _ := e.(env.BodyStater)
 	return func(taskID, taskType string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
@@ -111,10 +112,10 @@ func ParseShard(s string) (Shard, error) {
 	}
 	var sh Shard
 	if _, err := fmt.Sscanf(s, "%d/%d", &sh.I, &sh.N); err != nil || fmt.Sprintf("%d/%d", sh.I, sh.N) != s {
-		return Shard{}, fmt.Errorf("bad --shard %q: want i/n with 0 <= i < n", s)
+		return Shard{}, badSetting("shard", "%q: want i/n with 0 <= i < n", s)
 	}
 	if sh.N < 1 || sh.I < 0 || sh.I >= sh.N {
-		return Shard{}, fmt.Errorf("bad --shard %q: want i/n with 0 <= i < n", s)
+		return Shard{}, badSetting("shard", "%q: want i/n with 0 <= i < n", s)
 	}
 	return sh, nil
 }
@@ -128,7 +129,7 @@ func SelectTasks(e env.Env, split string, n int, seed int64, sh Shard) ([]string
 	ids := append([]string(nil), all...)
 	if n > 0 {
 		if n > len(ids) {
-			return nil, fmt.Errorf("--tasks %d: split %s of %s has only %d tasks", n, split, e.Name(), len(ids))
+			return nil, badSetting("tasks", "%d: split %s of %s has only %d tasks", n, split, e.Name(), len(ids))
 		}
 		r := rand.New(rand.NewPCG(uint64(seed), 0x7a5c5))
 		r.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
@@ -160,16 +161,25 @@ const DefaultBatch = 32
 // GroupID names the group of a task in an iteration.
 func GroupID(iteration int, taskID string) string { return fmt.Sprintf("%d:%s", iteration, taskID) }
 
+// Check checks the settings that need no environment: Group, History (in
+// [0, MaxInt32], the most a trajectory records) and Admissible. Run calls
+// it; a command calls it before any work.
+func (o Options) Check() error {
+	switch {
+	case o.Group < 1:
+		return badSetting("group", "must be at least 1, got %d", o.Group)
+	case o.History < 0:
+		return badSetting("history", "must be 0 (the whole episode) or more, got %d", o.History)
+	case o.History > math.MaxInt32:
+		return badSetting("history", "%d is more than %d, the most a trajectory records", o.History, math.MaxInt32)
+	}
+	return CheckAdmissible(o.Admissible)
+}
+
 // Run plays Group episodes of each selected task and returns one row per
 // episode, ordered by task then sample. The rows do not depend on Workers.
 func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
-	if o.Group < 1 {
-		return nil, fmt.Errorf("--group must be at least 1, got %d", o.Group)
-	}
-	if o.History < 0 {
-		return nil, fmt.Errorf("--history must be 0 (the whole episode) or more, got %d", o.History)
-	}
-	if err := CheckAdmissible(o.Admissible); err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
 	if o.Shard.N == 0 {

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -67,7 +68,8 @@ func TestHistoryRecorded(t *testing.T) {
 	}
 	o.History = -1
 	o.Env, o.Split, o.Tok, o.Policy = counter{}, "train", newWordTok(), TextPolicy{PolicyName: "oracle", New: counter{}.Oracle}
-	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "--history") {
-		t.Errorf("--history -1: %v", err)
+	var se *SettingError
+	if _, err := Run(context.Background(), o); !errors.As(err, &se) || se.Setting != "history" || strings.Contains(err.Error(), "--") {
+		t.Errorf("history -1: %v", err)
 	}
 }

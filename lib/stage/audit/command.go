@@ -155,7 +155,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 	rows, err := audit.ScaffoldProgress(f.Checkpoints, load, traj, f.Progress.Start("audit scaffold", "checkpoint", len(f.Checkpoints)))
 	if err != nil {
 		if errors.Is(err, audit.ErrNoScaffold) {
-			return command.Usagef("%s: %v", strings.Join(f.Traj, ","), err)
+			return command.Usagef("%s: %v (roll out with --scaffold)", strings.Join(f.Traj, ","), err)
 		}
 		return err
 	}

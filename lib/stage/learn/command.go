@@ -291,8 +291,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	extra := map[string]string{"sampling": sampling.String()}
 	if f.OffPolicy {
 		extra["off_policy"] = "true"
-	} else if err := rl.CheckPolicy(rows, from, f.Init, in.Hash); err != nil {
-		return err
+	} else if i := rl.OtherPolicy(rows, in.Hash); i >= 0 {
+		return &table.InputError{Path: from[i], Problem: fmt.Sprintf("played by %s (weights %s), but --init %s has weights %s: pass the checkpoint that played, or --off-policy to train on them anyway",
+			rows[i].Policy, rows[i].PolicyHash, f.Init, in.Hash)}
 	}
 	temp := sampling.ScoringTemperature()
 	if temp != 1 && f.Device != "" && f.Device != "cpu" {

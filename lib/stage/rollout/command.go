@@ -112,17 +112,14 @@ func (f Options) Check() error {
 // check refuses values out of range; a zero top-p, max-context, batch or
 // slate means the default (1, no limit, 32, 16).
 func (f Options) check() error {
+	if err := (rollout.Options{Group: f.Group, History: f.History, Admissible: f.Admissible}).Check(); err != nil {
+		return stage.FlagError(err, nil)
+	}
 	switch {
-	case f.Group < 1:
-		return command.Usagef("--group must be at least 1, got %d", f.Group)
 	case f.Group > MaxEpisodes:
 		return command.Usagef("--group %d is more than one run's limit of %d episodes", f.Group, MaxEpisodes)
 	case f.Tasks < 0:
 		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
-	case f.History < 0:
-		return command.Usagef("--history must be 0 (the whole episode) or more, got %d", f.History)
-	case f.History > math.MaxInt32:
-		return command.Usagef("--history %d is more than %d, the most a trajectory records", f.History, math.MaxInt32)
 	case f.Iteration < -1 || f.Iteration > math.MaxInt32:
 		return command.Usagef("--iteration must be in [-1 (before training), %d], got %d", math.MaxInt32, f.Iteration)
 	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
@@ -143,9 +140,6 @@ func (f Options) check() error {
 		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
 	case f.ScaffoldBudget < 0:
 		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
-	}
-	if err := rollout.CheckAdmissible(f.Admissible); err != nil {
-		return command.Usagef("%v", err)
 	}
 	return nil
 }
@@ -244,24 +238,17 @@ func (f Options) Resolve() (rollout.Options, error) {
 	}
 	sh, err := rollout.ParseShard(f.Shard)
 	if err != nil {
-		return o, command.Usagef("%v", err)
+		return o, stage.FlagError(err, nil)
 	}
-	if f.Group < 1 {
-		return o, command.Usagef("--group must be at least 1, got %d", f.Group)
-	}
-	all, err := e.Tasks(f.Split)
-	if err != nil {
+	if _, err := e.Tasks(f.Split); err != nil {
 		return o, command.Usagef("split %s of %s: %v", f.Split, f.Env, err)
 	}
-	if f.Tasks > len(all) {
-		return o, command.Usagef("--tasks %d: split %s of %s has only %d tasks", f.Tasks, f.Split, f.Env, len(all))
+	ids, err := rollout.SelectTasks(e, f.Split, f.Tasks, f.Seed, sh)
+	if err != nil {
+		return o, stage.FlagError(err, nil)
 	}
-	n := f.Tasks
-	if n == 0 {
-		n = len(all)
-	}
-	if int64(n)*int64(f.Group) > MaxEpisodes {
-		return o, command.Usagef("--tasks %d x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", n, f.Group, int64(n)*int64(f.Group), MaxEpisodes)
+	if n := int64(len(ids)) * int64(f.Group); n > MaxEpisodes {
+		return o, command.Usagef("%d tasks x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", len(ids), f.Group, n, MaxEpisodes)
 	}
 	o = rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
 		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible, Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}
@@ -340,7 +327,7 @@ func (f Options) Resolve() (rollout.Options, error) {
 		}
 	}
 	if o.Hint, o.HintBody, err = rollout.HintFuncs(e, f.Hints, f.Seed); err != nil {
-		return o, command.Usagef("%v", err)
+		return o, stage.FlagError(err, nil)
 	}
 	if f.Preread != "" && f.Preread != rollout.PrereadNone {
 		if o.Skills != nil {
@@ -351,7 +338,7 @@ func (f Options) Resolve() (rollout.Options, error) {
 			return o, command.Usagef("--preread %s: %v", f.Preread, err)
 		}
 		if o.Preread, err = rollout.PrereadFunc(e, lib, f.Preread, f.Seed); err != nil {
-			return o, command.Usagef("%v", err)
+			return o, stage.FlagError(err, nil)
 		}
 	}
 	return o, nil
@@ -405,9 +392,6 @@ func attachScaffold(o *rollout.Options, f Options) error {
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
 		return err
-	}
-	if f.ScaffoldBudget < 0 {
-		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
 	}
 	tok := o.Tok
 	count := func(s string) int { return len(tok.Encode(s)) }
