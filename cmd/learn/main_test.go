@@ -272,7 +272,7 @@ func TestBadInput(t *testing.T) {
 		{"no ref", []string{"grpo", "--init", f.ckpt, f.traj}, "--ref"},
 		{"bad credit", grpo(f.traj, "--credit", "gate"), "credit"},
 		{"bad agg", grpo(f.traj, "--loss-agg", "sum"), "loss-agg"},
-		{"bad select-norm", grpo(f.traj, "--credit", "skillgate", "--select-norm", "episode"), "selection normalisation"},
+		{"bad select-norm", grpo(f.traj, "--credit", "skillgate", "--select-norm", "episode"), "--select-norm"},
 		{"bad lr", grpo(f.traj, "--lr", "0"), "--lr"},
 		{"no trajectories", []string{"grpo", "--init", f.ckpt}, "argument"},
 		{"sft other tokenizer", []string{"sft", "--init", "tiny", "--demos", otherTok}, "tokenizer"},
