@@ -270,8 +270,8 @@ func TestProtocol(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
-			if r.ScaffoldVersion != -1 {
-				t.Errorf("static's traj/%d: an episode rendered scaffold version %d, want none (-1)", k, r.ScaffoldVersion)
+			if r.ScaffoldVersion != nil {
+				t.Errorf("static's traj/%d: an episode rendered scaffold version %d, want none (NULL)", k, *r.ScaffoldVersion)
 				break
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 )
@@ -35,13 +36,18 @@ func app() *cli.App {
 			&cli.StringFlag{Name: "evidence", Usage: "also write the type evidence here"},
 			&cli.StringFlag{Name: "per", Value: card.PerGroup, Usage: "one card per group, or per trajectory"},
 			&cli.IntFlag{Name: "top", Value: card.DefaultOptions().TopContrast, Usage: "features kept in a contrast"},
+			&cli.StringFlag{Name: "group-by", Usage: "build the cards of each env, policy or run apart (a list such as env,policy,run) instead of refusing trajectory files that mix them; card ids end in @ and the group's values"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := command.Args(c, 1, -1); err != nil {
 				return err
 			}
+			by, err := eval.ParseGroupBy(c.String("group-by"))
+			if err != nil {
+				return command.Usagef("%v", err)
+			}
 			return cards.Run(c.Context, cards.Options{Inputs: c.Args().Slice(), Output: c.String("output"),
-				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top")}, stage.CLI(c))
+				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top"), GroupBy: by}, stage.CLI(c))
 		},
 	}
 }

@@ -45,7 +45,7 @@ func TestCardsOnHousehold(t *testing.T) {
 		}
 		if c.SuccessRate > 0 && c.SuccessRate < 1 {
 			mixed++
-			if len(c.Contrast) == 0 || c.RepSuccessSample < 0 || c.RepFailureSample < 0 {
+			if len(c.Contrast) == 0 || c.RepSuccessSample == nil || c.RepFailureSample == nil {
 				t.Errorf("card %s with both sides lacks a contrast or representatives", c.CardID)
 			}
 		}

@@ -13,7 +13,8 @@ import (
 // TestMixedSourcesRefused: a folder of trajectories from two policies, two
 // environments or two runs is refused (exit 2, one line naming the two
 // values, no output); one source passes, and so does one file that pools
-// them (report mix).
+// them (report mix). Asked to --group-by the mixed column, it writes one
+// summary per value with the value in its column.
 func TestMixedSourcesRefused(t *testing.T) {
 	for _, c := range []struct {
 		name, want string
@@ -65,5 +66,28 @@ func TestMixedSourcesRefused(t *testing.T) {
 		if _, err := os.Stat(out); err == nil {
 			t.Errorf("%s: refused but wrote %s", c.name, out)
 		}
+		// Asked to group by the mixed column: one summary per value,
+		// the value in its column.
+		if code, stderr := run(t, in, "-o", out, "--group-by", c.name); code != 0 {
+			t.Errorf("%s: --group-by %s: exit %d: %s", c.name, c.name, code, stderr)
+			continue
+		}
+		rows, _, err := table.ReadFiles[table.Card](out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := map[string]int{}
+		for _, r := range rows {
+			values[map[string]string{"policy": r.Policy, "env": r.Env, "run": r.Run}[c.name]]++
+		}
+		if len(values) != 2 || values[firstValue[c.name]] == 0 || values[firstValue[c.name]] != len(rows)-values[firstValue[c.name]] {
+			t.Errorf("%s: --group-by %s: rows per %s value %v, want two values, half the rows each", c.name, c.name, c.name, values)
+		}
+	}
+	if code, stderr := run(t, t.TempDir(), "--group-by", "seed", "-o", filepath.Join(t.TempDir(), "x.parquet")); code != 2 || !strings.Contains(stderr, "seed") {
+		t.Errorf("--group-by seed: exit %d, %q; want exit 2 naming seed", code, stderr)
 	}
 }
+
+// firstValue is the value of the first source in each case.
+var firstValue = map[string]string{"policy": "oracle", "env": "household", "run": ""}

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
@@ -24,11 +25,15 @@ func app() *cli.App {
 			"Examples:\n" +
 			"  evaluate traj.parquet\n" +
 			"  evaluate traj/ -o metrics.parquet\n" +
+			"  evaluate traj-a/ traj-b/ --group-by policy -o metrics.parquet\n" +
 			"  evaluate --policy ckpt/0 --env household --split valid_seen --greedy",
 		HideHelpCommand: true,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
 			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
+			&cli.StringFlag{Name: "run", Usage: "run name recorded in the metrics (and the episodes it plays); unset: the trajectories' run, else NULL"},
+			&cli.IntFlag{Name: "iteration", Usage: "training iteration recorded in the episodes it plays (with --policy)"},
+			&cli.StringFlag{Name: "group-by", Usage: "summarise each env, policy or run apart (a list such as env,policy,run) instead of refusing trajectory files that mix them"},
 			deviceflag.Flag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment (with --policy)"},
 			&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "split (with --policy)"},
@@ -60,13 +65,18 @@ func app() *cli.App {
 			if err != nil {
 				return err
 			}
+			by, err := eval.ParseGroupBy(c.String("group-by"))
+			if err != nil {
+				return command.Usagef("%v", err)
+			}
 			f := evaluate.Options{
+				Run: c.String("run"), GroupBy: by,
 				Inputs:  c.Args().Slice(),
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
 				Rollout: rollout.Options{Batch: rollout.DefaultBatch,
 					Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
-					Seed: c.Int64("seed"), Policy: c.String("policy"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
+					Seed: c.Int64("seed"), Policy: c.String("policy"), Iteration: c.Int("iteration"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
 					Scaffold: c.String("scaffold"), ScaffoldBudget: c.Int("scaffold-budget"),
 					Temperature: c.Float64("temperature"), TopP: c.Float64("top-p"), Greedy: c.Bool("greedy"),
 					TemperatureSet: c.IsSet("temperature"), TopPSet: c.IsSet("top-p"),

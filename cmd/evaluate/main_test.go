@@ -36,7 +36,7 @@ func TestBadInput(t *testing.T) {
 	}
 	data, _ := os.ReadFile(good)
 	metrics := filepath.Join(dir, "metrics.parquet")
-	if err := table.WriteFile(metrics, []table.EvalMetrics{{TaskType: "all"}}, table.Meta{Kind: "eval_metrics"}); err != nil {
+	if err := table.WriteFile(metrics, []table.EvalMetrics{{Scope: table.ScopeAll}}, table.Meta{Kind: "eval_metrics"}); err != nil {
 		t.Fatal(err)
 	}
 	cases := map[string]string{

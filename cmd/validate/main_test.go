@@ -87,8 +87,8 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 			if tr.Success {
 				rec.success++
 			}
-			if tr.ScaffoldVersion != int32(k) {
-				t.Fatalf("iteration %d: trajectory records scaffold version %d", k, tr.ScaffoldVersion)
+			if tr.ScaffoldVersion == nil || *tr.ScaffoldVersion != int32(k) {
+				t.Fatalf("iteration %d: trajectory records scaffold version %v", k, tr.ScaffoldVersion)
 			}
 		}
 		rec.success /= float64(len(trajs))
@@ -349,8 +349,8 @@ func TestRolloutScaffold(t *testing.T) {
 		}
 		text := tk.Decode(ids)
 		z, _, _ := scaffold.Render(items, tr.TaskType, 400, tokenizer.Counter(tk))
-		if tr.ScaffoldVersion != 2 || int(tr.NScaffoldTokens) != len(ids) || len(ids) == 0 {
-			t.Fatalf("%s: scaffold version %d, %d scaffold tokens (%d counted)", tr.TaskID, tr.ScaffoldVersion, len(ids), tr.NScaffoldTokens)
+		if tr.ScaffoldVersion == nil || *tr.ScaffoldVersion != 2 || int(tr.NScaffoldTokens) != len(ids) || len(ids) == 0 {
+			t.Fatalf("%s: scaffold version %v, %d scaffold tokens (%d counted)", tr.TaskID, tr.ScaffoldVersion, len(ids), tr.NScaffoldTokens)
 		}
 		if !strings.Contains(text, "open closed receptacles to look inside them") {
 			t.Errorf("%s: scaffold tokens decode to %q", tr.TaskID, text)
@@ -373,8 +373,8 @@ func TestRolloutScaffold(t *testing.T) {
 				t.Fatalf("%s: a scaffold token without --scaffold", tr.TaskID)
 			}
 		}
-		if tr.ScaffoldVersion != -1 || tr.NScaffoldTokens != 0 {
-			t.Errorf("%s: scaffold version %d, %d scaffold tokens without --scaffold", tr.TaskID, tr.ScaffoldVersion, tr.NScaffoldTokens)
+		if tr.ScaffoldVersion != nil || tr.NScaffoldTokens != 0 {
+			t.Errorf("%s: scaffold version %v, %d scaffold tokens without --scaffold", tr.TaskID, tr.ScaffoldVersion, tr.NScaffoldTokens)
 		}
 	}
 	// a snapshot without its version is a usage error

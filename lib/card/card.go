@@ -191,16 +191,14 @@ func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 		}
 	}
 	c := table.Card{
-		CardID:           id,
-		TaskID:           eps[0].TaskID,
-		TaskType:         eps[0].TaskType,
-		GroupID:          eps[0].GroupID,
-		Iteration:        eps[0].Iteration,
-		NEpisodes:        int32(len(eps)),
-		NSuccess:         int32(len(succ)),
-		SuccessRate:      float64(len(succ)) / float64(len(eps)),
-		RepSuccessSample: -1,
-		RepFailureSample: -1,
+		CardID:      id,
+		TaskID:      eps[0].TaskID,
+		TaskType:    eps[0].TaskType,
+		GroupID:     eps[0].GroupID,
+		Iteration:   eps[0].Iteration,
+		NEpisodes:   int32(len(eps)),
+		NSuccess:    int32(len(succ)),
+		SuccessRate: float64(len(succ)) / float64(len(eps)),
 	}
 	ps, pf := freqs(succ), freqs(fail)
 	c.SuccessFeatures, c.SuccessFreqs = byCount(ps)
@@ -216,13 +214,15 @@ func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 	}
 	c.FailureModes, c.FailureModeCounts = byCount(modes)
 	// Representatives (eps is sorted by sample, so the first best wins ties).
+	repSuccess := int32(-1)
 	for _, t := range succ {
-		if c.RepSuccessSample < 0 || t.Steps < bestSteps(succ, c.RepSuccessSample) {
-			c.RepSuccessSample = t.Sample
+		if repSuccess < 0 || t.Steps < bestSteps(succ, repSuccess) {
+			repSuccess = t.Sample
 		}
 	}
-	if c.RepSuccessSample >= 0 {
-		c.RepSuccessActions = actionsOf(succ, c.RepSuccessSample)
+	if repSuccess >= 0 {
+		c.RepSuccessSample = &repSuccess
+		c.RepSuccessActions = actionsOf(succ, repSuccess)
 	}
 	if len(fail) > 0 {
 		mode := c.FailureModes[0]
@@ -235,7 +235,7 @@ func makeCard(id string, eps []table.Trajectory, top int) table.Card {
 				best = t.Sample
 			}
 		}
-		c.RepFailureSample = best
+		c.RepFailureSample = &best
 		c.RepFailureMode = mode
 		c.RepFailureActions = actionsOf(fail, best)
 	}

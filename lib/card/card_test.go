@@ -52,15 +52,15 @@ func TestBuildGroupCards(t *testing.T) {
 		t.Fatalf("modes %v %v", c.FailureModes, c.FailureModeCounts)
 	}
 	// representatives: success with fewest steps = sample 3; failure: mode loop, most steps = sample 4
-	if c.RepSuccessSample != 3 || c.RepFailureSample != 4 || c.RepFailureMode != "loop" {
-		t.Fatalf("reps %d %d %q", c.RepSuccessSample, c.RepFailureSample, c.RepFailureMode)
+	if c.RepSuccessSample == nil || *c.RepSuccessSample != 3 || c.RepFailureSample == nil || *c.RepFailureSample != 4 || c.RepFailureMode != "loop" {
+		t.Fatalf("reps %v %v %q", c.RepSuccessSample, c.RepFailureSample, c.RepFailureMode)
 	}
 	if c.RepSuccessActions[1] != "step d" || c.RepFailureActions[1] != "step e" {
 		t.Fatalf("rep actions %v %v", c.RepSuccessActions, c.RepFailureActions)
 	}
 	// all-success group: no contrast, no failure representative; tie on steps -> lowest sample
 	c2 := cards[0]
-	if len(c2.Contrast) != 0 || c2.RepFailureSample != -1 || c2.RepSuccessSample != 0 || c2.SuccessRate != 1 {
+	if len(c2.Contrast) != 0 || c2.RepFailureSample != nil || c2.RepSuccessSample == nil || *c2.RepSuccessSample != 0 || c2.SuccessRate != 1 {
 		t.Fatalf("all-success card %+v", c2)
 	}
 	// failed episode without a mode counts as unknown

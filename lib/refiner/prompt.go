@@ -73,10 +73,10 @@ func Prompt(in Input, maxCards int) (system, user string) {
 			}
 		}
 		b.WriteString("\n")
-		if c.RepSuccessSample >= 0 {
+		if c.RepSuccessSample != nil {
 			fmt.Fprintf(&b, "    success example: %s\n", clip(strings.Join(c.RepSuccessActions, " ; "), 300))
 		}
-		if c.RepFailureSample >= 0 {
+		if c.RepFailureSample != nil {
 			fmt.Fprintf(&b, "    failure example (%s): %s\n", c.RepFailureMode, clip(strings.Join(c.RepFailureActions, " ; "), 300))
 		}
 	}

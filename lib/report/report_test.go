@@ -101,10 +101,10 @@ func writeEvalAll(t *testing.T, dir string, k int, kind string, all table.EvalMe
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	all.TaskType = "all"
+	all.Scope, all.TaskType = table.ScopeAll, ""
 	rows := []table.EvalMetrics{
 		all,
-		{Split: all.Split, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1, ReadsPerEp: 9, RightReadRate: 0.99, MisleadingRate: 0.99},
+		{Split: all.Split, Scope: table.ScopeType, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1, ReadsPerEp: 9, RightReadRate: 0.99, MisleadingRate: 0.99},
 	}
 	if err := table.WriteFile(p, rows, table.Meta{}); err != nil {
 		t.Fatal(err)

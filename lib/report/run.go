@@ -15,14 +15,14 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Eval is the overall ("all") row of one evaluation file of a run folder:
+// Eval is the overall (scope "all") row of one evaluation file of a run folder:
 // eval/K/bare-SPLIT.parquet (no scaffold: deployment) or
 // eval/K/scaffold-SPLIT.parquet (scaffold snap/K in the context).
 type Eval struct {
 	Iteration int               // checkpoint ckpt/K evaluated
 	Scaffold  bool              // the scaffold was in the context
 	Split     string            // valid_seen, valid_unseen, ...
-	Metrics   table.EvalMetrics // the "all" row
+	Metrics   table.EvalMetrics // the scope "all" row
 }
 
 // Snap summarises one scaffold snapshot snap/K.parquet.
@@ -91,7 +91,7 @@ func Load(dir string) (*Run, error) {
 				return nil, err
 			}
 			for _, m := range rows {
-				if m.TaskType == "all" {
+				if m.Scope == table.ScopeAll {
 					r.Evals = append(r.Evals, Eval{Iteration: k, Scaffold: kind == "scaffold", Split: split, Metrics: m})
 					break
 				}

@@ -45,7 +45,7 @@ func newTrajectory(o Options, ep env.Episode, taskID string, sample int, seed in
 		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
 		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
-		Tokenizer: o.Tok.Hash(), ScaffoldVersion: -1,
+		Tokenizer:   o.Tok.Hash(),
 		Temperature: short(o.Sampling.Temperature), TopP: short(o.Sampling.TopP), TopK: int32(o.Sampling.TopK),
 		RepetitionPenalty: short(o.Sampling.RepetitionPenalty), PolicyHash: o.PolicyHash,
 		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
@@ -63,7 +63,8 @@ func prompt(o Options, ep env.Episode, taskID string, seed int64, tr *table.Traj
 	p = agent.Prompt{Goal: ep.Goal(), Observation: shownObservation(o, ep, ep.Observation())}
 	if o.Scaffold != nil {
 		p.Scaffold = o.Scaffold(ep.TaskType())
-		tr.ScaffoldVersion = int32(o.ScaffoldVersion)
+		v := int32(o.ScaffoldVersion)
+		tr.ScaffoldVersion = &v
 	}
 	if o.Hint != nil {
 		if h := o.Hint(taskID); h != "" && p.Scaffold != "" {

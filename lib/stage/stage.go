@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -93,20 +94,22 @@ func cardsIteration(cards []table.Card, path string) (int32, error) {
 // summary would blend them into one table under the first file's header.
 // One file passes whatever it holds: a pool made on purpose (report mix,
 // as the loop's bootstrap evidence is) is one file. The error is one line
-// naming the inputs and the first two values that differ.
-func CheckOneSource(inputs []string, metas []table.Meta, rows []table.Trajectory) error {
+// naming the inputs and the first two values that differ. A key in by
+// (eval.ByEnv, eval.ByPolicy, eval.ByRun: --group-by) may differ: the
+// caller summarises each value apart.
+func CheckOneSource(inputs []string, metas []table.Meta, rows []table.Trajectory, by ...string) error {
 	if len(rows) == 0 || len(metas) <= 1 {
 		return nil
 	}
 	first := rows[0]
 	for i := range rows {
 		r := &rows[i]
-		for _, c := range []struct{ what, a, b string }{
-			{"environment", first.Env, r.Env}, {"policy", first.Policy, r.Policy}, {"run", first.Run, r.Run},
+		for _, c := range []struct{ what, key, a, b string }{
+			{"environment", "env", first.Env, r.Env}, {"policy", "policy", first.Policy, r.Policy}, {"run", "run", first.Run, r.Run},
 		} {
-			if c.a != c.b {
+			if c.a != c.b && !slices.Contains(by, c.key) {
 				return &table.InputError{Path: strings.Join(inputs, ", "), Problem: fmt.Sprintf(
-					"files with episodes of more than one %s (%q and %q): summarise each %s apart, or pool them on purpose into one file with report mix", c.what, c.a, c.b, c.what)}
+					"files with episodes of more than one %s (%q and %q): summarise each %s apart, ask for one summary per %s with --group-by %s, or pool them on purpose into one file with report mix", c.what, c.a, c.b, c.what, c.key, c.key)}
 			}
 		}
 	}

@@ -18,7 +18,7 @@ const arrowBatchRows = 1024
 func arrowSchema(cols []column, meta Meta) *arrow.Schema {
 	fields := make([]arrow.Field, len(cols))
 	for i, c := range cols {
-		fields[i] = arrow.Field{Name: c.name, Type: c.arrowType()}
+		fields[i] = arrow.Field{Name: c.name, Type: c.arrowType(), Nullable: c.nullable}
 	}
 	keys, values := meta.keyValues()
 	md := arrow.NewMetadata(keys, values)
@@ -65,6 +65,15 @@ func writeArrow[T any](w io.Writer, file bool, rows []T, cols []column, meta Met
 
 // appendValue appends field value v of column c to builder b.
 func appendValue(b array.Builder, c column, v reflect.Value) {
+	if c.nullable {
+		if c.ptr && v.IsNil() || !c.ptr && v.IsZero() {
+			b.AppendNull()
+			return
+		}
+		if c.ptr {
+			v = v.Elem()
+		}
+	}
 	if !c.list {
 		appendScalar(b, v)
 		return
@@ -183,6 +192,12 @@ func appendRecord[T any](rows []T, rec arrow.RecordBatch, cols []column, idx []i
 
 func setScalar(f reflect.Value, arr arrow.Array, i int) {
 	if arr.IsNull(i) {
+		return
+	}
+	if f.Kind() == reflect.Pointer {
+		p := reflect.New(f.Type().Elem())
+		setScalar(p.Elem(), arr, i)
+		f.Set(p)
 		return
 	}
 	switch a := arr.(type) {

@@ -20,6 +20,27 @@ type RowKeyer interface {
 	RowKey() string
 }
 
+// RowUpgrader is implemented by row kinds whose older schema versions
+// stored an absent value as a sentinel (-1, "all") where the current one
+// stores NULL. ReadFiles calls UpgradeFrom(v) on every row of a file of
+// schema version v older than the kind's (v > 0: files of other tools
+// carry no version), before the row checks.
+type RowUpgrader interface {
+	UpgradeFrom(version int)
+}
+
+// upgradeRows converts rows read from a file of an older schema version.
+func upgradeRows[T any](rows []T, m Meta, k KindInfo) {
+	if m.SchemaVersion <= 0 || m.SchemaVersion >= k.Version {
+		return
+	}
+	for i := range rows {
+		if u, ok := any(&rows[i]).(RowUpgrader); ok {
+			u.UpgradeFrom(m.SchemaVersion)
+		}
+	}
+}
+
 // rowChecks is turned off only by the I/O tests, whose rows hold arbitrary
 // values.
 var rowChecks = true
@@ -130,8 +151,8 @@ func (r *Trajectory) CheckRow() error {
 	if r.Iteration < -1 {
 		return colErr("iteration", "%d is neither -1 (before training) nor an iteration", r.Iteration)
 	}
-	if r.ScaffoldVersion < -1 {
-		return colErr("scaffold_version", "%d is neither -1 (no scaffold) nor a version", r.ScaffoldVersion)
+	if r.ScaffoldVersion != nil && *r.ScaffoldVersion < 0 {
+		return colErr("scaffold_version", "%d is not a version (NULL stands for no scaffold)", *r.ScaffoldVersion)
 	}
 	if len(r.Logprobs) != 0 && len(r.Logprobs) != len(r.Tokens) {
 		return colErr("logprobs", "%d logprobs for %d tokens", len(r.Logprobs), len(r.Tokens))

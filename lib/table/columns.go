@@ -21,6 +21,10 @@ type column struct {
 	elem  reflect.Kind // kind of the scalar, or of the list element
 	desc  string       // the field's `desc` tag, if any
 	since int          // the kind's schema version that added the column (`since` tag; 0: the first)
+	// nullable: the `optional` tag option. A pointer field stores nil as
+	// NULL; a string field stores "" as NULL (and reads NULL as "").
+	nullable bool
+	ptr      bool // a pointer field (*int32, *float64, ...)
 }
 
 // optionalIn reports whether a file of schema version v may lack the
@@ -58,11 +62,26 @@ func columnsOf(t reflect.Type) ([]column, error) {
 		}
 		hasList := false
 		for _, o := range parts[1:] {
-			if o == "list" {
+			switch o {
+			case "list":
 				hasList = true
+			case "optional":
+				c.nullable = true
 			}
 		}
 		k := f.Type.Kind()
+		if k == reflect.Pointer {
+			c.ptr = true
+			k = f.Type.Elem().Kind()
+			if !c.nullable {
+				return nil, fmt.Errorf("%v.%s: pointer field needs the `optional` tag option", t, f.Name)
+			}
+			if k == reflect.Slice || k == reflect.Pointer {
+				return nil, fmt.Errorf("%v.%s: unsupported field type %v (a nullable column is a pointer to a scalar)", t, f.Name, f.Type)
+			}
+		} else if c.nullable && k != reflect.String {
+			return nil, fmt.Errorf("%v.%s: `optional` on a %v field: a nullable number or bool is a pointer field (its zero is a value)", t, f.Name, f.Type)
+		}
 		if k == reflect.Slice {
 			c.list = true
 			k = f.Type.Elem().Kind()
@@ -120,11 +139,15 @@ func (c column) arrowType() arrow.DataType {
 	return t
 }
 
-// typeName is the column's type as the docs write it, e.g. "list<int32>".
+// typeName is the column's type as the docs write it, e.g. "list<int32>"
+// or "int32 or NULL".
 func (c column) typeName() string {
 	n := scalarName(c.elem)
 	if c.list {
 		return "list<" + n + ">"
+	}
+	if c.nullable {
+		return n + " or NULL"
 	}
 	return n
 }

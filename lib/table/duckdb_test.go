@@ -133,7 +133,16 @@ func checkDuckResults(t *testing.T, res [][]map[string]any, rows reflect.Value, 
 	for i, r := range res[1] {
 		for _, c := range cols {
 			v := rows.Index(i).Field(c.field)
-			if !sameValue(r[c.name], v) && bad < 10 {
+			var ok bool
+			switch {
+			case c.nullable && (c.ptr && v.IsNil() || !c.ptr && v.IsZero()):
+				ok = r[c.name] == nil // NULL, not a sentinel
+			case c.ptr:
+				ok = sameValue(r[c.name], v.Elem())
+			default:
+				ok = sameValue(r[c.name], v)
+			}
+			if !ok && bad < 10 {
 				bad++
 				t.Errorf("row %d column %s: DuckDB reads %v, wrote %v", i, c.name, r[c.name], v)
 			}

@@ -170,6 +170,7 @@ func Read[T any](r io.Reader, name string) ([]T, Meta, error) {
 	if err != nil {
 		return nil, Meta{}, err
 	}
+	upgradeRows(rows, m, k)
 	if err := checkRows(name, rows, map[string]string{}); err != nil {
 		return nil, Meta{}, err
 	}
@@ -229,6 +230,7 @@ func ReadFilesFrom[T any](stdin io.Reader, paths ...string) ([]T, []Meta, error)
 		if err != nil {
 			return nil, nil, err
 		}
+		upgradeRows(r, m, k)
 		if err := checkRows(f, r, seen); err != nil {
 			return nil, nil, err
 		}

@@ -27,8 +27,8 @@ var registry = struct {
 }{byType: map[reflect.Type]KindInfo{}, byName: map[string]KindInfo{}}
 
 func init() {
-	RegisterKind[Trajectory]("trajectory", 6)
-	RegisterKind[EvalMetrics]("eval_metrics", 2)
+	RegisterKind[Trajectory]("trajectory", 7)
+	RegisterKind[EvalMetrics]("eval_metrics", 3)
 }
 
 // RegisterKind registers row struct T as the row kind name at a schema

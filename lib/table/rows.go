@@ -30,37 +30,37 @@ func PolicyWritten(r int8) bool { return r == RoleAction || r == RoleSkillName }
 // sequence the policy saw and wrote, with a role and a behaviour
 // log-probability per token.
 type Trajectory struct {
-	Run             string    `parquet:"run"`                   // run name given to rollout
-	Iteration       int32     `parquet:"iteration"`             // training iteration k
-	Env             string    `parquet:"env"`                   // environment name
-	Split           string    `parquet:"split"`                 // train, valid_seen, valid_unseen, test
-	TaskID          string    `parquet:"task_id"`               // stable id of the task within the environment
-	TaskType        string    `parquet:"task_type"`             // the environment's task type
-	GroupID         string    `parquet:"group_id"`              // episodes of one task in one iteration share it
-	Sample          int32     `parquet:"sample"`                // index of the episode within its group
-	Seed            int64     `parquet:"seed"`                  // seed of this episode (environment and sampling)
-	Policy          string    `parquet:"policy"`                // oracle, random, or the checkpoint path
-	Success         bool      `parquet:"success"`               // the environment's success flag
-	Reward          float64   `parquet:"reward"`                // episode reward used for advantages
-	Score           float64   `parquet:"score"`                 // environment score in [0,1]
-	Steps           int32     `parquet:"steps"`                 // environment steps taken
-	FailureMode     string    `parquet:"failure_mode"`          // empty on success, else e.g. max_steps, invalid_actions, loop, wrong_object
-	Goal            string    `parquet:"goal"`                  // the task text
-	Actions         []string  `parquet:"actions,list"`          // action text of each turn
-	Observations    []string  `parquet:"observations,list"`     // observation after each turn (index 0 is the first observation)
-	Features        []string  `parquet:"features,list"`         // named features of the episode for evidence cards
-	Tokens          []int32   `parquet:"tokens,list"`           // token ids of the whole episode context
-	Roles           []int8    `parquet:"roles,list"`            // one role per token (see RoleNames)
-	Logprobs        []float32 `parquet:"logprobs,list"`         // behaviour log-probability of each policy-written token, 0 elsewhere
-	Slate           []string  `parquet:"slate,list"`            // candidate skill names shown, in order
-	Reads           []string  `parquet:"reads,list"`            // skill names of the read actions, in order (from version 5 every read_skill action, see reads_outcome)
-	ReadsRight      []bool    `parquet:"reads_right,list"`      // per read: was it a right skill for the task type
-	ReadsMisleading []bool    `parquet:"reads_misleading,list"` // per read: was it a misleading skill
-	NTokens         int32     `parquet:"n_tokens"`              // len(tokens)
-	NPolicyTokens   int32     `parquet:"n_policy_tokens"`       // tokens of the policy-written roles
-	NScaffoldTokens int32     `parquet:"n_scaffold_tokens"`     // tokens of role scaffold
-	Tokenizer       string    `parquet:"tokenizer"`             // content hash of the tokenizer that produced tokens
-	ScaffoldVersion int32     `parquet:"scaffold_version"`      // version k of the snapshot rendered, -1 without a scaffold
+	Run             string    `parquet:"run,optional"`              // run name given to rollout; NULL without --run (version 7; older files: "")
+	Iteration       int32     `parquet:"iteration"`                 // training iteration k
+	Env             string    `parquet:"env"`                       // environment name
+	Split           string    `parquet:"split"`                     // train, valid_seen, valid_unseen, test
+	TaskID          string    `parquet:"task_id"`                   // stable id of the task within the environment
+	TaskType        string    `parquet:"task_type"`                 // the environment's task type
+	GroupID         string    `parquet:"group_id"`                  // episodes of one task in one iteration share it
+	Sample          int32     `parquet:"sample"`                    // index of the episode within its group
+	Seed            int64     `parquet:"seed"`                      // seed of this episode (environment and sampling)
+	Policy          string    `parquet:"policy"`                    // oracle, random, or the checkpoint path
+	Success         bool      `parquet:"success"`                   // the environment's success flag
+	Reward          float64   `parquet:"reward"`                    // episode reward used for advantages
+	Score           float64   `parquet:"score"`                     // environment score in [0,1]
+	Steps           int32     `parquet:"steps"`                     // environment steps taken
+	FailureMode     string    `parquet:"failure_mode,optional"`     // NULL on success (version 7; older files: ""), else e.g. max_steps, invalid_actions, loop, wrong_object
+	Goal            string    `parquet:"goal"`                      // the task text
+	Actions         []string  `parquet:"actions,list"`              // action text of each turn
+	Observations    []string  `parquet:"observations,list"`         // observation after each turn (index 0 is the first observation)
+	Features        []string  `parquet:"features,list"`             // named features of the episode for evidence cards
+	Tokens          []int32   `parquet:"tokens,list"`               // token ids of the whole episode context
+	Roles           []int8    `parquet:"roles,list"`                // one role per token (see RoleNames)
+	Logprobs        []float32 `parquet:"logprobs,list"`             // behaviour log-probability of each policy-written token, 0 elsewhere
+	Slate           []string  `parquet:"slate,list"`                // candidate skill names shown, in order
+	Reads           []string  `parquet:"reads,list"`                // skill names of the read actions, in order (from version 5 every read_skill action, see reads_outcome)
+	ReadsRight      []bool    `parquet:"reads_right,list"`          // per read: was it a right skill for the task type
+	ReadsMisleading []bool    `parquet:"reads_misleading,list"`     // per read: was it a misleading skill
+	NTokens         int32     `parquet:"n_tokens"`                  // len(tokens)
+	NPolicyTokens   int32     `parquet:"n_policy_tokens"`           // tokens of the policy-written roles
+	NScaffoldTokens int32     `parquet:"n_scaffold_tokens"`         // tokens of role scaffold
+	Tokenizer       string    `parquet:"tokenizer"`                 // content hash of the tokenizer that produced tokens
+	ScaffoldVersion *int32    `parquet:"scaffold_version,optional"` // version k of the snapshot rendered; NULL without a scaffold (version 7; older files: -1, read as NULL)
 
 	// Added in version 2 (read as empty from older files): per-turn
 	// columns for step-level credit (GiGPO in lib/rl).
@@ -85,11 +85,11 @@ type Trajectory struct {
 	// logprobs column is log softmax(logits / temperature) over the whole
 	// vocabulary (temperature 1 when greedy); top-p, top-k and the
 	// repetition penalty only chose the token (model.Rule).
-	Temperature       float64 `parquet:"temperature" since:"5"`        // version 5: sampling temperature of a checkpoint policy; 0: greedy, or not a checkpoint
-	TopP              float64 `parquet:"top_p" since:"5"`              // version 5: nucleus mass (1: no cut); 0: not a checkpoint
-	TopK              int32   `parquet:"top_k" since:"5"`              // version 5: top-k cut (0: none)
-	RepetitionPenalty float64 `parquet:"repetition_penalty" since:"5"` // version 5: repetition penalty (1: none); 0: not a checkpoint
-	PolicyHash        string  `parquet:"policy_hash" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); empty: not a checkpoint
+	Temperature       float64 `parquet:"temperature" since:"5"`          // version 5: sampling temperature of a checkpoint policy; 0: greedy, or not a checkpoint
+	TopP              float64 `parquet:"top_p" since:"5"`                // version 5: nucleus mass (1: no cut); 0: not a checkpoint
+	TopK              int32   `parquet:"top_k" since:"5"`                // version 5: top-k cut (0: none)
+	RepetitionPenalty float64 `parquet:"repetition_penalty" since:"5"`   // version 5: repetition penalty (1: none); 0: not a checkpoint
+	PolicyHash        string  `parquet:"policy_hash,optional" since:"5"` // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); NULL: not a checkpoint (version 7; older files: "")
 
 	// Added in version 6 (read as empty from older files): skill bodies
 	// kept in view under a window, and every read action recorded.
@@ -106,15 +106,23 @@ const (
 	ReadOverLimit = "over_limit"
 )
 
-// EvalMetrics is one row of an evaluation table: overall (TaskType "all") or
-// for one task type.
+// Scopes of an evaluation row (EvalMetrics.Scope).
+const (
+	ScopeAll  = "all"  // the row summarises every episode of its group
+	ScopeType = "type" // the row summarises the episodes of one task type
+)
+
+// EvalMetrics is one row of an evaluation table: overall (Scope "all",
+// TaskType NULL) or for one task type (Scope "type"). Files of version 2
+// or older marked the overall row by task type "all"; they read as Scope
+// "all" with TaskType NULL.
 type EvalMetrics struct {
-	Run            string  `parquet:"run"`
-	Env            string  `parquet:"env"`
-	Split          string  `parquet:"split"`
-	Policy         string  `parquet:"policy"`
-	Scaffold       string  `parquet:"scaffold"` // snapshot path, empty without a scaffold
-	TaskType       string  `parquet:"task_type"`
+	Run            string  `parquet:"run,optional"`       // run name (evaluate --run, else the trajectories' run); NULL when none (version 3; older files: "")
+	Env            string  `parquet:"env"`                // environment
+	Split          string  `parquet:"split"`              // task split
+	Policy         string  `parquet:"policy"`             // oracle, random, or the checkpoint path
+	Scaffold       string  `parquet:"scaffold,optional"`  // snapshot path; NULL without a scaffold (version 3; older files: "")
+	TaskType       string  `parquet:"task_type,optional"` // the task type of a "type" row; NULL on the "all" row (version 3; older files: "all")
 	Episodes       int32   `parquet:"episodes"`
 	Success        float64 `parquet:"success"`              // share of successful episodes
 	Score          float64 `parquet:"score"`                // mean score
@@ -127,4 +135,31 @@ type EvalMetrics struct {
 
 	// Added in version 2 (read as 0 from older files).
 	MisleadingExposure float64 `parquet:"misleading_exposure" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode)
+
+	// Added in version 3: the row's scope, and what the episodes were
+	// played with as columns (NULL when unknown or not shared by all of
+	// the row's episodes).
+	Scope       string   `parquet:"scope" since:"3"`                // version 3: all (every episode of the group) or type (one task type)
+	Iteration   *int32   `parquet:"iteration,optional" since:"3"`   // version 3: training iteration of the episodes; NULL when they differ or are unknown
+	Seed        *int64   `parquet:"seed,optional" since:"3"`        // version 3: the seed of the command that played them (evaluate --seed, or the trajectory files' pats.seed); NULL when the files differ or none is recorded
+	Temperature *float64 `parquet:"temperature,optional" since:"3"` // version 3: sampling temperature of a checkpoint policy (0: greedy); NULL for other policies or when the episodes differ
+}
+
+// UpgradeFrom reads a version 1 or 2 row: the overall row's task type
+// "all" becomes Scope "all" with no task type.
+func (m *EvalMetrics) UpgradeFrom(version int) {
+	if version < 3 {
+		m.Scope = ScopeType
+		if m.TaskType == "all" {
+			m.Scope, m.TaskType = ScopeAll, ""
+		}
+	}
+}
+
+// UpgradeFrom reads a trajectory of version 6 or older: scaffold version
+// -1 (no scaffold) becomes NULL.
+func (r *Trajectory) UpgradeFrom(version int) {
+	if version < 7 && r.ScaffoldVersion != nil && *r.ScaffoldVersion == -1 {
+		r.ScaffoldVersion = nil
+	}
 }

@@ -7,26 +7,26 @@ package table
 // schemas those stages exchange.
 
 func init() {
-	RegisterKind[Card]("card", 1)
-	RegisterKind[TypeEvidence]("type_evidence", 1)
-	RegisterKind[ScaffoldItem]("scaffold_item", 1)
-	RegisterKind[ControllerState]("controller_state", 1)
-	RegisterKind[Proposal]("proposal", 1)
-	RegisterKind[Decision]("decision", 1)
+	RegisterKind[Card]("card", 2)
+	RegisterKind[TypeEvidence]("type_evidence", 2)
+	RegisterKind[ScaffoldItem]("scaffold_item", 2)
+	RegisterKind[ControllerState]("controller_state", 2)
+	RegisterKind[Proposal]("proposal", 2)
+	RegisterKind[Decision]("decision", 2)
 }
 
 // ScaffoldItem is one item of a scaffold snapshot B_k. A snapshot file holds
 // all items of one version; the version k and the content hash of the parent
 // snapshot are file metadata (lib/scaffold computes the hash).
 type ScaffoldItem struct {
-	ID       string   `parquet:"id"`           // stable across iterations: "g-0001", "t-<type>-<hash>", "m-<type>-<hash>"
-	Layer    string   `parquet:"layer"`        // general, task or mistake
-	TaskType string   `parquet:"task_type"`    // empty for the general layer
-	Text     string   `parquet:"text"`         // the rule as shown to the policy (one line)
-	Created  int32    `parquet:"created"`      // iteration that created the item (0 for seeded items)
-	Updated  int32    `parquet:"updated"`      // iteration of the last accepted edit or merge
-	Support  []string `parquet:"support,list"` // card ids that support the item
-	Tokens   int32    `parquet:"tokens"`       // token count of Text under the run's tokenizer
+	ID       string   `parquet:"id"`                 // stable across iterations: "g-0001", "t-<type>-<hash>", "m-<type>-<hash>"
+	Layer    string   `parquet:"layer"`              // general, task or mistake
+	TaskType string   `parquet:"task_type,optional"` // NULL for the general layer (version 2; older files: "")
+	Text     string   `parquet:"text"`               // the rule as shown to the policy (one line)
+	Created  int32    `parquet:"created"`            // iteration that created the item (0 for seeded items)
+	Updated  int32    `parquet:"updated"`            // iteration of the last accepted edit or merge
+	Support  []string `parquet:"support,list"`       // card ids that support the item
+	Tokens   int32    `parquet:"tokens"`             // token count of Text under the run's tokenizer
 }
 
 // Card is the evidence of one group (task q at iteration k), or of one
@@ -34,34 +34,53 @@ type ScaffoldItem struct {
 // are parallel name/frequency lists sorted by frequency (descending), then
 // name; a frequency is the share of that side's episodes showing the feature.
 type Card struct {
-	CardID            string    `parquet:"card_id"`                  // "c-<iteration>-<group_id>" (per trajectory: "...-s<sample>")
-	TaskID            string    `parquet:"task_id"`                  // task of the group
-	TaskType          string    `parquet:"task_type"`                // its task type
-	GroupID           string    `parquet:"group_id"`                 // the group's id in the trajectories
-	Iteration         int32     `parquet:"iteration"`                // iteration k
-	SuccessRate       float64   `parquet:"success_rate"`             // successful episodes / episodes
-	NEpisodes         int32     `parquet:"n_episodes"`               // episodes in the card
-	NSuccess          int32     `parquet:"n_success"`                // successful episodes
-	SuccessFeatures   []string  `parquet:"success_features,list"`    // features seen in successful episodes
-	SuccessFreqs      []float64 `parquet:"success_freqs,list"`       // share of successful episodes with each
-	FailureFeatures   []string  `parquet:"failure_features,list"`    // features seen in failed episodes
-	FailureFreqs      []float64 `parquet:"failure_freqs,list"`       // share of failed episodes with each
-	Contrast          []string  `parquet:"contrast,list"`            // features separating the sides most (both sides present only)
-	ContrastDiff      []float64 `parquet:"contrast_diff,list"`       // signed p_success - p_failure of each
-	FailureModes      []string  `parquet:"failure_modes,list"`       // failure modes of the failed episodes
-	FailureModeCounts []int32   `parquet:"failure_mode_counts,list"` // episodes with each mode
-	RepSuccessSample  int32     `parquet:"rep_success_sample"`       // representative success: fewest steps, then lowest sample; -1 if none
-	RepSuccessActions []string  `parquet:"rep_success_actions,list"` // its actions
-	RepFailureSample  int32     `parquet:"rep_failure_sample"`       // representative failure: most common mode, then most steps, then lowest sample; -1 if none
-	RepFailureMode    string    `parquet:"rep_failure_mode"`         // its failure mode
-	RepFailureActions []string  `parquet:"rep_failure_actions,list"` // its actions
+	CardID            string    `parquet:"card_id"`                     // "c-<iteration>-<group_id>" (per trajectory: "...-s<sample>")
+	TaskID            string    `parquet:"task_id"`                     // task of the group
+	TaskType          string    `parquet:"task_type"`                   // its task type
+	GroupID           string    `parquet:"group_id"`                    // the group's id in the trajectories
+	Iteration         int32     `parquet:"iteration"`                   // iteration k
+	SuccessRate       float64   `parquet:"success_rate"`                // successful episodes / episodes
+	NEpisodes         int32     `parquet:"n_episodes"`                  // episodes in the card
+	NSuccess          int32     `parquet:"n_success"`                   // successful episodes
+	SuccessFeatures   []string  `parquet:"success_features,list"`       // features seen in successful episodes
+	SuccessFreqs      []float64 `parquet:"success_freqs,list"`          // share of successful episodes with each
+	FailureFeatures   []string  `parquet:"failure_features,list"`       // features seen in failed episodes
+	FailureFreqs      []float64 `parquet:"failure_freqs,list"`          // share of failed episodes with each
+	Contrast          []string  `parquet:"contrast,list"`               // features separating the sides most (both sides present only)
+	ContrastDiff      []float64 `parquet:"contrast_diff,list"`          // signed p_success - p_failure of each
+	FailureModes      []string  `parquet:"failure_modes,list"`          // failure modes of the failed episodes
+	FailureModeCounts []int32   `parquet:"failure_mode_counts,list"`    // episodes with each mode
+	RepSuccessSample  *int32    `parquet:"rep_success_sample,optional"` // representative success: fewest steps, then lowest sample; NULL if none (version 2; older files: -1, read as NULL)
+	RepSuccessActions []string  `parquet:"rep_success_actions,list"`    // its actions
+	RepFailureSample  *int32    `parquet:"rep_failure_sample,optional"` // representative failure: most common mode, then most steps, then lowest sample; NULL if none (version 2; older files: -1, read as NULL)
+	RepFailureMode    string    `parquet:"rep_failure_mode,optional"`   // its failure mode; NULL without a failure
+	RepFailureActions []string  `parquet:"rep_failure_actions,list"`    // its actions
+
+	// Added in version 2: where the episodes came from (cards
+	// --group-by env,policy,run builds the cards of each source apart).
+	Env    string `parquet:"env,optional" since:"2"`    // version 2: environment of the episodes; NULL in older files
+	Policy string `parquet:"policy,optional" since:"2"` // version 2: their policy; NULL in older files
+	Run    string `parquet:"run,optional" since:"2"`    // version 2: their run name; NULL without one
+}
+
+// UpgradeFrom reads a version 1 card: representative sample -1 (none)
+// becomes NULL.
+func (c *Card) UpgradeFrom(version int) {
+	if version < 2 {
+		if c.RepSuccessSample != nil && *c.RepSuccessSample == -1 {
+			c.RepSuccessSample = nil
+		}
+		if c.RepFailureSample != nil && *c.RepFailureSample == -1 {
+			c.RepFailureSample = nil
+		}
+	}
 }
 
 // TypeEvidence aggregates the cards of one task type at one iteration. The
 // row with an empty TaskType aggregates every card: it is the evidence of
 // the general layer.
 type TypeEvidence struct {
-	TaskType          string    `parquet:"task_type"`                // task type; empty = all types (general layer)
+	TaskType          string    `parquet:"task_type,optional"`       // task type; NULL = all types (general layer; version 2, older files: "")
 	Iteration         int32     `parquet:"iteration"`                // iteration k
 	NCards            int32     `parquet:"n_cards"`                  // cards aggregated
 	NEpisodes         int32     `parquet:"n_episodes"`               // episodes behind them
@@ -72,53 +91,58 @@ type TypeEvidence struct {
 	FailureModes      []string  `parquet:"failure_modes,list"`       // failure modes, most frequent first
 	FailureModeCounts []int32   `parquet:"failure_mode_counts,list"` // failed episodes with each
 	CardIDs           []string  `parquet:"card_ids,list"`            // the cards aggregated, sorted
+
+	// Added in version 2 (see Card).
+	Env    string `parquet:"env,optional" since:"2"`    // version 2: environment of the episodes; NULL in older files
+	Policy string `parquet:"policy,optional" since:"2"` // version 2: their policy; NULL in older files
+	Run    string `parquet:"run,optional" since:"2"`    // version 2: their run name; NULL without one
 }
 
 // ControllerState is the controller's state for one task type after
 // iteration k (an empty TaskType is the general layer). Rerunning the
 // controller at k+1 from these rows reproduces its decisions.
 type ControllerState struct {
-	TaskType        string  `parquet:"task_type"`        // task type; empty = general layer
-	Iteration       int32   `parquet:"iteration"`        // iteration k
-	SmoothedSuccess float64 `parquet:"smoothed_success"` // EMA of the success rate, s_k
-	LastSuccess     float64 `parquet:"last_success"`     // the success rate observed at k (x_k); NaN-free: the last one seen
-	Observed        bool    `parquet:"observed"`         // the type had evidence at k
-	NObserved       int32   `parquet:"n_observed"`       // iterations so far with evidence (0: s not yet initialised)
-	Primitive       string  `parquet:"primitive"`        // EXPAND, REVISE, COMPRESS, FORCED_PRUNE or NONE
-	NItems          int32   `parquet:"n_items"`          // the type's items in the snapshot (task + mistake; general for "")
-	NTokens         int32   `parquet:"n_tokens"`         // their tokens
-	NExpand         int32   `parquet:"n_expand"`         // iterations so far that chose EXPAND
-	NRevise         int32   `parquet:"n_revise"`         // ... REVISE
-	NCompress       int32   `parquet:"n_compress"`       // ... COMPRESS
-	NForcedPrune    int32   `parquet:"n_forced_prune"`   // ... FORCED_PRUNE
-	NNone           int32   `parquet:"n_none"`           // ... NONE (frozen, disabled primitive, or no evidence)
+	TaskType        string  `parquet:"task_type,optional"` // task type; NULL = general layer (version 2; older files: "")
+	Iteration       int32   `parquet:"iteration"`          // iteration k
+	SmoothedSuccess float64 `parquet:"smoothed_success"`   // EMA of the success rate, s_k
+	LastSuccess     float64 `parquet:"last_success"`       // the success rate observed at k (x_k); NaN-free: the last one seen
+	Observed        bool    `parquet:"observed"`           // the type had evidence at k
+	NObserved       int32   `parquet:"n_observed"`         // iterations so far with evidence (0: s not yet initialised)
+	Primitive       string  `parquet:"primitive"`          // EXPAND, REVISE, COMPRESS, FORCED_PRUNE or NONE
+	NItems          int32   `parquet:"n_items"`            // the type's items in the snapshot (task + mistake; general for "")
+	NTokens         int32   `parquet:"n_tokens"`           // their tokens
+	NExpand         int32   `parquet:"n_expand"`           // iterations so far that chose EXPAND
+	NRevise         int32   `parquet:"n_revise"`           // ... REVISE
+	NCompress       int32   `parquet:"n_compress"`         // ... COMPRESS
+	NForcedPrune    int32   `parquet:"n_forced_prune"`     // ... FORCED_PRUNE
+	NNone           int32   `parquet:"n_none"`             // ... NONE (frozen, disabled primitive, or no evidence)
 }
 
 // Proposal is one edit a refiner proposes; only the validator changes the
 // scaffold.
 type Proposal struct {
-	ProposalID string   `parquet:"proposal_id"`  // unique within an iteration; the validator applies in this order
-	Iteration  int32    `parquet:"iteration"`    // iteration k whose evidence it uses
-	TaskType   string   `parquet:"task_type"`    // the type whose primitive it serves; empty = general layer
-	Primitive  string   `parquet:"primitive"`    // the controller's primitive for that type
-	Op         string   `parquet:"op"`           // add, edit, merge or delete
-	Targets    []string `parquet:"targets,list"` // item ids edited, merged or deleted (empty for add)
-	Layer      string   `parquet:"layer"`        // layer of the new or edited item
-	Text       string   `parquet:"text"`         // new text (empty for delete)
-	Support    []string `parquet:"support,list"` // supporting card ids
-	Refiner    string   `parquet:"refiner"`      // builtin, openai:<model>
-	Rationale  string   `parquet:"rationale"`    // short human-readable reason
+	ProposalID string   `parquet:"proposal_id"`        // unique within an iteration; the validator applies in this order
+	Iteration  int32    `parquet:"iteration"`          // iteration k whose evidence it uses
+	TaskType   string   `parquet:"task_type,optional"` // the type whose primitive it serves; NULL = general layer (version 2; older files: "")
+	Primitive  string   `parquet:"primitive"`          // the controller's primitive for that type
+	Op         string   `parquet:"op"`                 // add, edit, merge or delete
+	Targets    []string `parquet:"targets,list"`       // item ids edited, merged or deleted (empty for add)
+	Layer      string   `parquet:"layer"`              // layer of the new or edited item
+	Text       string   `parquet:"text,optional"`      // new text (NULL for delete)
+	Support    []string `parquet:"support,list"`       // supporting card ids
+	Refiner    string   `parquet:"refiner"`            // builtin, openai:<model>
+	Rationale  string   `parquet:"rationale"`          // short human-readable reason
 }
 
 // Decision is the validator's verdict on one proposal.
 type Decision struct {
-	ProposalID string `parquet:"proposal_id"` // the proposal judged
-	Iteration  int32  `parquet:"iteration"`   // its iteration
-	TaskType   string `parquet:"task_type"`   // its task type
-	Primitive  string `parquet:"primitive"`   // its primitive
-	Op         string `parquet:"op"`          // its op
-	Accepted   bool   `parquet:"accepted"`    // applied to the next snapshot
-	Reason     string `parquet:"reason"`      // stable short code of the broken rule ("ok" when accepted)
-	Message    string `parquet:"message"`     // human-readable detail
-	ItemID     string `parquet:"item_id"`     // the item created or kept (add, edit, merge); the deleted one for delete
+	ProposalID string `parquet:"proposal_id"`        // the proposal judged
+	Iteration  int32  `parquet:"iteration"`          // its iteration
+	TaskType   string `parquet:"task_type,optional"` // its task type; NULL = general layer (version 2; older files: "")
+	Primitive  string `parquet:"primitive"`          // its primitive
+	Op         string `parquet:"op"`                 // its op
+	Accepted   bool   `parquet:"accepted"`           // applied to the next snapshot
+	Reason     string `parquet:"reason"`             // stable short code of the broken rule ("ok" when accepted)
+	Message    string `parquet:"message"`            // human-readable detail
+	ItemID     string `parquet:"item_id,optional"`   // the item created or kept (add, edit, merge); the deleted one for delete; NULL when none
 }

@@ -32,12 +32,11 @@ const schemasDoc = "../../docs/schemas.md"
 // fallbackDesc describes columns whose field has no comment, by
 // "kind.column" or by column name alone.
 var fallbackDesc = map[string]string{
-	"run":                    "run name",
-	"env":                    "environment name",
-	"split":                  "task split (train, valid_seen, valid_unseen, test)",
-	"policy":                 "oracle, random, or the checkpoint path",
-	"eval_metrics.task_type": `the task type, or "all" for the overall row`,
-	"eval_metrics.episodes":  "episodes evaluated",
+	"run":                   "run name",
+	"env":                   "environment name",
+	"split":                 "task split (train, valid_seen, valid_unseen, test)",
+	"policy":                "oracle, random, or the checkpoint path",
+	"eval_metrics.episodes": "episodes evaluated",
 }
 
 // structDocs holds what go/parser finds in rows*.go: per struct, its doc
@@ -132,8 +131,8 @@ func renderSchemas(t *testing.T) (doc []byte, problems []string) {
 	p("| `%s` | schema version of the kind (a reader refuses a newer one; in an older one, the columns added since read as empty or 0) |\n", keyVersion)
 	p("| `%s` | the producing command line, shell-quoted |\n", keyCommand)
 	p("| `%s` | the producing command's seed |\n", keySeed)
-	p("| `%s` | JSON object: input path -> content hash (first 16 bytes of SHA-256, hex) |\n", keyInputs)
-	p("| `%sNAME` | free-form provenance (e.g. a timestamp) |\n", keyExtra)
+	p("| `%s` | a JSON object (plain JSON text, no escaping to undo): input path -> content hash (first 16 bytes of SHA-256, hex) |\n", keyInputs)
+	p("| `%sNAME` | free-form provenance as a plain string (e.g. a number, a path, a name) |\n", keyExtra)
 	p("| `%s` | the toolkit's version (`(devel)` for a build from a work tree) |\n", keyToolkitVersion)
 	p("| `%s` | the commit the binary was built from, `+modified` when its tree had changes (empty when the build recorded none) |\n", keyToolkitCommit)
 	p("| `%s` | when the file was made, UTC, RFC 3339 (`$SOURCE_DATE_EPOCH` when set) |\n", keyTime)
@@ -152,7 +151,11 @@ func renderSchemas(t *testing.T) (doc []byte, problems []string) {
 	p("| float32 | FLOAT | float32 | FLOAT / float32 |\n")
 	p("| float64 | DOUBLE | float64 | DOUBLE / float64 |\n")
 	p("| list<T> | required LIST group, elements `NAME.list.element` | list<T> | T[] / array |\n\n")
-	p("Every column is required (not nullable); an empty list is stored as an empty list, never as null.\n\n")
+	p("A column whose type says `or NULL` is nullable: NULL stands for an absent value (no run name, no scaffold, the\n")
+	p("general layer's task type, an unknown iteration), and no sentinel (\"\", -1, \"all\") does. Every other column is\n")
+	p("required; an empty list is stored as an empty list, never as null. Files of older schema versions wrote\n")
+	p("sentinels; the readers take them as NULL (a description says which), so a Go program sees one meaning.\n")
+	p("Notebooks read such a file's sentinels as they were written: [notebook.md](notebook.md) shows the SQL for both.\n\n")
 	if len(roles) > 0 {
 		p("## Token roles\n\n")
 		p("The `roles` column of a trajectory holds one of these per token:\n\n")

@@ -32,7 +32,10 @@ func sampleTrajectories(n int, seed uint64) []Trajectory {
 			GroupID: fmt.Sprintf("g%d", i/4), Sample: int32(i % 4), Seed: int64(r.Uint64() >> 1),
 			Policy: "oracle", Success: i%2 == 0, Reward: r.NormFloat64(), Score: r.Float64(),
 			Steps: int32(r.IntN(50)), Goal: "put a clean mug in the coffeemachine\n\"quoted\" ☕",
-			NTokens: int32(nt), Tokenizer: "abc123", ScaffoldVersion: int32(i%2*2 - 1),
+			NTokens: int32(nt), Tokenizer: "abc123"}
+		if i%2 == 1 {
+			v := int32(i)
+			t.ScaffoldVersion = &v
 		}
 		if !t.Success {
 			t.FailureMode = "max_steps"
@@ -69,8 +72,8 @@ func sampleTrajectories(n int, seed uint64) []Trajectory {
 
 func sampleEvalMetrics() []EvalMetrics {
 	return []EvalMetrics{
-		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", TaskType: "all", Episodes: 40, Success: 0.625, Score: 0.7, Steps: 9.5, Tokens: 812.25, PolicyTokens: 90, ReadsPerEp: 1, RightReadRate: 0.8, MisleadingRate: 0.05},
-		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scaffold: "snap/3.parquet", TaskType: "search", Episodes: 0},
+		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scope: ScopeAll, Episodes: 40, Success: 0.625, Score: 0.7, Steps: 9.5, Tokens: 812.25, PolicyTokens: 90, ReadsPerEp: 1, RightReadRate: 0.8, MisleadingRate: 0.05},
+		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scaffold: "snap/3.parquet", Scope: ScopeType, TaskType: "search", Episodes: 0},
 	}
 }
 
@@ -207,6 +210,18 @@ func fill(v reflect.Value, r int) {
 		f := v.Field(i)
 		if !f.CanSet() {
 			continue
+		}
+		if f.Kind() == reflect.Pointer {
+			if (r+i)%3 == 0 {
+				continue // NULL
+			}
+			p := reflect.New(f.Type().Elem())
+			fillScalar(p.Elem(), r*100+i)
+			f.Set(p)
+			continue
+		}
+		if f.Kind() == reflect.String && (r+i)%5 == 0 {
+			continue // "" (NULL in a nullable column)
 		}
 		if f.Kind() == reflect.Slice {
 			n := (r + i) % 4
@@ -576,7 +591,7 @@ func mkdir(t *testing.T, p string) string {
 func TestVersionAndForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.parquet")
-	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: 3}); err != nil {
+	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: 4}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadFiles[EvalMetrics](newer); !IsInputError(err) || !strings.Contains(err.Error(), "newer") {
@@ -715,7 +730,7 @@ func TestKinds(t *testing.T) {
 	if KindOf[Trajectory]() != "trajectory" || KindOf[EvalMetrics]() != "eval_metrics" || KindOf[int]() != "" {
 		t.Errorf("KindOf: %q %q %q", KindOf[Trajectory](), KindOf[EvalMetrics](), KindOf[int]())
 	}
-	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 6 {
+	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 7 {
 		t.Errorf("LookupKind: %+v %v", k, ok)
 	}
 	mustPanic := func(name string, fn func()) {

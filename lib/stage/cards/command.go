@@ -8,6 +8,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
@@ -20,6 +21,10 @@ type Options struct {
 	Evidence string   // type evidence file; empty: not written
 	Per      string   // group or trajectory
 	Top      int      // contrast length
+	// GroupBy (eval.GroupKeys) builds the cards and evidence of each env,
+	// policy or run apart instead of refusing files that mix them; card
+	// ids then end in "@" and the group's values.
+	GroupBy []string
 }
 
 // Run builds the cards (and the type evidence when Options.Evidence is
@@ -49,7 +54,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if len(trajs) == 0 {
 		return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: "no trajectories"}
 	}
-	if err := stage.CheckOneSource(f.Inputs, metas, trajs); err != nil {
+	if err := stage.CheckOneSource(f.Inputs, metas, trajs, f.GroupBy...); err != nil {
 		return err
 	}
 	iter := trajs[0].Iteration
@@ -58,9 +63,16 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: fmt.Sprintf("trajectory %d is of iteration %d, the first of iteration %d: cards are built per iteration", i, t.Iteration, iter)}
 		}
 	}
-	cards, ev, err := card.Build(trajs, card.Options{Per: f.Per, TopContrast: f.Top})
-	if err != nil {
-		return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: err.Error()}
+	var cards []table.Card
+	var ev []table.TypeEvidence
+	for _, g := range eval.Split(trajs, f.GroupBy) {
+		cs, es, err := card.Build(g.Trajs, card.Options{Per: f.Per, TopContrast: f.Top})
+		if err != nil {
+			return &table.InputError{Path: metaPath(metas, f.Inputs), Problem: err.Error()}
+		}
+		label(cs, es, g, len(f.GroupBy) > 0)
+		cards = append(cards, cs...)
+		ev = append(ev, es...)
 	}
 	inputs, err := table.InputHashes(f.Inputs...)
 	if err != nil {
@@ -79,6 +91,37 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		return err
 	}
 	return u.Commit()
+}
+
+// label sets the env, policy and run columns of a group's cards and
+// evidence to the values all its episodes share (NULL where they differ:
+// a pooled file), and with grouping appends the group's values to the
+// card ids.
+func label(cs []table.Card, es []table.TypeEvidence, g eval.Group, grouped bool) {
+	var vals [3]string
+	for i, k := range []string{eval.ByEnv, eval.ByPolicy, eval.ByRun} {
+		vals[i] = eval.GroupValue(&g.Trajs[0], k)
+		for j := range g.Trajs {
+			if eval.GroupValue(&g.Trajs[j], k) != vals[i] {
+				vals[i] = ""
+				break
+			}
+		}
+	}
+	suffix := ""
+	if grouped {
+		suffix = "@" + strings.Join(g.Values, "/")
+	}
+	for i := range cs {
+		cs[i].Env, cs[i].Policy, cs[i].Run = vals[0], vals[1], vals[2]
+		cs[i].CardID += suffix
+	}
+	for i := range es {
+		es[i].Env, es[i].Policy, es[i].Run = vals[0], vals[1], vals[2]
+		for j := range es[i].CardIDs {
+			es[i].CardIDs[j] += suffix
+		}
+	}
 }
 
 // metaPath names the input in an error: the one file read, else the

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"slices"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/eval"
@@ -18,6 +19,12 @@ type Options struct {
 	Rollout rollout.Options // used when Inputs is empty
 	Output  string          // metrics rows; empty: table only
 	Trajout string          // where to keep the episodes it ran; empty: not kept
+	// Run names the run in the metrics (and, with Rollout.Policy, in the
+	// episodes): it overrides the trajectories' run; empty: theirs.
+	Run string
+	// GroupBy (eval.GroupKeys) summarises each env, policy or run of the
+	// trajectories apart instead of refusing files that mix them.
+	GroupBy []string
 }
 
 // Run summarises and prints the Markdown table to stdout.
@@ -39,10 +46,11 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		if len(rows) == 0 {
 			return command.Usagef("%v: no trajectories", f.Inputs)
 		}
-		if err := stage.CheckOneSource(f.Inputs, metas, rows); err != nil {
+		if err := stage.CheckOneSource(f.Inputs, metas, rows, f.GroupBy...); err != nil {
 			return err
 		}
 		trajs = rows
+		labels.Seed = sharedSeed(metas)
 		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Inputs: map[string]string{}}
 		for _, in := range f.Inputs {
 			if in == "-" {
@@ -57,11 +65,16 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			return command.Usagef("give trajectory files, or --policy with --env and --split")
 		}
 		var err error
+		if f.Run != "" {
+			f.Rollout.Run = f.Run
+		}
 		trajs, err = rollout.Rows(ctx, f.Rollout)
 		if err != nil {
 			return err
 		}
 		labels.Scaffold = f.Rollout.Scaffold
+		seed := f.Rollout.Seed
+		labels.Seed = &seed
 		_, ctxMeta, _ := f.Rollout.WithContext()
 		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Rollout.Seed, Inputs: map[string]string{}, Extra: ctxMeta}
 		if f.Trajout != "" {
@@ -72,7 +85,10 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			}
 		}
 	}
-	rows := eval.Summarize(trajs, labels)
+	if !slices.Contains(f.GroupBy, eval.ByRun) {
+		labels.Run = f.Run
+	}
+	rows := eval.SummarizeGroups(trajs, labels, f.GroupBy)
 	if f.Output != "" {
 		if err := table.Stage(&u, f.Output, rows, meta); err != nil {
 			return err
@@ -85,4 +101,19 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		return nil
 	}
 	return eval.WriteMarkdown(std.Stdout, rows)
+}
+
+// sharedSeed is the seed the trajectory files record (pats.seed) when
+// every file has pats metadata and they agree; nil otherwise.
+func sharedSeed(metas []table.Meta) *int64 {
+	if len(metas) == 0 {
+		return nil
+	}
+	seed := metas[0].Seed
+	for _, m := range metas {
+		if m.Kind == "" || m.Seed != seed {
+			return nil
+		}
+	}
+	return &seed
 }

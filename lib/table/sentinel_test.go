@@ -1,0 +1,179 @@
+package table
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
+)
+
+// oldLayout returns row type t as an older schema version wrote it: every
+// nullable column required, pointer fields as plain values, and the
+// columns added since version left out.
+func oldLayout(t reflect.Type, version int) reflect.Type {
+	var fields []reflect.StructField
+	cols, err := columnsOf(t)
+	if err != nil {
+		panic(err)
+	}
+	for _, c := range cols {
+		if c.since > version {
+			continue
+		}
+		f := t.Field(c.field)
+		tag := c.name
+		if c.list {
+			tag += ",list"
+		}
+		if c.ptr {
+			f.Type = f.Type.Elem()
+		}
+		f.Tag = reflect.StructTag(`parquet:"` + tag + `"`)
+		fields = append(fields, f)
+	}
+	return reflect.StructOf(fields)
+}
+
+// writeOld writes rows (a slice of an oldLayout type) as a Parquet file of
+// the kind at the given schema version.
+func writeOld(t *testing.T, path, kind string, version int, rows reflect.Value) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := parquet.NewWriter(f, parquet.SchemaOf(reflect.New(rows.Type().Elem()).Elem().Interface()),
+		parquet.KeyValueMetadata(keyKind, kind), parquet.KeyValueMetadata(keyVersion, strconv.Itoa(version)))
+	for i := 0; i < rows.Len(); i++ {
+		if err := w.Write(rows.Index(i).Interface()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// setFields sets the named fields of struct value v.
+func setFields(v reflect.Value, fields map[string]any) {
+	for name, x := range fields {
+		v.FieldByName(name).Set(reflect.ValueOf(x))
+	}
+}
+
+// TestReadSentinelVersions: files of the versions before NULLs (trajectory
+// 6, eval_metrics 2, card 1, type_evidence 1) with their sentinels ("" run,
+// scaffold_version -1, task type "all" or "", representative -1) read as
+// the current version's NULLs; the same rows written now read back equal.
+func TestReadSentinelVersions(t *testing.T) {
+	v := func(x int32) *int32 { return &x }
+	cases := []struct {
+		kind    string
+		version int
+		typ     reflect.Type
+		old     []map[string]any
+		want    any
+	}{
+		{"trajectory", 6, reflect.TypeFor[Trajectory](),
+			[]map[string]any{
+				{"GroupID": "g", "Sample": int32(0), "Run": "", "ScaffoldVersion": int32(-1), "FailureMode": "loop"},
+				{"GroupID": "g", "Sample": int32(1), "Run": "r1", "ScaffoldVersion": int32(0)},
+			},
+			[]Trajectory{
+				{GroupID: "g", Sample: 0, FailureMode: "loop"},
+				{GroupID: "g", Sample: 1, Run: "r1", ScaffoldVersion: v(0)},
+			}},
+		{"eval_metrics", 2, reflect.TypeFor[EvalMetrics](),
+			[]map[string]any{
+				{"Env": "household", "TaskType": "all", "Episodes": int32(4), "Success": 0.5},
+				{"Env": "household", "TaskType": "pick", "Episodes": int32(4), "Success": 0.5, "Scaffold": "snap/1.parquet"},
+			},
+			[]EvalMetrics{
+				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, Success: 0.5, Scaffold: "snap/1.parquet"},
+			}},
+		{"card", 1, reflect.TypeFor[Card](),
+			[]map[string]any{
+				{"CardID": "c-0-a", "NEpisodes": int32(2), "NSuccess": int32(2), "SuccessRate": 1.0, "RepSuccessSample": int32(1), "RepFailureSample": int32(-1)},
+			},
+			[]Card{{CardID: "c-0-a", NEpisodes: 2, NSuccess: 2, SuccessRate: 1, RepSuccessSample: v(1)}}},
+		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
+			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
+			[]TypeEvidence{{NCards: 1}, {TaskType: "pick", NCards: 1}}},
+	}
+	for _, c := range cases {
+		old := oldLayout(c.typ, c.version)
+		rows := reflect.MakeSlice(reflect.SliceOf(old), len(c.old), len(c.old))
+		for i, fields := range c.old {
+			setFields(rows.Index(i), fields)
+		}
+		path := filepath.Join(t.TempDir(), c.kind+".parquet")
+		writeOld(t, path, c.kind, c.version, rows)
+		k, _ := LookupKind(c.kind)
+		got, metas, err := k.read(path)
+		if err != nil {
+			t.Fatalf("%s version %d: %v", c.kind, c.version, err)
+		}
+		if metas[0].SchemaVersion != c.version {
+			t.Errorf("%s: read version %d", c.kind, metas[0].SchemaVersion)
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s version %d (-want +got):\n%s", c.kind, c.version, diff)
+		}
+		// Written now, the same rows carry NULLs and read back equal.
+		now := filepath.Join(t.TempDir(), c.kind+".parquet")
+		f, err := os.Create(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := k.write(f, Parquet, c.want, Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		back, _, err := k.read(now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, back); diff != "" {
+			t.Errorf("%s written now (-want +got):\n%s", c.kind, diff)
+		}
+	}
+}
+
+// TestNullsInFile: the absent values of current files are NULLs in the
+// Parquet column chunks (null counts), not sentinels.
+func TestNullsInFile(t *testing.T) {
+	rows := []EvalMetrics{{Env: "shop", Split: "s", Policy: "oracle", Scope: ScopeAll}, {Env: "shop", Split: "s", Policy: "oracle", Scope: ScopeType, TaskType: "a"}}
+	path := filepath.Join(t.TempDir(), "m.parquet")
+	if err := WriteFile(path, rows, Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(strings.NewReader(string(b)), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"run": 2, "scaffold": 2, "task_type": 1, "iteration": 2, "seed": 2, "temperature": 2, "env": 0, "scope": 0}
+	got := map[string]int64{}
+	for name := range want {
+		l, ok := f.Schema().Lookup(name)
+		if !ok {
+			t.Fatalf("no column %s", name)
+		}
+		for _, rg := range f.Metadata().RowGroups {
+			got[name] += rg.Columns[l.ColumnIndex].MetaData.Statistics.NullCount
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("NULL counts (-want +got):\n%s", diff)
+	}
+}
