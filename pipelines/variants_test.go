@@ -176,8 +176,8 @@ func TestComposedRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
-			if len(r.Slate) == 0 || len(r.StepKeys) != len(r.Actions) || r.ScaffoldVersion < 0 {
-				t.Errorf("traj/%d %s: slate of %d, %d step keys for %d actions, scaffold version %d", k, r.TaskID, len(r.Slate), len(r.StepKeys), len(r.Actions), r.ScaffoldVersion)
+			if len(r.Slate) == 0 || len(r.StepKeys) != len(r.Actions) || r.ScaffoldVersion == nil {
+				t.Errorf("traj/%d %s: slate of %d, %d step keys for %d actions, scaffold version %v", k, r.TaskID, len(r.Slate), len(r.StepKeys), len(r.Actions), r.ScaffoldVersion)
 				break
 			}
 		}
