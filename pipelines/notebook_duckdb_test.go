@@ -1,0 +1,122 @@
+//go:build duckdb
+
+package pipelines
+
+// TestNotebookDoc runs every SQL block of docs/notebook.md, in order, in
+// one DuckDB session over the files of a small real run, and checks the
+// NULLs the page promises. Run with
+//
+//	npm ci --prefix lib/table/interop/duckdb
+//	go test -tags duckdb -run DuckDB ./pipelines/
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/cards"
+	"github.com/pats-rl/pats/lib/stage/evaluate"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/table/interop/duckdb"
+)
+
+// sqlBlocks returns the ```sql blocks of a Markdown page.
+func sqlBlocks(page string) []string {
+	var out []string
+	for _, m := range regexp.MustCompile("(?s)```sql\n(.*?)```").FindAllStringSubmatch(page, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// notebookFiles makes the files docs/notebook.md reads in dir.
+func notebookFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	var out bytes.Buffer
+	std := stage.Streams{Stdout: &out, Stderr: &out}
+	ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
+		Policy: "random", Slate: 16, ScaffoldBudget: 400, Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096,
+		Admissible: "none", InvalidPenalty: 0.1}
+	if err := ro.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := evaluate.Run(context.Background(), evaluate.Options{Rollout: ro, Output: p("metrics.parquet"), Trajout: p("traj.parquet")}, std); err != nil {
+		t.Fatal(err)
+	}
+	if err := cards.Run(context.Background(), cards.Options{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"),
+		Evidence: p("evidence.parquet"), Per: "group", Top: 8}, std); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, n := range []string{"traj.parquet", "metrics.parquet", "cards.parquet", "evidence.parquet"} {
+		files["'"+n+"'"] = "'" + p(n) + "'"
+	}
+	return files
+}
+
+// runSQL runs the blocks with the file names replaced by the files' paths.
+func runSQL(root string, blocks []string, files map[string]string) ([][]map[string]any, error) {
+	sql := make([]string, len(blocks))
+	for i, b := range blocks {
+		for name, path := range files {
+			b = strings.ReplaceAll(b, name, path)
+		}
+		sql[i] = b
+	}
+	return duckdb.Query(filepath.Join(root, "lib", "table", "interop", "duckdb"), sql...)
+}
+
+func TestDuckDBNotebookDoc(t *testing.T) {
+	root := repoRoot(t)
+	page, err := os.ReadFile(filepath.Join(root, "docs", "notebook.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := sqlBlocks(string(page))
+	if len(blocks) < 8 {
+		t.Fatalf("docs/notebook.md has %d sql blocks, want the session's 8 or more", len(blocks))
+	}
+	files := notebookFiles(t, t.TempDir())
+	res, err := runSQL(root, blocks, files)
+	if err != nil {
+		t.Fatalf("docs/notebook.md: %v", err)
+	}
+	for i, rows := range res {
+		if len(rows) == 0 {
+			t.Errorf("sql block %d returns no rows:\n%s", i+1, blocks[i])
+		}
+	}
+	// The NULLs the page shows: no run, no scaffold (block 2), the
+	// random policy's temperature and the "all" row's
+	// task type (block 3), the general layer (block 7), plain JSON inputs
+	// (block 9).
+	if r := res[1][0]; r["no_run"] != true || r["no_scaffold"] != true {
+		t.Errorf("trajectories: run and scaffold_version are not NULL: %v", r)
+	}
+	if r := res[2]; len(r) != 1 || r[0]["run"] != nil || r[0]["temperature"] != nil || r[0]["iteration"] == nil || r[0]["seed"] == nil {
+		t.Errorf("metrics overall row: %v; want one row, run and temperature NULL, iteration and seed set", r)
+	}
+	if r := res[6][0]; r["layer"] != "(general)" {
+		t.Errorf("evidence: first row %v, want the general layer's NULL task type", r)
+	}
+	if r := res[8]; len(r) != 1 || !strings.HasSuffix(r[0]["input"].(string), "traj.parquet") || len(r[0]["hash"].(string)) != 32 {
+		t.Errorf("pats.inputs as JSON: %v", r)
+	}
+}
+
+// TestDuckDBNotebookDocCatchesBroken: a planted broken query (a column
+// that does not exist) fails the session.
+func TestDuckDBNotebookDocCatchesBroken(t *testing.T) {
+	root := repoRoot(t)
+	files := notebookFiles(t, t.TempDir())
+	blocks := []string{"SELECT count(*) FROM 'metrics.parquet';", "SELECT no_such_column FROM 'metrics.parquet';"}
+	if _, err := runSQL(root, blocks, files); err == nil || !strings.Contains(err.Error(), "no_such_column") {
+		t.Errorf("a broken query passed: %v", err)
+	}
+}
