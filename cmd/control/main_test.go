@@ -136,7 +136,7 @@ func TestUsageErrors(t *testing.T) {
 	if err := table.WriteFile(p("cards.parquet"), cards, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	states := []table.ControllerState{{TaskType: "a", Iteration: 1}}
+	states := []table.ControllerState{{TaskType: "a", Iteration: 1, Primitive: "NONE"}}
 	if err := table.WriteFile(p("state1.parquet"), states, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}

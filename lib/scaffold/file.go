@@ -42,9 +42,10 @@ func snapErr(path, format string, a ...any) error {
 }
 
 // ReadSnapshot reads one snapshot file. A folder, a file of another row
-// kind, a file whose metadata has no version (or a malformed one), or items
-// breaking the snapshot invariants (Check, token counts not checked) are
-// input errors naming the file.
+// kind, a file whose metadata has no version (or a malformed one) or no
+// hash, items breaking the snapshot invariants (Check, token counts not
+// checked), or items whose hash is not the stored one are input errors
+// naming the file.
 func ReadSnapshot(path string) (Snapshot, error) {
 	if path != "-" {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -70,6 +71,15 @@ func ReadSnapshot(path string) (Snapshot, error) {
 	}
 	if err := Check(items, nil); err != nil {
 		return Snapshot{}, snapErr(path, "%v", err)
+	}
+	// The stored hash is what proposals (pats.extra.scaffold) and the next
+	// snapshot (parent) refer to: items that no longer hash to it were
+	// changed after the snapshot was committed.
+	if h := Hash(items); m.Extra[MetaHash] != h {
+		if m.Extra[MetaHash] == "" {
+			return Snapshot{}, snapErr(path, "snapshot metadata has no hash (pats.extra.%s); make snapshots with validate init", MetaHash)
+		}
+		return Snapshot{}, snapErr(path, "snapshot's stored hash %s is not the hash of its items (%s): the file was changed after it was written", m.Extra[MetaHash], h)
 	}
 	for i := range items {
 		if items[i].Support == nil {

@@ -4,6 +4,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pats-rl/pats/lib/table"
 )
 
 func TestParsePrimitives(t *testing.T) {
@@ -58,5 +62,14 @@ func TestLimitsValidate(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// The readers refuse a primitive column value that is not one of
+// table.Primitives: the primitives here and NONE, no more.
+func TestTablePrimitivesInStep(t *testing.T) {
+	want := append(append([]string{}, Primitives...), None)
+	if d := cmp.Diff(want, table.Primitives); d != "" {
+		t.Errorf("table.Primitives differs from the scaffold's primitives and NONE (-want +got):\n%s", d)
 	}
 }

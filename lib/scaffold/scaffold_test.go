@@ -74,6 +74,8 @@ func TestParseItemsErrors(t *testing.T) {
 		{"unclosed quote", "- layer: general\n  text: \"abc\n", "f.yaml:2: found unexpected end of stream"},
 		{"block scalar", "- layer: general\n  text: |\n", "f.yaml:2: text: block scalars"},
 		{"dup key", "- layer: general\n  layer: task\n  text: a\n", "f.yaml:2: key \"layer\" given twice"},
+		{"second document", "- layer: general\n  text: a\n---\n- layer: general\n  text: b\n", "f.yaml:4: a second YAML document"},
+		{"empty second document", "- layer: general\n  text: a\n---\n", "f.yaml:4: a second YAML document"},
 		{"dup id", "- layer: general\n  id: g-1\n  text: a\n- layer: general\n  id: g-1\n  text: b\n", "f.yaml:4: id \"g-1\" already used at line 1"},
 		{"dup text", "- layer: general\n  text: Look first.\n- layer: general\n  text: look  first\n", "f.yaml:3: the same text as the item at line 1"},
 		{"bad indent", "- layer: general\n  text: a\n  - layer: general\n", "f.yaml:2: did not find expected key"},

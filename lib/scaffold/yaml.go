@@ -1,6 +1,7 @@
 package scaffold
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"regexp"
@@ -50,8 +51,8 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
+	doc, err := oneDocument(src)
+	if err != nil {
 		return nil, yamlError(name, err)
 	}
 	if len(doc.Content) == 0 {
@@ -165,6 +166,31 @@ func explicitID(items []pendingItem, id string) bool {
 		}
 	}
 	return false
+}
+
+// oneDocument parses src as one YAML document (an empty one when src
+// holds none). A second document (after a "---" line) is an error: read
+// as yaml.Unmarshal reads, it would be dropped without a word.
+func oneDocument(src []byte) (yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	if err := dec.Decode(&doc); err == io.EOF {
+		return yaml.Node{}, nil
+	} else if err != nil {
+		return doc, err
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+		return doc, nil
+	case err != nil:
+		return doc, err
+	}
+	line := next.Line
+	if len(next.Content) > 0 {
+		line = next.Content[0].Line
+	}
+	return doc, fmt.Errorf("yaml: line %d: a second YAML document (after ---); give one document per file", line)
 }
 
 // yamlLine finds the line number in an error of the YAML parser.

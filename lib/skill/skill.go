@@ -158,7 +158,15 @@ func parseFrontMatter(fm string) (map[string]string, map[string]string, error) {
 	fields := map[string]string{}
 	meta := map[string]string{}
 	var doc yaml.Node
-	if err := yaml.Unmarshal([]byte(fm), &doc); err != nil {
+	dec := yaml.NewDecoder(strings.NewReader(fm))
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, nil, frontMatterError(err)
+	}
+	// A second document would be dropped by a plain decode.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, nil, fmt.Errorf("front matter line %d: a second YAML document (after ---); the front matter is one document", next.Line+1)
+	} else if err != io.EOF {
 		return nil, nil, frontMatterError(err)
 	}
 	if len(doc.Content) == 0 {

@@ -212,6 +212,7 @@ func TestParse(t *testing.T) {
 		{"stray indent", "---\nname: a\n  description: d\n---\n", "a", "front matter line 3: mapping values are not allowed"},
 		{"both", "---\nname: a\ndescription: d\nmetadata:\n  right-for: x\n  misleading-for: y, x\n---\n", "a", "both"},
 		{"bad metadata", "---\nname: a\ndescription: d\nmetadata: x\n---\n", "a", "metadata must be a map"},
+		{"second document", "---\nname: a\ndescription: d\n--- {name: b}\n---\n", "a", "a second YAML document"},
 		{"quoted", "---\nname: \"a\"\ndescription: 'it''s: fine'\n---\n", "a", ""},
 	} {
 		s, err := Parse(c.text, c.dir)

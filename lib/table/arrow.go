@@ -161,12 +161,10 @@ func sameArrowType(got, want arrow.DataType) bool {
 	return arrow.TypeEqual(got, want)
 }
 
-// appendRecord checks one record batch (Arrow carries no checksums, but
-// offsets and lengths must be consistent) and appends its rows.
-func appendRecord[T any](rows []T, rec arrow.RecordBatch, cols []column, idx []int) ([]T, error) {
-	if err := array.ValidateRecordFull(rec); err != nil {
-		return rows, err
-	}
+// appendRecord appends the rows of one record batch, checked by
+// array.ValidateRecordFull (Arrow carries no checksums, but offsets and
+// lengths must be consistent) and by nullCount (which refuses NULLs).
+func appendRecord[T any](rows []T, rec arrow.RecordBatch, cols []column, idx []int) []T {
 	n := int(rec.NumRows())
 	start := len(rows)
 	rows = append(rows, make([]T, n)...)
@@ -187,7 +185,7 @@ func appendRecord[T any](rows []T, rec arrow.RecordBatch, cols []column, idx []i
 			}
 		}
 	}
-	return rows, nil
+	return rows
 }
 
 func setScalar(f reflect.Value, arr arrow.Array, i int) {
@@ -250,10 +248,14 @@ func setList(f reflect.Value, l *array.List, i int) {
 	f.Set(s)
 }
 
-// readArrowStream reads every batch of an Arrow IPC stream.
-func readArrowStream[T any](path string, r io.Reader, k KindInfo, cols []column) (rows []T, meta Meta, err error) {
+// readArrowStream reads every batch of an Arrow IPC stream of size bytes
+// from r. The stream must end the input: bytes after its end-of-stream
+// marker (a second stream concatenated to the first) are an error, not
+// dropped.
+func readArrowStream[T any](path string, r io.Reader, size int64, k KindInfo, cols []column) (rows []T, meta Meta, err error) {
 	defer recoverCorrupt(path, "corrupt Arrow stream", &err)
-	rd, err := ipc.NewReader(r)
+	cr := &countingReader{r: r}
+	rd, err := ipc.NewReader(cr)
 	if err != nil {
 		return nil, Meta{}, inputErr(path, "corrupt Arrow stream", err)
 	}
@@ -263,15 +265,37 @@ func readArrowStream[T any](path string, r io.Reader, k KindInfo, cols []column)
 	if err != nil {
 		return nil, meta, err
 	}
+	nulls := newNullCount(cols)
 	for rd.Next() {
-		if rows, err = appendRecord(rows, rd.RecordBatch(), cols, idx); err != nil {
+		rec := rd.RecordBatch()
+		if err := array.ValidateRecordFull(rec); err != nil {
 			return nil, meta, inputErr(path, "corrupt Arrow stream", err)
 		}
+		nulls.add(rec, cols, idx)
+		rows = appendRecord(rows, rec, cols, idx)
 	}
 	if err := rd.Err(); err != nil {
 		return nil, meta, inputErr(path, "truncated or corrupt Arrow stream", err)
 	}
+	if err := nulls.err(path, cols); err != nil {
+		return nil, meta, err
+	}
+	if cr.n < size {
+		return nil, meta, inputErr(path, fmt.Sprintf("%d bytes after the end of the Arrow stream (two streams concatenated?); give one stream per input", size-cr.n), nil)
+	}
 	return rows, meta, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // readArrowFile reads every batch of an Arrow IPC file.
@@ -287,16 +311,83 @@ func readArrowFile[T any](path string, r ipc.ReadAtSeeker, k KindInfo, cols []co
 	if err != nil {
 		return nil, meta, err
 	}
+	nulls := newNullCount(cols)
 	for i := 0; i < rd.NumRecords(); i++ {
 		rec, err := rd.RecordBatch(i)
 		if err == nil {
-			rows, err = appendRecord(rows, rec, cols, idx)
+			err = array.ValidateRecordFull(rec)
 		}
 		if err != nil {
 			return nil, meta, inputErr(path, "corrupt Arrow file", err)
 		}
+		nulls.add(rec, cols, idx)
+		rows = appendRecord(rows, rec, cols, idx)
+	}
+	if err := nulls.err(path, cols); err != nil {
+		return nil, meta, err
 	}
 	return rows, meta, nil
+}
+
+// nullCount counts, per column of the row struct, the NULL values of an
+// Arrow input: a NULL scalar, or a NULL element of a list. Every column
+// of a row kind is required (Go has no NULL for it: read into the struct
+// a NULL would silently become a zero), so any is an error, except in a
+// nullable column (the `optional` tag option). A NULL list
+// is read as an empty list, as an empty list is what a writer without
+// list values stores.
+type nullCount struct {
+	scalars, elems []int64
+}
+
+func newNullCount(cols []column) *nullCount {
+	return &nullCount{scalars: make([]int64, len(cols)), elems: make([]int64, len(cols))}
+}
+
+func (nc *nullCount) add(rec arrow.RecordBatch, cols []column, idx []int) {
+	n := int(rec.NumRows())
+	for j, c := range cols {
+		if idx[j] < 0 {
+			continue
+		}
+		arr := rec.Column(idx[j])
+		if c.nullable {
+			continue // NULL is a value of its own (a nil pointer)
+		}
+		if !c.list {
+			nc.scalars[j] += int64(arr.NullN())
+			continue
+		}
+		l := arr.(*array.List)
+		vals := l.ListValues()
+		if vals.NullN() == 0 {
+			continue
+		}
+		for i := 0; i < n; i++ {
+			if l.IsNull(i) {
+				continue
+			}
+			lo, hi := l.ValueOffsets(i)
+			for e := lo; e < hi; e++ {
+				if vals.IsNull(int(e)) {
+					nc.elems[j]++
+				}
+			}
+		}
+	}
+}
+
+// err names the first column (in the row struct's order) with NULLs.
+func (nc *nullCount) err(path string, cols []column) error {
+	for j := range nc.scalars {
+		if nc.scalars[j] > 0 {
+			return inputErr(path, fmt.Sprintf("column %s: %d NULL values; every row needs one", cols[j].name, nc.scalars[j]), nil)
+		}
+		if nc.elems[j] > 0 {
+			return inputErr(path, fmt.Sprintf("column %s: %d NULL list elements; every element needs a value", cols[j].name, nc.elems[j]), nil)
+		}
+	}
+	return nil
 }
 
 func arrowMeta(path string, schema *arrow.Schema, k KindInfo, cols []column) (Meta, []int, error) {

@@ -3,6 +3,7 @@ package table
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // RowChecker is implemented by row kinds whose values have invariants
@@ -139,7 +140,7 @@ func (r *Trajectory) CheckRow() error {
 	if err := firstErr(
 		count("history", r.History),
 		count("sample", r.Sample), count("steps", r.Steps),
-		finite("reward", r.Reward), finite("score", r.Score),
+		finite("reward", r.Reward), share("score", r.Score),
 		sameLen("roles", len(r.Roles), "tokens", len(r.Tokens)),
 		sameLen("reads_right", len(r.ReadsRight), "reads", len(r.Reads)),
 		sameLen("reads_misleading", len(r.ReadsMisleading), "reads", len(r.Reads)),
@@ -148,8 +149,8 @@ func (r *Trajectory) CheckRow() error {
 	); err != nil {
 		return err
 	}
-	if r.Iteration < -1 {
-		return colErr("iteration", "%d is neither -1 (before training) nor an iteration", r.Iteration)
+	if err := iteration("iteration", r.Iteration); err != nil {
+		return err
 	}
 	if r.ScaffoldVersion != nil && *r.ScaffoldVersion < 0 {
 		return colErr("scaffold_version", "%d is not a version (NULL stands for no scaffold)", *r.ScaffoldVersion)
@@ -256,6 +257,7 @@ func required(col, s string) error {
 func (c *Card) CheckRow() error {
 	if err := firstErr(
 		required("card_id", c.CardID),
+		iteration("iteration", c.Iteration),
 		share("success_rate", c.SuccessRate),
 		count("n_episodes", c.NEpisodes), count("n_success", c.NSuccess),
 		sameLen("success_freqs", len(c.SuccessFreqs), "success_features", len(c.SuccessFeatures)),
@@ -264,6 +266,12 @@ func (c *Card) CheckRow() error {
 		sameLen("failure_mode_counts", len(c.FailureModeCounts), "failure_modes", len(c.FailureModes)),
 	); err != nil {
 		return err
+	}
+	if c.RepSuccessSample != nil && *c.RepSuccessSample < 0 {
+		return colErr("rep_success_sample", "%d is not a sample", *c.RepSuccessSample)
+	}
+	if c.RepFailureSample != nil && *c.RepFailureSample < 0 {
+		return colErr("rep_failure_sample", "%d is not a sample", *c.RepFailureSample)
 	}
 	if c.NSuccess > c.NEpisodes {
 		return colErr("n_success", "%d successes of %d episodes", c.NSuccess, c.NEpisodes)
@@ -294,6 +302,7 @@ func (c *Card) RowKey() string { return c.CardID }
 // CheckRow implements RowChecker.
 func (e *TypeEvidence) CheckRow() error {
 	if err := firstErr(
+		iteration("iteration", e.Iteration),
 		share("success_rate", e.SuccessRate),
 		count("n_cards", e.NCards), count("n_episodes", e.NEpisodes), count("n_types", e.NTypes),
 		sameLen("contrast_diff", len(e.ContrastDiff), "contrast", len(e.Contrast)),
@@ -312,6 +321,8 @@ func (e *TypeEvidence) CheckRow() error {
 // CheckRow implements RowChecker.
 func (s *ControllerState) CheckRow() error {
 	return firstErr(
+		iteration("iteration", s.Iteration),
+		oneOf("primitive", s.Primitive, Primitives),
 		share("smoothed_success", s.SmoothedSuccess), share("last_success", s.LastSuccess),
 		count("n_observed", s.NObserved), count("n_items", s.NItems), count("n_tokens", s.NTokens),
 		count("n_expand", s.NExpand), count("n_revise", s.NRevise), count("n_compress", s.NCompress),
@@ -349,4 +360,88 @@ func (a *TokenAdvantages) CheckRow() error {
 		}
 	}
 	return nil
+}
+
+// iteration checks an iteration column: k >= 0, or -1 (before training,
+// the iteration of a rollout of the initial checkpoint and of what is made
+// from it).
+func iteration(col string, k int32) error {
+	if k < -1 {
+		return colErr(col, "%d is neither -1 (before training) nor an iteration", k)
+	}
+	return nil
+}
+
+// oneOf checks that s is one of the values a column allows.
+func oneOf(col, s string, allowed []string) error {
+	for _, a := range allowed {
+		if s == a {
+			return nil
+		}
+	}
+	return colErr(col, "%q is not one of %s", s, strings.Join(allowed, ", "))
+}
+
+// Values of the enumerated columns of the scaffold loop's row kinds. The
+// names are the file contract; lib/scaffold (the primitives, the layers)
+// and lib/validate (the ops) use the same ones, and tests there keep them
+// in step.
+var (
+	// Primitives are the values of the primitive column of proposals,
+	// decisions and controller states.
+	Primitives = []string{"EXPAND", "REVISE", "COMPRESS", "FORCED_PRUNE", "NONE"}
+	// Ops are the values of the op column of proposals and decisions.
+	Ops = []string{"add", "edit", "merge", "delete"}
+)
+
+// CheckRow implements RowChecker.
+func (m *EvalMetrics) CheckRow() error {
+	if err := firstErr(
+		count("episodes", m.Episodes),
+		share("success", m.Success), share("score", m.Score),
+		share("right_read_rate", m.RightReadRate), share("misleading_read_rate", m.MisleadingRate),
+		share("misleading_exposure", m.MisleadingExposure),
+	); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		col string
+		x   float64
+	}{{"steps", m.Steps}, {"tokens", m.Tokens}, {"policy_tokens", m.PolicyTokens}, {"reads_per_episode", m.ReadsPerEp}} {
+		if !(c.x >= 0) || math.IsInf(c.x, 0) {
+			return colErr(c.col, "%v is not a finite mean >= 0", c.x)
+		}
+	}
+	return nil
+}
+
+// CheckRow implements RowChecker.
+func (p *Proposal) CheckRow() error {
+	if err := firstErr(
+		required("proposal_id", p.ProposalID),
+		iteration("iteration", p.Iteration),
+		oneOf("primitive", p.Primitive, Primitives),
+		oneOf("op", p.Op, Ops),
+	); err != nil {
+		return err
+	}
+	return nil
+}
+
+// RowKey implements RowKeyer: the validator applies proposals by id, so
+// an id names one proposal.
+func (p *Proposal) RowKey() string { return p.ProposalID }
+
+// CheckRow implements RowChecker.
+func (d *Decision) CheckRow() error {
+	return iteration("iteration", d.Iteration)
+}
+
+// CheckRow implements RowChecker.
+func (it *ScaffoldItem) CheckRow() error {
+	return firstErr(
+		required("id", it.ID),
+		iteration("created", it.Created), iteration("updated", it.Updated),
+		count("tokens", it.Tokens),
+	)
 }

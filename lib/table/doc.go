@@ -54,7 +54,18 @@
 //   - every column of T is present with the same type (extra columns are
 //     ignored);
 //   - empty lists are read as nil slices, whatever the format, so rows read
-//     from Parquet, Arrow file and Arrow stream compare equal.
+//     from Parquet, Arrow file and Arrow stream compare equal;
+//   - no NULL in a column (a NULL list element included; a NULL list reads
+//     as empty): Go rows have no NULL, and it would read as 0;
+//   - an Arrow stream ends its input: bytes after its end-of-stream marker
+//     (a second stream) are refused, not dropped;
+//   - a file is read once: named twice, through a link, inside a named
+//     folder too, or on stdin as well, it is refused (compared by device
+//     and inode; Distinct checks the same for a table read in parts);
+//   - every row passes its kind's checks (RowChecker: finite numbers,
+//     ranges, iterations >= -1, enumerated values such as Primitives and
+//     Ops) and ids are unique (RowKeyer: card ids, proposal ids); Write
+//     applies the same checks to every row it writes.
 //
 // Bad input — a missing, empty, truncated or corrupt file, bytes that are
 // neither Parquet nor Arrow, another row kind, a schema mismatch — is an

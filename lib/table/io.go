@@ -186,32 +186,9 @@ func ReadFilesFrom[T any](stdin io.Reader, paths ...string) ([]T, []Meta, error)
 	if len(paths) == 0 {
 		return nil, nil, fmt.Errorf("table: no input files")
 	}
-	var files []string
-	nstdin := 0
-	for _, p := range paths {
-		if p == "-" {
-			if nstdin++; nstdin > 1 {
-				return nil, nil, inputErr(p, "stdin named more than once", nil)
-			}
-			files = append(files, p)
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, nil, inputErr(p, "cannot read", unwrapPath(err))
-		}
-		if !st.IsDir() {
-			files = append(files, p)
-			continue
-		}
-		inDir, err := dataFiles(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(inDir) == 0 {
-			return nil, nil, inputErr(p, "directory has no .parquet or .arrow files", nil)
-		}
-		files = append(files, inDir...)
+	files, err := inputFiles(stdin, paths)
+	if err != nil {
+		return nil, nil, err
 	}
 	var rows []T
 	metas := make([]Meta, 0, len(files))
@@ -242,6 +219,98 @@ func ReadFilesFrom[T any](stdin io.Reader, paths ...string) ([]T, []Meta, error)
 		metas = append(metas, m)
 	}
 	return rows, metas, nil
+}
+
+// Distinct checks the inputs of one table read in parts (one ReadFiles
+// call per input) as ReadFiles checks its inputs: every file, a folder's
+// files and stdin's file counted once, compared by identity. A file named
+// twice, through a link, inside a named folder too, or redirected to
+// stdin as well is an *InputError.
+func Distinct(stdin io.Reader, paths ...string) error {
+	_, err := inputFiles(stdin, paths)
+	return err
+}
+
+// inputFiles expands paths into the files to read ("-" kept; a folder
+// stands for its data files) and refuses a file that comes twice.
+func inputFiles(stdin io.Reader, paths []string) ([]string, error) {
+	var files []string
+	nstdin := 0
+	for _, p := range paths {
+		if p == "-" {
+			if nstdin++; nstdin > 1 {
+				return nil, inputErr(p, "stdin named more than once", nil)
+			}
+			files = append(files, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, inputErr(p, "cannot read", unwrapPath(err))
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		inDir, err := dataFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(inDir) == 0 {
+			return nil, inputErr(p, "directory has no .parquet or .arrow files", nil)
+		}
+		files = append(files, inDir...)
+	}
+	if err := sameFiles(stdin, files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// sameFiles refuses a file read twice in one read: named twice, through
+// a link, as a name and inside a named folder, or as a name and on stdin
+// (a file redirected to stdin). Files are compared by identity (device
+// and inode), not by name; its rows would otherwise be counted twice.
+func sameFiles(stdin io.Reader, files []string) error {
+	type read struct {
+		name string
+		fi   os.FileInfo
+	}
+	var done []read
+	for _, f := range files {
+		var fi os.FileInfo
+		if f == "-" {
+			sf, ok := stdin.(*os.File)
+			if !ok {
+				continue
+			}
+			st, err := sf.Stat()
+			if err != nil || !st.Mode().IsRegular() {
+				continue // a pipe or a terminal is no file given twice
+			}
+			fi = st
+		} else {
+			st, err := os.Stat(f)
+			if err != nil {
+				continue // readOne reports it
+			}
+			fi = st
+		}
+		for _, d := range done {
+			if os.SameFile(d.fi, fi) {
+				if d.name == f {
+					return inputErr(f, "named twice (an input counts once)", nil)
+				}
+				prev := d.name
+				if prev == "-" {
+					prev = "stdin"
+				}
+				return inputErr(f, fmt.Sprintf("is the same file as %s (an input counts once)", prev), nil)
+			}
+		}
+		done = append(done, read{f, fi})
+	}
+	return nil
 }
 
 // dataFiles lists the *.parquet and *.arrow files of a directory, sorted by
@@ -336,7 +405,7 @@ func readAt[T any](r readerAtSeeker, size int64, path string, k KindInfo, cols [
 		if !bytes.Equal(tail, eosStream) {
 			return nil, Meta{}, inputErr(path, "truncated Arrow stream (no end-of-stream marker)", nil)
 		}
-		return readArrowStream[T](path, r, k, cols)
+		return readArrowStream[T](path, r, size, k, cols)
 	}
 	return nil, Meta{}, inputErr(path, "not a Parquet file or Arrow IPC file or stream", nil)
 }
@@ -348,6 +417,9 @@ func checkKind(path string, m Meta, k KindInfo) error {
 	}
 	if m.Kind != k.Name {
 		return inputErr(path, fmt.Sprintf("holds %s rows, want %s rows", m.Kind, k.Name), nil)
+	}
+	if m.SchemaVersion < 1 {
+		return inputErr(path, fmt.Sprintf("%s schema version %d is not a version (want 1 to %d)", k.Name, m.SchemaVersion, k.Version), nil)
 	}
 	if m.SchemaVersion > k.Version {
 		return inputErr(path, fmt.Sprintf("%s schema version %d is newer than this program's %d", k.Name, m.SchemaVersion, k.Version), nil)

@@ -95,8 +95,8 @@ func metaFrom(path string, keys []string, lookup func(string) (string, bool)) (M
 	}
 	if v, ok := lookup(keyVersion); ok && v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil {
-			return m, inputErr(path, "bad metadata "+keyVersion+" "+strconv.Quote(v), nil)
+		if err != nil || n < 0 {
+			return m, inputErr(path, "bad metadata "+keyVersion+" "+strconv.Quote(v)+" (want a version >= 1)", nil)
 		}
 		m.SchemaVersion = n
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -205,5 +207,12 @@ func TestApplyEffects(t *testing.T) {
 	_, dec = Apply(base(), []table.Proposal{{ProposalID: "p", TaskType: "a", Primitive: scaffold.Compress, Op: OpDelete, Targets: []string{"t-a-2"}}}, cards(), o)
 	if !dec[0].Accepted {
 		t.Fatalf("shrinking over the cap rejected: %+v", dec[0])
+	}
+}
+
+// The readers refuse an op column value that is not one of table.Ops.
+func TestTableOpsInStep(t *testing.T) {
+	if d := cmp.Diff([]string{OpAdd, OpEdit, OpMerge, OpDelete}, table.Ops); d != "" {
+		t.Errorf("table.Ops differs from the validator's ops (-want +got):\n%s", d)
 	}
 }

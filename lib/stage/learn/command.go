@@ -137,6 +137,9 @@ func readTrajectories(stdin io.Reader, paths []string, in *Init) ([]table.Trajec
 	var rows []table.Trajectory
 	var from []string
 	hashes := map[string]string{}
+	if err := table.Distinct(stdin, paths...); err != nil {
+		return nil, nil, nil, err
+	}
 	for _, p := range paths {
 		r, _, err := table.ReadFilesFrom[table.Trajectory](stdin, p)
 		if err != nil {

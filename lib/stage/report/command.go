@@ -30,6 +30,9 @@ func RunMix(ctx context.Context, f MixOptions, std stage.Streams) error {
 	if err := output.Check(inputs, output.File("-o", out)); err != nil {
 		return err
 	}
+	if err := table.Distinct(std.Stdin, inputs...); err != nil {
+		return err
+	}
 	var tabs [][]table.Trajectory
 	var seed int64
 	for _, p := range inputs {
@@ -260,10 +263,14 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	if dir == "" {
 		dir = r.Dir + "/plots"
 	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	paths, err := report.Plots(r, dir)
+	if err != nil && os.IsNotExist(statErr) {
+		os.Remove(dir) // made here and, the plots not written, empty: a failed run leaves nothing
+	}
 	for _, p := range paths {
 		fmt.Fprintln(std.Stdout, p)
 	}
