@@ -13,3 +13,24 @@ done
 mkbad traj-nan-reward traj.parquet bad/traj-nan-reward.parquet
 mkbad traj-roles-short traj.parquet bad/traj-roles-short.parquet
 mkbad traj-null-reward traj.parquet bad/traj-null-reward.parquet
+evaluate traj.parquet -o eval.parquet > /dev/null
+# weak-policy evidence, whose controller proposes additions
+cards ptraj.parquet -o pcards.parquet
+control --cards pcards.parquet --scaffold snap.parquet -o pproposals.parquet --state-out pstate.parquet
+for m in traj-score-seven traj-iteration-before; do
+  mkbad $m traj.parquet bad/$m.parquet
+done
+mkbad traj-stream-null-reward traj.parquet bad/traj-stream-null-reward.stream
+mkbad traj-stream-null-token traj.parquet bad/traj-stream-null-token.stream
+mkbad traj-file-null-reward traj.parquet bad/traj-file-null-reward.arrow
+for m in cards-iteration-negative cards-schema-version-negative; do
+  mkbad $m cards.parquet bad/$m.parquet
+done
+for m in proposals-duplicate-id proposals-unknown-primitive proposals-unknown-op proposals-iteration-negative; do
+  mkbad $m pproposals.parquet bad/$m.parquet
+done
+mkbad state-unknown-primitive pstate.parquet bad/state-unknown-primitive.parquet
+for m in eval-nan-success eval-read-rate-range; do
+  mkbad $m eval.parquet bad/$m.parquet
+done
+mkbad snap-wrong-hash snap.parquet bad/snap-wrong-hash.parquet

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -13,6 +14,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pats-rl/pats/lib/model/safetensors"
@@ -129,6 +134,94 @@ func run(mutation, in, out string) error {
 			out2 = append(out2, safetensors.Named{Name: n, Shape: ts[n].Shape, Data: w})
 		}
 		return safetensors.WriteFile(out, out2, meta, safetensors.F32)
+	case "traj-score-seven", "traj-iteration-before", "traj-stream-null-reward", "traj-stream-null-token", "traj-file-null-reward":
+		rows, _, err := table.ReadFiles[table.Trajectory](in)
+		if err != nil {
+			return err
+		}
+		switch mutation {
+		case "traj-score-seven":
+			rows[0].Score = 7
+		case "traj-iteration-before":
+			for i := range rows {
+				rows[i].Iteration = -1
+			}
+		case "traj-stream-null-reward":
+			return writeArrowNull(out, rows, "reward", false, false)
+		case "traj-file-null-reward":
+			return writeArrowNull(out, rows, "reward", false, true)
+		case "traj-stream-null-token":
+			return writeArrowNull(out, rows, "tokens", true, false)
+		}
+		return write(out, rows)
+	case "cards-iteration-negative", "cards-schema-version-negative":
+		rows, metas, err := table.ReadFiles[table.Card](in)
+		if err != nil {
+			return err
+		}
+		if mutation == "cards-iteration-negative" {
+			for i := range rows {
+				rows[i].Iteration = -3
+			}
+			return write(out, rows)
+		}
+		m := metas[0]
+		m.SchemaVersion = -1
+		return table.WriteUnchecked(out, rows, m)
+	case "proposals-duplicate-id", "proposals-unknown-primitive", "proposals-unknown-op", "proposals-iteration-negative":
+		rows, metas, err := table.ReadFiles[table.Proposal](in)
+		if err != nil {
+			return err
+		}
+		if len(rows) < 2 {
+			return fmt.Errorf("%s: %d proposals, want two or more", in, len(rows))
+		}
+		switch mutation {
+		case "proposals-duplicate-id":
+			rows[1].ProposalID = rows[0].ProposalID
+		case "proposals-unknown-primitive":
+			rows[0].Primitive = "GROW"
+		case "proposals-unknown-op":
+			rows[0].Op = "insert"
+		case "proposals-iteration-negative":
+			rows[0].Iteration = -7
+		}
+		// the validator compares the proposals' metadata with the snapshot
+		return table.WriteUnchecked(out, rows, metas[0])
+	case "state-unknown-primitive":
+		rows, metas, err := table.ReadFiles[table.ControllerState](in)
+		if err != nil {
+			return err
+		}
+		for i := range rows {
+			rows[i].Iteration = -1 // the state before the cards of iteration 0
+		}
+		rows[0].Primitive = "GROW"
+		return table.WriteUnchecked(out, rows, metas[0])
+	case "eval-nan-success", "eval-read-rate-range":
+		rows, metas, err := table.ReadFiles[table.EvalMetrics](in)
+		if err != nil {
+			return err
+		}
+		if mutation == "eval-nan-success" {
+			rows[0].Success = math.NaN()
+		} else {
+			rows[0].RightReadRate = 1.5
+		}
+		return table.WriteUnchecked(out, rows, metas[0])
+	case "snap-wrong-hash":
+		rows, metas, err := table.ReadFiles[table.ScaffoldItem](in)
+		if err != nil {
+			return err
+		}
+		m := metas[0]
+		extra := map[string]string{}
+		for k, v := range m.Extra {
+			extra[k] = v
+		}
+		extra["hash"] = strings.Repeat("0", 64)
+		m.Extra = extra
+		return table.WriteUnchecked(out, rows, m)
 	case "traj-null-reward":
 		rows, _, err := table.ReadFiles[table.Trajectory](in)
 		if err != nil {
@@ -178,4 +271,83 @@ func writeNullReward(out string, rows []table.Trajectory) error {
 		return err
 	}
 	return f.Close()
+}
+
+// writeArrowNull writes rows as an Arrow IPC stream (or file) from another
+// tool might: column col nullable, with a NULL in the first row, or, when
+// elem is set, a NULL first element of the first row's list.
+func writeArrowNull(out string, rows []table.Trajectory, col string, elem, file bool) error {
+	var buf bytes.Buffer
+	if err := table.Write(&buf, table.ArrowStream, rows, table.Meta{}); err != nil {
+		return err
+	}
+	rd, err := ipc.NewReader(&buf)
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+	schema := rd.Schema()
+	j := schema.FieldIndices(col)[0]
+	fields := schema.Fields()
+	fields[j].Nullable = true
+	md := schema.Metadata()
+	schema = arrow.NewSchema(fields, &md)
+	var recs []arrow.RecordBatch
+	for rd.Next() {
+		rec := rd.RecordBatch()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := rd.Err(); err != nil {
+		return err
+	}
+	cols := recs[0].Columns()
+	d := cols[j].Data()
+	if elem {
+		child := d.Children()[0]
+		nc := nulled(child)
+		d = array.NewData(d.DataType(), d.Len(), d.Buffers(), []arrow.ArrayData{nc}, d.NullN(), d.Offset())
+	} else {
+		d = nulled(d)
+	}
+	cols = append([]arrow.Array(nil), cols...)
+	cols[j] = array.MakeFromData(d)
+	recs[0] = array.NewRecordBatch(schema, cols, recs[0].NumRows())
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	var w interface {
+		Write(arrow.RecordBatch) error
+		Close() error
+	}
+	if file {
+		if w, err = ipc.NewFileWriter(f, ipc.WithSchema(schema)); err != nil {
+			return err
+		}
+	} else {
+		w = ipc.NewWriter(f, ipc.WithSchema(schema))
+	}
+	for _, rec := range recs {
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// nulled returns d with its first value NULL (a validity bitmap with the
+// first bit clear).
+func nulled(d arrow.ArrayData) arrow.ArrayData {
+	n := d.Len() + d.Offset()
+	bits := make([]byte, (n+7)/8)
+	for i := range bits {
+		bits[i] = 0xff
+	}
+	bits[d.Offset()/8] &^= 1 << (d.Offset() % 8)
+	bufs := append([]*memory.Buffer{memory.NewBufferBytes(bits)}, d.Buffers()[1:]...)
+	return array.NewData(d.DataType(), d.Len(), bufs, d.Children(), 1, d.Offset())
 }
