@@ -198,7 +198,7 @@ func TestLoop(t *testing.T) {
 	if shown == 0 {
 		t.Error("no episode of iteration 1 saw the scaffold")
 	}
-	// the items the built-in refiner wrote are in the built-in vocabulary
+	// the items the rule-based refiner wrote are in the built-in vocabulary
 	trajs, _, err = table.ReadFiles[table.Trajectory](filepath.Join(dir, "traj/3.parquet"))
 	if err != nil {
 		t.Fatal(err)

@@ -35,7 +35,7 @@ func (s *scopeState) weakest() []table.ScaffoldItem {
 
 // stillSeparates reports whether item id has a linked feature that still
 // separates success from failure with enough support.
-func (b *Builtin) stillSeparates(s *scopeState, id string) bool {
+func (b *RuleBased) stillSeparates(s *scopeState, id string) bool {
 	for _, f := range s.links[id] {
 		if len(s.support[f]) < s.in.MinSupport {
 			continue
@@ -54,7 +54,7 @@ func (b *Builtin) stillSeparates(s *scopeState, id string) bool {
 	return false
 }
 
-func (b *Builtin) compress(s *scopeState) ([]table.Proposal, string) {
+func (b *RuleBased) compress(s *scopeState) ([]table.Proposal, string) {
 	in := s.in
 	props := b.merges(s, true, in.Quota)
 	touched := map[string]bool{}
@@ -79,7 +79,7 @@ func (b *Builtin) compress(s *scopeState) ([]table.Proposal, string) {
 	return props, ""
 }
 
-func (b *Builtin) prune(s *scopeState) ([]table.Proposal, string) {
+func (b *RuleBased) prune(s *scopeState) ([]table.Proposal, string) {
 	in := s.in
 	n, tok := scaffold.ScopeTotals(in.Items, in.TaskType)
 	var props []table.Proposal

@@ -4,14 +4,15 @@
 //
 // Two refiners are built in:
 //
-//   - Builtin, deterministic and contrastive: it turns features frequent in
+//   - RuleBased, the rule-based refiner (--refiner builtin, the name its
+//     proposals record), deterministic and contrastive: it turns features frequent in
 //     successful episodes and rare in failed ones into concrete steps
 //     (text templates per feature, "prefix:value", so any environment's
 //     features work), and dominant failure modes into Mistake items; under
 //     REVISE it merges near-duplicates, re-scopes stale mistakes and updates
 //     support; under COMPRESS it merges and deletes items whose features no
 //     longer separate success from failure; under FORCED_PRUNE it deletes
-//     the least supported items. The Builtin type documents every rule.
+//     the least supported items. The RuleBased type documents every rule.
 //   - OpenAI, a client of any OpenAI-compatible chat-completions endpoint:
 //     the prompt carries the primitive, the scope's evidence, a few cards and
 //     the current items; the answer must hold a JSON object with a

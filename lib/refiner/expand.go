@@ -18,7 +18,7 @@ type candidate struct {
 	support []string
 }
 
-func (b *Builtin) expand(s *scopeState) ([]table.Proposal, string) {
+func (b *RuleBased) expand(s *scopeState) ([]table.Proposal, string) {
 	in := s.in
 	n, tok := scaffold.ScopeTotals(in.Items, in.TaskType)
 	room := in.Quota
@@ -101,9 +101,9 @@ func (b *Builtin) expand(s *scopeState) ([]table.Proposal, string) {
 	return props, ""
 }
 
-// holdsWidely reports whether feature f holds (see Builtin) in at least
+// holdsWidely reports whether feature f holds (see RuleBased) in at least
 // GeneralShare of the task types whose cards show it, and in at least two.
-func (b *Builtin) holdsWidely(s *scopeState, f string) bool {
+func (b *RuleBased) holdsWidely(s *scopeState, f string) bool {
 	byType := map[string][]table.Card{}
 	for _, c := range s.cards {
 		byType[c.TaskType] = append(byType[c.TaskType], c)

@@ -14,7 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/validate"
 )
 
-// simulate runs the whole scaffold loop (cards, controller, built-in
+// simulate runs the whole scaffold loop (cards, controller, rule-based
 // refiner, validator) on a toy policy whose success grows with the
 // iteration and with the scaffold's useful items. It returns per iteration
 // the primitives chosen and the snapshot hash.
@@ -26,7 +26,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 	var snap []table.ScaffoldItem
 	var states []table.ControllerState
 	co := control.DefaultOptions()
-	ref := NewBuiltin()
+	ref := NewRuleBased()
 	for k := 0; k < iters; k++ {
 		// the toy policy: helped by an item naming its verb and by a loop mistake
 		var trajs []table.Trajectory

@@ -10,8 +10,8 @@ import (
 )
 
 // corrections proposes edits of items whose slot value the evidence
-// contradicts (see Builtin, REVISE).
-func (b *Builtin) corrections(s *scopeState, limit int) []table.Proposal {
+// contradicts (see RuleBased, REVISE).
+func (b *RuleBased) corrections(s *scopeState, limit int) []table.Proposal {
 	in := s.in
 	texts := map[string]bool{}
 	for _, it := range s.items {
@@ -64,20 +64,20 @@ func (b *Builtin) corrections(s *scopeState, limit int) []table.Proposal {
 
 // merges finds near-duplicate pairs (same layer), best first; each item is
 // in at most one pair. keepShorter picks the text to keep.
-func (b *Builtin) merges(s *scopeState, keepShorter bool, limit int) []table.Proposal {
+func (b *RuleBased) merges(s *scopeState, keepShorter bool, limit int) []table.Proposal {
 	return b.mergeItems(s, keepShorter, limit, nil)
 }
 
 // mergesExcept is REVISE's merges (the better-supported text kept) among
 // items not in skip.
-func (b *Builtin) mergesExcept(s *scopeState, skip map[string]bool, limit int) []table.Proposal {
+func (b *RuleBased) mergesExcept(s *scopeState, skip map[string]bool, limit int) []table.Proposal {
 	if limit <= 0 {
 		return nil
 	}
 	return b.mergeItems(s, false, limit, skip)
 }
 
-func (b *Builtin) mergeItems(s *scopeState, keepShorter bool, limit int, skip map[string]bool) []table.Proposal {
+func (b *RuleBased) mergeItems(s *scopeState, keepShorter bool, limit int, skip map[string]bool) []table.Proposal {
 	type pair struct {
 		a, b table.ScaffoldItem
 		j    float64
@@ -120,7 +120,7 @@ func (b *Builtin) mergeItems(s *scopeState, keepShorter bool, limit int, skip ma
 	return props
 }
 
-func (b *Builtin) revise(s *scopeState) ([]table.Proposal, string) {
+func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 	in := s.in
 	props := b.corrections(s, in.Quota)
 	touched := map[string]bool{}

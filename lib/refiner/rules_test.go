@@ -38,13 +38,13 @@ func handCard(id, typ string, nS, nF int32, succ, fail side, modes map[string]in
 	return c
 }
 
-// propose runs the built-in refiner on one scope and validates the
+// propose runs the rule-based refiner on one scope and validates the
 // proposals (all must be accepted); it returns them and the next snapshot.
 func propose(t *testing.T, prim, scope string, cards []table.Card, items []table.ScaffoldItem) ([]table.Proposal, []table.ScaffoldItem) {
 	t.Helper()
 	co := control.DefaultOptions()
 	mi, mt := co.Caps(scope)
-	res, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: scope, Primitive: prim,
+	res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: scope, Primitive: prim,
 		Cards: cards, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +174,7 @@ func TestRuleReviseCorrects(t *testing.T) {
 		cards[i].SuccessFreqs = append(cards[i].SuccessFreqs, 0.75)
 	}
 	own := []table.ScaffoldItem{it("t-h-1", scaffold.LayerTask, heat, "Look in the garbagecan first.", 1, "c-3-pick_heat_then_place_in_recep-0")}
-	res, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Revise, Cards: cards, Items: own})
+	res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Revise, Cards: cards, Items: own})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestNoReviseIsAnAblation(t *testing.T) {
 		}
 		// smoothed success 0.5: in the REVISE band
 		prim := control.Choose(0.5, 1, 10, 12, 400, o)
-		res, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: prim, Cards: cards, Items: items})
+		res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: prim, Cards: cards, Items: items})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -244,7 +244,7 @@ func TestNoReviseIsAnAblation(t *testing.T) {
 
 // TestSlotTemplates: the slot features' templates.
 func TestSlotTemplates(t *testing.T) {
-	b := NewBuiltin()
+	b := NewRuleBased()
 	for f, want := range map[string]string{
 		"source:drawer":    "Look in the drawer first.",
 		"heat:stoveburner": "Heat the object with the stoveburner before placing it.",

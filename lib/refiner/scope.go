@@ -20,7 +20,7 @@ type scopeState struct {
 	links   map[string][]string // item id -> linked features
 }
 
-func (b *Builtin) state(in Input) *scopeState {
+func (b *RuleBased) state(in Input) *scopeState {
 	s := &scopeState{in: in, cards: ScopeCards(in.Cards, in.TaskType), items: ScopeItems(in.Items, in.TaskType)}
 	s.ps, s.pf, s.nS, s.nF = pooled(s.cards)
 	fs := map[string]bool{}
@@ -56,7 +56,7 @@ func (b *Builtin) state(in Input) *scopeState {
 	return s
 }
 
-// supports reports whether card c supports feature f (see Builtin).
+// supports reports whether card c supports feature f (see RuleBased).
 func supports(c table.Card, f string) bool {
 	if isFailure(f) {
 		_, m := splitFeature(f)
@@ -70,7 +70,7 @@ func supports(c table.Card, f string) bool {
 }
 
 // linked returns the features of feats linked to item it.
-func (b *Builtin) linked(it table.ScaffoldItem, feats []string) []string {
+func (b *RuleBased) linked(it table.ScaffoldItem, feats []string) []string {
 	var out []string
 	itemWords := words.Set(it.Text)
 	for _, f := range feats {

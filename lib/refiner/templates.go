@@ -40,7 +40,7 @@ var DefaultTemplates = map[string]string{
 }
 
 // Text is the item text for feature f.
-func (b *Builtin) Text(f string) string {
+func (b *RuleBased) Text(f string) string {
 	tm := b.Templates
 	if tm == nil {
 		tm = DefaultTemplates
@@ -66,7 +66,7 @@ func isFailure(f string) bool { p, _ := splitFeature(f); return p == "failure" }
 // slotValue reports whether text is a slot template filled with some value:
 // the feature prefix P (without ':') and the value as it appears in the
 // text. Prefixes are tried in name order.
-func (b *Builtin) slotValue(text string) (prefix, value string, ok bool) {
+func (b *RuleBased) slotValue(text string) (prefix, value string, ok bool) {
 	tm := b.Templates
 	norm := scaffold.Normalize(text)
 	for _, k := range sortedKeys(tm) {

@@ -11,7 +11,7 @@ import (
 
 // vocabularyFile is the built-in vocabulary, one word a line: every word
 // the built-in environments, the shipped skill libraries, the agent's
-// prompt and the built-in refiner can write. lib/vocabulary computes it
+// prompt and the rule-based refiner can write. lib/vocabulary computes it
 // from those sources, and its test fails when this file falls out of step
 // with them (`go test ./lib/vocabulary -run TestVocabularyFile -update`
 // rewrites it). Reading the file takes microseconds; computing it takes

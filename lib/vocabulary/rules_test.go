@@ -12,11 +12,11 @@ import (
 )
 
 // TestHintsAreRefinerRules: the rules household states about its tasks
-// (the hints a base is pretrained to follow) are the built-in refiner's
+// (the hints a base is pretrained to follow) are the rule-based refiner's
 // texts for the same facts, so a scaffold distilled from cards speaks the
 // language the base reads.
 func TestHintsAreRefinerRules(t *testing.T) {
-	b := refiner.NewBuiltin()
+	b := refiner.NewRuleBased()
 	for _, c := range []struct{ feature, rule string }{
 		{"source:drawer", fmt.Sprintf(household.RuleLookFirst, "drawer")},
 		{"source:garbagecan", fmt.Sprintf(household.RuleLookFirst, "garbagecan")},

@@ -16,14 +16,14 @@ import (
 
 // extraText holds words that no environment emits but the context does:
 // the agent's prompt, the scaffold's headings and bullets, and every text the
-// built-in refiner's templates can write (placeholders removed; the values
+// rule-based refiner's templates can write (placeholders removed; the values
 // put in them are feature values, which the environments emit).
 var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happens.",
 	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- ", featureText}, templateTexts()...)
 
 // featureText holds the words of the built-in environments' evidence
 // features (prefixes and fixed values, as their docs list them) and of the
-// rollout's failure modes: the built-in refiner writes them into items
+// rollout's failure modes: the rule-based refiner writes them into items
 // ("Make sure you reach this step: took target."). Object and receptacle
 // kinds are already among the environments' words.
 const featureText = "action object recep lamp visited milestone found target took transformed " +
@@ -31,7 +31,7 @@ const featureText = "action object recep lamp visited milestone found target too
 	"query type no attribute option category found product selected options missing attribute over price " +
 	"hops entity relation bridge answer answered no answer search budget wrong answer click result next page prev back to buy"
 
-// templateTexts returns the built-in refiner's template texts without their
+// templateTexts returns the rule-based refiner's template texts without their
 // {value} and {prefix} placeholders, in a fixed order.
 func templateTexts() []string {
 	keys := make([]string, 0, len(refiner.DefaultTemplates))

@@ -13,7 +13,7 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// TestRefinerTextsInVocabulary: every item text the built-in refiner can
+// TestRefinerTextsInVocabulary: every item text the rule-based refiner can
 // write from the features and failure modes that the built-in environments'
 // episodes show (oracle and random), and the scaffold's headings, encode
 // without the unknown token.
@@ -36,7 +36,7 @@ func TestRefinerTextsInVocabulary(t *testing.T) {
 	for _, h := range []string{scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake} {
 		check("heading", "- "+h)
 	}
-	ref := refiner.NewBuiltin()
+	ref := refiner.NewRuleBased()
 	for _, name := range builtin.Names {
 		e, err := env.Open(name)
 		if err != nil {

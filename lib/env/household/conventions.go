@@ -94,7 +94,7 @@ func drawConventions(c combo, room string, h uint64, byPlace bool) (conv *HouseC
 	return conv, keep
 }
 
-// Rule texts. They are the built-in refiner's templates for the features
+// Rule texts. They are the rule-based refiner's templates for the features
 // source:<kind> and heat:/cool:/clean:<kind> (lib/refiner.DefaultTemplates),
 // so the rules a refiner distils from cards read like the hints a base is
 // pretrained to follow; lib/vocabulary's tests hold them equal.

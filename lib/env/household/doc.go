@@ -148,7 +148,7 @@
 // # Rules
 //
 // Every world states rules about each task (env.Hinter: right, misleading
-// and irrelevant ones, in the built-in refiner's words: RuleLookFirst,
+// and irrelevant ones, in the rule-based refiner's words: RuleLookFirst,
 // RuleHeat, ...), and the oracle follows rules it reads (env.Reader):
 // "look in the K first" and "heat|cool|clean the object with [the] K". A
 // wrong rule costs it steps, never the task. docs/environments.md has the

@@ -78,7 +78,7 @@ func (f Options) NewRefiner() (refiner.Refiner, error) {
 		if f.Endpoint != "" || f.Model != "" {
 			return nil, command.Usagef("--endpoint and --model go with --refiner openai")
 		}
-		return refiner.NewBuiltin(), nil
+		return refiner.NewRuleBased(), nil
 	case "openai":
 		if f.Endpoint == "" || f.Model == "" {
 			return nil, command.Usagef("--refiner openai needs --endpoint and --model")

@@ -43,7 +43,7 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 	mi, mt := co.Caps(scope)
 	in := Input{Iteration: 3, TaskType: scope, Primitive: prim, Evidence: e, Cards: cards, Items: items,
 		Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt}
-	res, err := NewBuiltin().Propose(context.Background(), in)
+	res, err := NewRuleBased().Propose(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +60,14 @@ func run(t *testing.T, prim, scope string, cards []table.Card, ev []table.TypeEv
 		t.Fatal(err)
 	}
 	// determinism
-	res2, _ := NewBuiltin().Propose(context.Background(), in)
+	res2, _ := NewRuleBased().Propose(context.Background(), in)
 	if fmt.Sprint(res2) != fmt.Sprint(res) {
-		t.Fatal("builtin refiner is not deterministic")
+		t.Fatal("the rule-based refiner is not deterministic")
 	}
 	return res.Proposals, next
 }
 
-func TestBuiltinExpand(t *testing.T) {
+func TestRuleBasedExpand(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
 	props, next := run(t, scaffold.Expand, heat, cards, ev, nil)
@@ -91,7 +91,7 @@ func TestBuiltinExpand(t *testing.T) {
 		t.Fatalf("a feature shared by both sides was proposed: %v", texts)
 	}
 	// Covered features are not proposed again.
-	res2, err := NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards, Items: next})
+	res2, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards, Items: next})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestBuiltinExpand(t *testing.T) {
 	}
 }
 
-func TestBuiltinExpandGeneral(t *testing.T) {
+func TestRuleBasedExpandGeneral(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	tr := append(cardtest.Episodes(r, heat, "heat", 3, 0.3), cardtest.Episodes(r, cool, "cool", 3, 0.3)...)
 	cards, ev := build(t, tr)
@@ -119,7 +119,7 @@ func TestBuiltinExpandGeneral(t *testing.T) {
 	}
 }
 
-func TestBuiltinRevise(t *testing.T) {
+func TestRuleBasedRevise(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.55))
 	items := []table.ScaffoldItem{
@@ -152,7 +152,7 @@ func TestBuiltinRevise(t *testing.T) {
 	}
 }
 
-func TestBuiltinCompress(t *testing.T) {
+func TestRuleBasedCompress(t *testing.T) {
 	r := rand.New(rand.NewSource(4))
 	// Every episode heats: heat no longer separates; failures (rare) loop.
 	tr := cardtest.Episodes(r, heat, "heat", 4, 0.9)
@@ -179,7 +179,7 @@ func TestBuiltinCompress(t *testing.T) {
 	}
 }
 
-func TestBuiltinForcedPrune(t *testing.T) {
+func TestRuleBasedForcedPrune(t *testing.T) {
 	r := rand.New(rand.NewSource(5))
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
 	var items []table.ScaffoldItem
@@ -199,25 +199,25 @@ func TestBuiltinForcedPrune(t *testing.T) {
 	}
 }
 
-func TestBuiltinNoneAndUnknown(t *testing.T) {
-	res, err := NewBuiltin().Propose(context.Background(), Input{Primitive: scaffold.None})
+func TestRuleBasedNoneAndUnknown(t *testing.T) {
+	res, err := NewRuleBased().Propose(context.Background(), Input{Primitive: scaffold.None})
 	if err != nil || len(res.Proposals) != 0 || res.Reason == "" {
 		t.Fatalf("NONE: %+v %v", res, err)
 	}
-	if _, err := NewBuiltin().Propose(context.Background(), Input{Primitive: "GROW"}); err == nil {
+	if _, err := NewRuleBased().Propose(context.Background(), Input{Primitive: "GROW"}); err == nil {
 		t.Fatal("unknown primitive accepted")
 	}
 	// No separating feature: no proposal, a reason.
 	r := rand.New(rand.NewSource(6))
 	cards, _ := build(t, cardtest.Episodes(r, heat, "heat", 2, 1.0))
-	res, _ = NewBuiltin().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards})
+	res, _ = NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards})
 	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered feature") {
 		t.Fatalf("all-success EXPAND: %+v", res)
 	}
 }
 
 func TestTemplates(t *testing.T) {
-	b := NewBuiltin()
+	b := NewRuleBased()
 	cases := map[string]string{
 		"action:heat":           "Heat the object with the microwave before placing it.",
 		"action:slice":          "Use the slice action when the task calls for it.",

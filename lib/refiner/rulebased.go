@@ -8,7 +8,7 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Builtin is the deterministic contrastive refiner.
+// RuleBased is the rule-based refiner: deterministic and contrastive.
 //
 // Terms. The scope's cards are the cards of its task type (all cards for the
 // general layer). A feature's pooled difference d(f) = p_success(f) -
@@ -63,7 +63,7 @@ import (
 // FORCED_PRUNE deletes the items least supported by the current cards
 // (ordered as for COMPRESS deletions) until the scope is below both caps,
 // and at least one.
-type Builtin struct {
+type RuleBased struct {
 	Templates    map[string]string // feature -> text; nil = DefaultTemplates
 	MinLean      float64           // separating difference; default 0.2
 	MinShare     float64           // failure-mode share for a mistake; default 0.25
@@ -71,15 +71,16 @@ type Builtin struct {
 	GeneralShare float64           // share of the types showing a feature where it must hold to be general; default 0.5
 }
 
-// NewBuiltin returns a Builtin with the defaults.
-func NewBuiltin() *Builtin {
-	return &Builtin{Templates: DefaultTemplates, MinLean: 0.2, MinShare: 0.25, MergeJaccard: 0.6, GeneralShare: 0.5}
+// NewRuleBased returns a RuleBased with the defaults.
+func NewRuleBased() *RuleBased {
+	return &RuleBased{Templates: DefaultTemplates, MinLean: 0.2, MinShare: 0.25, MergeJaccard: 0.6, GeneralShare: 0.5}
 }
 
-// Name implements Refiner.
-func (b *Builtin) Name() string { return "builtin" }
+// Name implements Refiner: "builtin", the --refiner value that selects it
+// and what its proposals record as their refiner.
+func (b *RuleBased) Name() string { return "builtin" }
 
-func (b *Builtin) defaults() *Builtin {
+func (b *RuleBased) defaults() *RuleBased {
 	c := *b
 	if c.Templates == nil {
 		c.Templates = DefaultTemplates
@@ -100,7 +101,7 @@ func (b *Builtin) defaults() *Builtin {
 }
 
 // Propose implements Refiner.
-func (b *Builtin) Propose(ctx context.Context, in Input) (Result, error) {
+func (b *RuleBased) Propose(ctx context.Context, in Input) (Result, error) {
 	b = b.defaults()
 	in = in.withDefaults()
 	s := b.state(in)
