@@ -14,7 +14,7 @@ type Context struct {
 	Tokens   []int32
 	Roles    []int8
 	Logprobs []float32
-	// Format writes the prompt and turns; nil is Builtin.
+	// Format writes the prompt and turns; nil is WordLevelFormat.
 	Format Format
 	// History is the history window: the number of latest turns the
 	// policy sees in full (see Visible); 0 keeps the whole episode.
@@ -27,10 +27,10 @@ type Context struct {
 	bodies []Span  // the skill bodies written, in order
 }
 
-// format is c's format, Builtin when none is set.
+// format is c's format, WordLevelFormat when none is set.
 func (c *Context) format() Format {
 	if c.Format == nil {
-		return Builtin{}
+		return WordLevelFormat{}
 	}
 	return c.Format
 }

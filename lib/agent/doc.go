@@ -3,13 +3,13 @@
 // Role constants) and, for policy-written tokens, the behaviour
 // log-probability it was sampled with.
 //
-// A Format writes the context: Builtin, the toolkit's own layout for the
-// built-in word-level models, or ChatML, the chat format of Qwen2/2.5/3
+// A Format writes the context: WordLevelFormat (--prompt-format builtin),
+// the toolkit's own layout for its word-level models, or ChatML, the chat format of Qwen2/2.5/3
 // instruct checkpoints, which uses only tokens the checkpoint's vocabulary
 // has (nothing is ever added to a pretrained vocabulary). A Context's
-// Format is Builtin unless set.
+// Format is WordLevelFormat unless set.
 //
-// Layout of an episode's context under Builtin:
+// Layout of an episode's context under WordLevelFormat:
 //
 //	<|bos|> <|system|> system text                      role system
 //	<|scaffold|> rendered scaffold z                    role scaffold (training only)

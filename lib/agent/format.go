@@ -45,17 +45,18 @@ var FormatNames = []string{"builtin", "chatml"}
 // action (chatml).
 const InvalidAnswer = "Invalid answer: write your action inside <action> </action>."
 
-// Builtin is the toolkit's own format for the built-in word-level models:
-// one special token opens each part (see the package documentation); every
-// answer is an action.
-type Builtin struct{}
+// WordLevelFormat is the toolkit's own format for its word-level models
+// (the --prompt-format value builtin): one special token opens each part
+// (see the package documentation); every answer is an action.
+type WordLevelFormat struct{}
 
-// Name implements Format.
-func (Builtin) Name() string { return "builtin" }
+// Name implements Format: "builtin", the --prompt-format value (and a
+// checkpoint's agent.json prompt_format) that selects it.
+func (WordLevelFormat) Name() string { return "builtin" }
 
 // Begin implements Format: system, scaffold, skill slate, task and first
 // observation, each under its special token and role, then the action cue.
-func (Builtin) Begin(c *Context, p Prompt) {
+func (WordLevelFormat) Begin(c *Context, p Prompt) {
 	c.AddSpecial(tokenizer.BOS, table.RoleSystem)
 	c.AddSpecial(tokenizer.System, table.RoleSystem)
 	c.Add(SystemText, table.RoleSystem)
@@ -77,7 +78,7 @@ func (Builtin) Begin(c *Context, p Prompt) {
 }
 
 // Observe implements Format.
-func (Builtin) Observe(c *Context, obs string) {
+func (WordLevelFormat) Observe(c *Context, obs string) {
 	c.AddSpecial(tokenizer.Obs, table.RoleObservation)
 	c.Add(obs, table.RoleObservation)
 	c.markCue()
@@ -85,7 +86,7 @@ func (Builtin) Observe(c *Context, obs string) {
 }
 
 // SkillBody implements Format.
-func (Builtin) SkillBody(c *Context, body string) {
+func (WordLevelFormat) SkillBody(c *Context, body string) {
 	c.markBody()
 	c.AddSpecial(tokenizer.Skill, table.RoleSkillBody)
 	c.Add(body, table.RoleSkillBody)
@@ -95,27 +96,29 @@ func (Builtin) SkillBody(c *Context, body string) {
 
 // Invalid implements Format (never needed: every builtin answer is an
 // action).
-func (b Builtin) Invalid(c *Context) { b.Observe(c, InvalidAnswer) }
+func (b WordLevelFormat) Invalid(c *Context) { b.Observe(c, InvalidAnswer) }
 
 // AnswerText implements Format: the action itself.
-func (Builtin) AnswerText(action string) string { return action }
+func (WordLevelFormat) AnswerText(action string) string { return action }
 
 // Answer implements Format: the action's tokens and the end token.
-func (Builtin) Answer(tok tokenizer.Tokenizer, action string) []int32 {
+func (WordLevelFormat) Answer(tok tokenizer.Tokenizer, action string) []int32 {
 	return EncodeAction(tok, action)
 }
 
 // AnswerRoles implements Format (see ActionRoles).
-func (Builtin) AnswerRoles(tok tokenizer.Tokenizer, ids []int32) []int8 { return ActionRoles(tok, ids) }
+func (WordLevelFormat) AnswerRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
+	return ActionRoles(tok, ids)
+}
 
 // Ends implements Format: the end token.
-func (Builtin) Ends(tok tokenizer.Tokenizer) []int32 {
+func (WordLevelFormat) Ends(tok tokenizer.Tokenizer) []int32 {
 	end, _ := tok.TokenID(tokenizer.End)
 	return []int32{end}
 }
 
 // Parse implements Format: the whole answer is the action.
-func (Builtin) Parse(answer string) (string, bool) { return answer, true }
+func (WordLevelFormat) Parse(answer string) (string, bool) { return answer, true }
 
 // ChatML is the chat format of Qwen2/2.5/3 instruct checkpoints: each
 // message is <|im_start|>ROLE\n CONTENT <|im_end|>\n, the policy writes the

@@ -14,8 +14,8 @@ import (
 // N = 1 still shows it. N = 0 keeps the whole episode.
 //
 // A skill body the policy read stays in view: once the turn that read it
-// is dropped, the body's message (Span: under Builtin <|skill|> and the
-// body, under ChatML the user message that holds it) is shown after the
+// is dropped, the body's message (Span: under WordLevelFormat <|skill|> and
+// the body, under ChatML the user message that holds it) is shown after the
 // prompt, bodies in the order read, before the marker. A body read in a
 // kept turn is shown in that turn, once.
 //
@@ -27,9 +27,9 @@ import (
 
 // Marker texts: the line that stands for the dropped turns.
 const (
-	// BuiltinMarker follows <|obs|> under Builtin (words of the built-in
-	// vocabulary).
-	BuiltinMarker = "old actions are cut"
+	// WordLevelMarker follows <|obs|> under WordLevelFormat (words of the
+	// shipped vocabulary).
+	WordLevelMarker = "old actions are cut"
 	// ChatMarker is a user message under ChatML.
 	ChatMarker = "(Earlier turns are omitted.)"
 )
@@ -101,7 +101,7 @@ func (c *Context) Marker() []int32 {
 			m.Add("\n", table.RoleObservation)
 		default:
 			m.AddSpecial(tokenizer.Obs, table.RoleObservation)
-			m.Add(BuiltinMarker, table.RoleObservation)
+			m.Add(WordLevelMarker, table.RoleObservation)
 		}
 		c.marker = m.Tokens
 	}

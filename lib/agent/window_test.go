@@ -132,12 +132,12 @@ func TestMarker(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := NewContext(tok)
-	if got, want := tok.Decode(c.Marker()), "<|obs|> "+BuiltinMarker; got != want {
+	if got, want := tok.Decode(c.Marker()), "<|obs|> "+WordLevelMarker; got != want {
 		t.Errorf("builtin marker %q, want %q", got, want)
 	}
 	for _, id := range c.Marker() {
 		if id == tokenizerUnk(t, tok) {
-			t.Errorf("builtin marker has an unknown word: %q", BuiltinMarker)
+			t.Errorf("the word-level format's marker has an unknown word: %q", WordLevelMarker)
 		}
 	}
 }

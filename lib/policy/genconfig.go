@@ -221,7 +221,7 @@ func ChooseFormat(name string, tok tokenizer.Tokenizer, eos []int32) (agent.Form
 				return nil, fmt.Errorf("tokenizer has no %s token: the builtin format needs the built-in special tokens (use --prompt-format chatml for a chat checkpoint)", s)
 			}
 		}
-		return agent.Builtin{}, nil
+		return agent.WordLevelFormat{}, nil
 	}
 	return nil, fmt.Errorf("unknown prompt format %q (want builtin or chatml)", name)
 }

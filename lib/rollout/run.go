@@ -75,7 +75,7 @@ type Options struct {
 	// policy.
 	FirstRead func(taskType string, slate []string) string
 
-	// Format writes the contexts; nil is agent.Builtin.
+	// Format writes the contexts; nil is agent.WordLevelFormat.
 	Format agent.Format
 	// InvalidPenalty is subtracted from an episode's reward for each
 	// answer without a well-formed action (chatml).
