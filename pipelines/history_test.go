@@ -13,11 +13,11 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// tinyBuiltinCheckpoint writes a one-layer checkpoint with random weights
+// tinyWordLevelCheckpoint writes a one-layer checkpoint with random weights
 // over the built-in vocabulary.
-func tinyBuiltinCheckpoint(t *testing.T, dir string) {
+func tinyWordLevelCheckpoint(t *testing.T, dir string) {
 	t.Helper()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestHistoryWindow(t *testing.T) {
 	bin := buildTools(t, root)
 	dir := t.TempDir()
 	run := func(name string, args ...string) { t.Helper(); tool(t, bin, dir, name, args...) }
-	tinyBuiltinCheckpoint(t, filepath.Join(dir, "tinyck"))
+	tinyWordLevelCheckpoint(t, filepath.Join(dir, "tinyck"))
 	qwenCheckpoint(t, root, filepath.Join(dir, "qwen"))
 	for _, tc := range []struct {
 		ckpt, format string

@@ -41,7 +41,7 @@ func main() {
 	rounds := flag.Int("rounds", 3, "decoding: rounds over the batch sizes (the best of each size is kept)")
 	decodeOnly := flag.Bool("decode-only", false, "only the decoding table")
 	flag.Parse()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)

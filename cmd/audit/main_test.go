@@ -120,7 +120,7 @@ func TestCredit(t *testing.T) {
 
 func TestScaffold(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestScaffold(t *testing.T) {
 // table agree, and the right rules and skill bodies lengthen the context.
 func TestReading(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

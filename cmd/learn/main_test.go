@@ -61,7 +61,7 @@ func build() (fixture, error) {
 	if err := table.WriteFile(f.demos, demos, table.Meta{}); err != nil {
 		return f, err
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		return f, err
 	}
@@ -113,7 +113,7 @@ func TestSFT(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bt, _ := tokenizer.Builtin()
+	bt, _ := tokenizer.ShippedWordLevel()
 	if tok.Hash() != bt.Hash() || m.Cfg.HiddenSize != model.Tiny(bt.VocabSize()).HiddenSize {
 		t.Errorf("checkpoint tokenizer %s (want %s), hidden %d", tok.Hash(), bt.Hash(), m.Cfg.HiddenSize)
 	}

@@ -80,7 +80,7 @@ func checkpoint(t *testing.T, js []byte, vocab int, chat bool) string {
 // TestPromptFormatBadInput: a format the checkpoint's tokenizer cannot
 // write is one clear line and exit 2, with no output file.
 func TestPromptFormatBadInput(t *testing.T) {
-	wl, err := tokenizer.Builtin()
+	wl, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

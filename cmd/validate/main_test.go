@@ -54,7 +54,7 @@ func mustRun(t *testing.T, args ...string) {
 
 func tok(t *testing.T) tokenizer.Tokenizer {
 	t.Helper()
-	tk, err := tokenizer.Builtin()
+	tk, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

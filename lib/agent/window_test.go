@@ -16,7 +16,7 @@ import (
 // steps) and returns its context and the context each answer saw.
 func windowEpisode(t *testing.T, history int) (*Context, [][]int32) {
 	t.Helper()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestWindow(t *testing.T) {
 
 // TestMarker: the marker line in each format, written by the harness.
 func TestMarker(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,7 @@ func TestReadingOracle(t *testing.T) {
 // (first action), and the right read beats a misleading one.
 func TestReadingWithSlate(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, _ := tokenizer.Builtin()
+	tok, _ := tokenizer.ShippedWordLevel()
 	lib, err := skill.Builtin("household-rl")
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestReadingSkipsWhatIsMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _ := tokenizer.Builtin()
+	tok, _ := tokenizer.ShippedWordLevel()
 	o := rollout.Options{Env: e, Split: env.SplitValidSeen, Tasks: 3, Group: 1, Seed: 1, Tok: tok,
 		Policy: rollout.TextPolicy{PolicyName: "oracle", New: e.Oracle}}
 	rows, err := Reading(context.Background(), o, nil)
@@ -193,7 +193,7 @@ func oracleOptions(t *testing.T, world string, tasks int) (rollout.Options, *ski
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

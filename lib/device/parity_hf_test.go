@@ -141,7 +141,7 @@ func TestParityHFExport(t *testing.T) {
 		Seed: 1, Config: cfg, WeightDecay: 0.01, Device: devName()}, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,7 +33,7 @@ func configs(t *testing.T) []struct {
 	cfg  model.Config
 	lens []int // ragged sequence lengths
 } {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func mustBest(l []float32) int {
 // mod 5) and, in each group, a right skill read in sample 0 and a wrong one
 // in sample 1 (the first written token relabelled as a skill name).
 func grpoRollouts(t *testing.T, m *model.Model) []table.Trajectory {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func BenchmarkPrefill(b *testing.B) {
 	}
 }
 
-func TestBuiltinSizes(t *testing.T) {
+func TestPresetSizes(t *testing.T) {
 	for _, c := range []struct {
 		cfg  Config
 		want int

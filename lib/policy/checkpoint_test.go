@@ -20,7 +20,7 @@ import (
 
 func tinyCheckpoint(t *testing.T) string {
 	t.Helper()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkGRPOWindow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		b.Fatal(err)
 	}

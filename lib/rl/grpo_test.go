@@ -19,7 +19,7 @@ import (
 // 0: a zero-variance group).
 func modelRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 	t.Helper()
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func modelRollouts(t *testing.T, m *model.Model) []table.Trajectory {
 // reference equal to the policy), the zero-variance group is counted, and
 // the update raises the advantage-weighted log-likelihood it optimises.
 func TestGRPOOnModelRollouts(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func (d *readAtTwoDriver) Act(c *agent.Context, ep env.Episode, readSkill string
 // context exactly (every answer's log-probabilities equal the behaviour
 // ones within 1e-5) and the first GRPO step's ratio mean is 1 within 1e-5.
 func TestBodyPinnedAtTurnTen(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestEveryReadCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ func TestSFTLossDecreases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,7 +124,7 @@ func TestCheckWindow(t *testing.T) {
 // whole episode, so one GRPO step gives the weights the unwindowed episode
 // gives (the same loss tokens, contexts, advantages and weights).
 func TestWindowWithoutDrops(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestSFTUnits(t *testing.T) {
 // the weights as the same update with each turn sequence run whole: the
 // prompt runs once per episode (Prepared.Prefix) for the same gradients.
 func TestGRPOSharedPrefix(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestAdmissibleLine(t *testing.T) {
 // write the same bytes; an unknown mode is refused.
 func TestAdmissibleInContext(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

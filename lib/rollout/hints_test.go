@@ -31,7 +31,7 @@ func TestHintText(t *testing.T) {
 // are errors.
 func TestHints(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func ids(xs []int32) string {
 // slate, the body follows it, and the oracle goes on to solve the task.
 func TestFirstRead(t *testing.T) {
 	e, _ := env.Open("household-rl")
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestFirstRead(t *testing.T) {
 // any other skill with the library's body.
 func TestRightBodyShown(t *testing.T) {
 	e, _ := env.Open("household-drawn")
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestPrereadFunc(t *testing.T) {
 		t.Errorf("random: %d distinct bodies in 60 tasks, %d the right one", len(bodies), rightDrawn)
 	}
 	// The oracle follows the right body: shorter episodes than without it.
-	tok, _ := tokenizer.Builtin()
+	tok, _ := tokenizer.ShippedWordLevel()
 	steps := func(pre func(string, string) string) float64 {
 		o := Options{Env: e, Split: env.SplitValidSeen, Tasks: 40, Group: 1, Seed: 3, Tok: tok,
 			Policy: TextPolicy{PolicyName: "oracle", New: e.Oracle}, Preread: pre, Workers: 2}

@@ -37,7 +37,7 @@ func TestVocabularyFile(t *testing.T) {
 	if diff := cmp.Diff(text, string(file)); diff != "" {
 		t.Errorf("vocabulary.txt is out of step with the sources; run go test ./lib/vocabulary -run TestVocabularyFile -update (-sources +file):\n%s", diff)
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

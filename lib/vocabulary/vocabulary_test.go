@@ -18,7 +18,7 @@ import (
 // episodes show (oracle and random), and the scaffold's headings, encode
 // without the unknown token.
 func TestRefinerTextsInVocabulary(t *testing.T) {
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func Household(p rollout.Policy, tasks, group int, seed int64, skills bool, maxC
 	if err != nil {
 		return nil, err
 	}
-	tok, err := tokenizer.Builtin()
+	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	case "":
 		return nil, command.Usagef("--%s is required: tiny, small or a checkpoint folder", flag)
 	case "tiny", "small":
-		tok, err := tokenizer.Builtin()
+		tok, err := tokenizer.ShippedWordLevel()
 		if err != nil {
 			return nil, err
 		}

@@ -294,7 +294,7 @@ func (f Options) Resolve() (rollout.Options, error) {
 		o.Tok = tok
 	}
 	if o.Tok == nil {
-		tok, err := tokenizer.Builtin()
+		tok, err := tokenizer.ShippedWordLevel()
 		if err != nil {
 			return o, err
 		}

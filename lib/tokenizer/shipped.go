@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// vocabularyFile is the built-in vocabulary, one word a line: every word
+// vocabularyFile is the shipped vocabulary, one word a line: every word
 // the built-in environments, the shipped skill libraries, the agent's
 // prompt and the rule-based refiner can write. lib/vocabulary computes it
 // from those sources, and its test fails when this file falls out of step
@@ -21,32 +21,34 @@ import (
 var vocabularyFile string
 
 var (
-	builtinOnce sync.Once
-	builtinTok  *WordLevel
-	builtinErr  error
+	shippedOnce sync.Once
+	shippedTok  *WordLevel
+	shippedErr  error
 )
 
-// Builtin returns the built-in WordLevel tokenizer. The tokenizer is a
+// ShippedWordLevel returns the WordLevel tokenizer of the shipped
+// vocabulary (vocabularyFile): the tokenizer of the toolkit's word-level
+// models, and the one tokens are counted with by default. It is a
 // pure function of the vocabulary file: the same build gives the same ids
 // and the same hash on every machine.
-func Builtin() (*WordLevel, error) {
-	builtinOnce.Do(func() {
+func ShippedWordLevel() (*WordLevel, error) {
+	shippedOnce.Do(func() {
 		words := strings.Split(strings.TrimSuffix(vocabularyFile, "\n"), "\n")
 		if len(words) < 100 {
-			builtinErr = fmt.Errorf("built-in vocabulary file has %d words", len(words))
+			shippedErr = fmt.Errorf("built-in vocabulary file has %d words", len(words))
 			return
 		}
-		builtinTok = NewWordLevel(words)
+		shippedTok = NewWordLevel(words)
 	})
-	return builtinTok, builtinErr
+	return shippedTok, shippedErr
 }
 
-// Open returns the tokenizer to count tokens with: the built-in one when
+// Open returns the tokenizer to count tokens with: ShippedWordLevel when
 // path is empty, else the tokenizer.json at path (a checkpoint folder's
 // tokenizer.json may be named by its folder).
 func Open(path string) (Tokenizer, error) {
 	if path == "" {
-		return Builtin()
+		return ShippedWordLevel()
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		path = filepath.Join(path, "tokenizer.json")
