@@ -101,7 +101,7 @@ func TestReadingOracle(t *testing.T) {
 func TestReadingWithSlate(t *testing.T) {
 	e, _ := env.Open("household-rl")
 	tok, _ := tokenizer.ShippedWordLevel()
-	lib, err := skill.Builtin("household-rl")
+	lib, err := skill.ShippedLibrary("household-rl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func oracleOptions(t *testing.T, world string, tasks int) (rollout.Options, *ski
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin(world)
+	lib, err := skill.ShippedLibrary(world)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func BenchmarkGRPOWindow(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lib, err := skill.Builtin("household")
+	lib, err := skill.ShippedLibrary("household")
 	if err != nil {
 		b.Fatal(err)
 	}

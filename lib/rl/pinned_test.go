@@ -80,7 +80,7 @@ func TestBodyPinnedAtTurnTen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin("household")
+	lib, err := skill.ShippedLibrary("household")
 	if err != nil {
 		t.Fatal(err)
 	}

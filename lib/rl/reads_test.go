@@ -64,7 +64,7 @@ func TestEveryReadCounted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin("household")
+	lib, err := skill.ShippedLibrary("household")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func TestFirstRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin("household-rl")
+	lib, err := skill.ShippedLibrary("household-rl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +233,7 @@ func TestRightBodyShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin("household-drawn")
+	lib, err := skill.ShippedLibrary("household-drawn")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func b2i(b bool) int {
 // oracle follows a right body it finds before its first action.
 func TestPrereadFunc(t *testing.T) {
 	e, _ := env.Open("household-drawn")
-	lib, err := skill.Builtin("household-drawn")
+	lib, err := skill.ShippedLibrary("household-drawn")
 	if err != nil {
 		t.Fatal(err)
 	}

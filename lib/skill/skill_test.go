@@ -21,14 +21,14 @@ var envTaskTypes = map[string][]string{
 	"searchqa": {"single_hop", "two_hop", "three_hop"},
 }
 
-func TestBuiltinLibraries(t *testing.T) {
-	if got, want := BuiltinEnvs(), []string{"household", "household-rl", "searchqa", "shop"}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("BuiltinEnvs = %v, want %v", got, want)
+func TestShippedLibraries(t *testing.T) {
+	if got, want := ShippedEnvs(), []string{"household", "household-rl", "searchqa", "shop"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("ShippedEnvs = %v, want %v", got, want)
 	}
 	for env, types := range envTaskTypes {
-		l, err := Builtin(env)
+		l, err := ShippedLibrary(env)
 		if err != nil {
-			t.Fatalf("Builtin(%q): %v", env, err)
+			t.Fatalf("ShippedLibrary(%q): %v", env, err)
 		}
 		if l.Len() < 20 {
 			t.Errorf("%s: %d skills, want at least 20", env, l.Len())
@@ -74,8 +74,8 @@ func TestBuiltinLibraries(t *testing.T) {
 			t.Errorf("%s: %d unrelated skills, want at least 3", env, unrelated)
 		}
 	}
-	if _, err := Builtin("nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
-		t.Errorf("Builtin(nowhere) error = %v", err)
+	if _, err := ShippedLibrary("nowhere"); err == nil || !strings.Contains(err.Error(), "nowhere") {
+		t.Errorf("ShippedLibrary(nowhere) error = %v", err)
 	}
 }
 
@@ -88,11 +88,11 @@ func TestSharedLibraries(t *testing.T) {
 		"household-drawn-places": "household",
 		"household-rl-large":     "household-rl",
 	} {
-		got, err := Builtin(world)
+		got, err := ShippedLibrary(world)
 		if err != nil {
-			t.Fatalf("Builtin(%q): %v", world, err)
+			t.Fatalf("ShippedLibrary(%q): %v", world, err)
 		}
-		own, err := Builtin(want)
+		own, err := ShippedLibrary(want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,7 +108,7 @@ func TestSharedLibraries(t *testing.T) {
 }
 
 func TestVocabulary(t *testing.T) {
-	l, err := Builtin("household")
+	l, err := ShippedLibrary("household")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,11 @@ import (
 const DefaultSlateSize = 16
 
 //go:embed library
-var builtinFS embed.FS
+var shippedFS embed.FS
 
-// BuiltinEnvs lists the environments that have an embedded library.
-func BuiltinEnvs() []string {
-	entries, err := builtinFS.ReadDir("library")
+// ShippedEnvs lists the environments that have a shipped (embedded) library.
+func ShippedEnvs() []string {
+	entries, err := shippedFS.ReadDir("library")
 	if err != nil {
 		return nil
 	}
@@ -43,20 +43,20 @@ var sharedLibrary = map[string]string{
 	"household-rl-large":     "household-rl",
 }
 
-// Builtin returns the embedded skill library of environment env
+// ShippedLibrary returns the skill library shipped for environment env
 // ("household", "household-rl", "shop" or "searchqa"; household-drawn,
 // household-drawn-large and household-drawn-places get household's,
 // household-rl-large household-rl's).
-func Builtin(env string) (*Library, error) {
+func ShippedLibrary(env string) (*Library, error) {
 	if lib, ok := sharedLibrary[env]; ok {
 		env = lib
 	}
-	for _, e := range BuiltinEnvs() {
+	for _, e := range ShippedEnvs() {
 		if e == env {
-			return LoadFS(builtinFS, path.Join("library", env))
+			return LoadFS(shippedFS, path.Join("library", env))
 		}
 	}
-	return nil, fmt.Errorf("no built-in skill library for environment %q (have: %v)", env, BuiltinEnvs())
+	return nil, fmt.Errorf("no built-in skill library for environment %q (have: %v)", env, ShippedEnvs())
 }
 
 // Slate draws k candidate skills for an episode of taskType, a deterministic

@@ -17,7 +17,7 @@ func names(ss []Skill) []string {
 
 func TestSlateProperties(t *testing.T) {
 	for env, types := range envTaskTypes {
-		l, err := Builtin(env)
+		l, err := ShippedLibrary(env)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestSlateProperties(t *testing.T) {
 }
 
 func TestSlateDeterministic(t *testing.T) {
-	l, err := Builtin("household")
+	l, err := ShippedLibrary("household")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestSlateDeterministic(t *testing.T) {
 
 func TestSlateChoosesAmongRight(t *testing.T) {
 	// shop has two skills right for every type: both must appear over seeds.
-	l, err := Builtin("shop")
+	l, err := ShippedLibrary("shop")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestStepsAreSkillSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, err := skill.Builtin(household.NameRL)
+	lib, err := skill.ShippedLibrary(household.NameRL)
 	if err != nil {
 		t.Fatal(err)
 	}

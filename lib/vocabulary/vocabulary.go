@@ -63,7 +63,7 @@ func Vocabulary() ([]string, error) {
 			return nil, err
 		}
 		add(e.Vocabulary())
-		lib, err := skill.Builtin(name)
+		lib, err := skill.ShippedLibrary(name)
 		if err != nil {
 			return nil, err
 		}

@@ -109,7 +109,7 @@ func Household(p rollout.Policy, tasks, group int, seed int64, skills bool, maxC
 	o := rollout.Options{Env: e, Split: "train", Tasks: tasks, Group: group, Seed: seed, Policy: p, Tok: tok,
 		ScaffoldVersion: -1, MaxContext: maxContext, Workers: 2}
 	if skills {
-		lib, err := skill.Builtin("household")
+		lib, err := skill.ShippedLibrary("household")
 		if err != nil {
 			return nil, err
 		}

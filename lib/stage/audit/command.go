@@ -235,7 +235,7 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 		if lib, err = skill.LoadDir(f.SkillsDir); err != nil {
 			return command.Usagef("%v", err)
 		}
-	} else if lib, err = skill.Builtin(f.Env); err != nil {
+	} else if lib, err = skill.ShippedLibrary(f.Env); err != nil {
 		lib = nil // no built-in library: the skill conditions are skipped
 	}
 	rows, err := audit.Reading(ctx, o, lib)

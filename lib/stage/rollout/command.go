@@ -308,7 +308,7 @@ func (f Options) Resolve() (rollout.Options, error) {
 		if f.SkillsDir != "" {
 			lib, err = skill.LoadDir(f.SkillsDir)
 		} else {
-			lib, err = skill.Builtin(f.Env)
+			lib, err = skill.ShippedLibrary(f.Env)
 		}
 		if err != nil {
 			return o, command.Usagef("%v", err)
@@ -333,7 +333,7 @@ func (f Options) Resolve() (rollout.Options, error) {
 		if o.Skills != nil {
 			return o, command.Usagef("--preread %s: with --skills the body follows a read (--text-read)", f.Preread)
 		}
-		lib, err := skill.Builtin(f.Env)
+		lib, err := skill.ShippedLibrary(f.Env)
 		if err != nil {
 			return o, command.Usagef("--preread %s: %v", f.Preread, err)
 		}
