@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/builtin" // registers household
+	_ "github.com/pats-rl/pats/lib/env/shipped" // registers household
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/table"

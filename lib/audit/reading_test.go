@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
+	_ "github.com/pats-rl/pats/lib/env/shipped" // registers the shipped environments
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/table"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/builtin" // registers household, shop and searchqa
+	_ "github.com/pats-rl/pats/lib/env/shipped" // registers household, shop and searchqa
 )
 
 // One household episode played by the environment's oracle: open by name,

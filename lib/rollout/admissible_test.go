@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
+	_ "github.com/pats-rl/pats/lib/env/shipped" // registers the shipped environments
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
-	"github.com/pats-rl/pats/lib/env/builtin"
+	"github.com/pats-rl/pats/lib/env/shipped"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/skill"
@@ -57,7 +57,7 @@ func Vocabulary() ([]string, error) {
 			seen[w] = true
 		}
 	}
-	for _, name := range builtin.Names {
+	for _, name := range shipped.Names {
 		e, err := env.Open(name)
 		if err != nil {
 			return nil, err

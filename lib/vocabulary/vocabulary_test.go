@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/env"
-	"github.com/pats-rl/pats/lib/env/builtin"
+	"github.com/pats-rl/pats/lib/env/shipped"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/scaffold"
@@ -37,7 +37,7 @@ func TestRefinerTextsInVocabulary(t *testing.T) {
 		check("heading", "- "+h)
 	}
 	ref := refiner.NewRuleBased()
-	for _, name := range builtin.Names {
+	for _, name := range shipped.Names {
 		e, err := env.Open(name)
 		if err != nil {
 			t.Fatal(err)

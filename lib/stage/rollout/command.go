@@ -16,7 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/env"
-	_ "github.com/pats-rl/pats/lib/env/builtin" // registers the built-in environments
+	_ "github.com/pats-rl/pats/lib/env/shipped" // registers the shipped environments
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/policy"

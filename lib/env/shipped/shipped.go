@@ -1,4 +1,4 @@
-package builtin
+package shipped
 
 import (
 	_ "github.com/pats-rl/pats/lib/env/household" // registers household and household-rl
@@ -6,5 +6,5 @@ import (
 	_ "github.com/pats-rl/pats/lib/env/shop"      // registers shop
 )
 
-// Names lists the built-in environments.
+// Names lists the shipped environments.
 var Names = []string{"household", "household-rl", "shop", "searchqa"}

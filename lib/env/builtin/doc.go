@@ -1,6 +1,0 @@
-// Package builtin registers the built-in environments (household,
-// household-rl, shop, searchqa) with lib/env: import it (for its side
-// effect, or for Names) where env.Open must know them. It sits beside the
-// environments and imports nothing else; nothing below the stage layer
-// needs it.
-package builtin
