@@ -4,7 +4,9 @@
 #
 #   make skillgate-experiment     # the skills twin and its reading test, then
 #                                 # skillgate, broadcast and skillgate without
-#                                 # a baseline, SG_SEEDS seeds each, and the audits
+#                                 # a baseline, SG_SEEDS seeds each, the audits,
+#                                 # and each sweep's tables again with them
+#                                 # (make sweep-report)
 #   make gigpo-experiment         # grpo against gigpo from the reading base
 #   make composed-experiment      # the three together (pats-skillgate-gigpo)
 #                                 # from the reading base's skills twin
@@ -35,12 +37,16 @@ skillgate-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory sweep SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate GRPO_FLAGS="--select-baseline none" $(sg_sizes)
 	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP) $(SG_ITERS)
 	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP)-nobaseline $(SG_ITERS)
+	+$(MAKE) --no-print-directory sweep-report SWEEP=$(SG_SWEEP) VARIANTS="skillgate broadcast" $(sg_sizes)
+	+$(MAKE) --no-print-directory sweep-report SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate $(sg_sizes)
 
 gigpo-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory sweep SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
 	BIN=$(BIN) scripts/sweep-audits.sh $(GG_SWEEP) $(SG_ITERS)
+	+$(MAKE) --no-print-directory sweep-report SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
 
 composed-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
 	+$(MAKE) --no-print-directory sweep SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"
 	BIN=$(BIN) scripts/sweep-audits.sh $(CMP_SWEEP) $(SG_ITERS)
+	+$(MAKE) --no-print-directory sweep-report SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"

@@ -82,6 +82,15 @@ endif
 $(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS)) $(SWEEP_SET)
 	$(BIN)/report sweep --root $(SWEEP) $(SWEEP_SEEDS_FLAGS) -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
 
+# The tables again once the runs' audits are written (scripts/sweep-audits.sh):
+# besides results.md's tables, the credit audits per variant and horizon
+# bin (skill-name share, right reads credited < 0, GiGPO's anchor coverage
+# and step-group size), also as $(SWEEP)/credit.parquet.
+.PHONY: sweep-report
+sweep-report: | $(PIPE_BINS)
+	$(BIN)/report sweep --root $(SWEEP) $(SWEEP_SEEDS_FLAGS) -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet --credit $(SWEEP)/credit.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
+	@cat $(SWEEP)/results.md
+
 # The table of the runs finished so far (unfinished ones listed under it).
 sweep-partial: | $(PIPE_BINS)
 	@$(BIN)/report sweep --partial --root $(SWEEP) $(SWEEP_SEEDS_FLAGS)

@@ -36,7 +36,8 @@ func app() *cli.App {
 					"(2) the share of right reads whose credit is negative; (3) the mean sign of the credit of\n" +
 					"right and of wrong reads. A read's credit is the mean advantage on its skill-name tokens.\n" +
 					"(4) GiGPO's anchor coverage: the share of the bin's turns whose step key (step_keys) another\n" +
-					"turn of the same group shares, that is, turns in a step group of two or more.\n" +
+					"turn of the same group shares, that is, turns in a step group of two or more; (5) the mean\n" +
+					"size of the step group of the bin's turns (1 for a turn alone in its state).\n" +
 					"Each measure's Spearman rank correlation with the horizon is taken over all episodes or\n" +
 					"reads. Prints a Markdown table.\n\n" +
 					"Examples:\n" +

@@ -120,13 +120,14 @@ func app() *cli.App {
 			{
 				Name:      "sweep",
 				Usage:     "mean and spread over seeds of each variant's final zero-scaffold evaluation, beside the paper's figures",
-				UsageText: "report sweep --root runs/sweep --variants '...' --seeds '1 2 3' [-o results.parquet] [--runs runs.parquet] [--partial]",
+				UsageText: "report sweep --root runs/sweep --variants '...' --seeds '1 2 3' [-o results.parquet] [--runs runs.parquet] [--credit credit.parquet] [--partial]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "root", Value: "runs/sweep", Usage: "folder holding VARIANT-sSEED run folders"},
 					&cli.StringFlag{Name: "variants", Required: true, Usage: "variants, space separated"},
 					&cli.StringFlag{Name: "seeds", Required: true, Usage: "seeds, space separated"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
 					&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
+					&cli.StringFlag{Name: "credit", Usage: "write the credit audits of the runs that have one (RUN/audit/credit.parquet), aggregated per variant and horizon bin (sweep_credit), here"},
 					&cli.BoolFlag{Name: "partial", Usage: "leave out unfinished runs (listed under the table) instead of failing"},
 					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
 					&cli.StringFlag{Name: "baseline", Usage: "also print each variant's paired difference from this variant (same seeds), with a 95% bootstrap interval"},
@@ -151,6 +152,6 @@ func app() *cli.App {
 
 func sweep(c *cli.Context) error {
 	return report.RunSweep(c.Context, report.SweepOptions{Root: c.String("root"), Variants: c.String("variants"),
-		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Partial: c.Bool("partial"),
+		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
 		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, stage.CLI(c))
 }

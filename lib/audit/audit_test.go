@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/table"
@@ -274,8 +275,9 @@ func TestScaffoldNLL(t *testing.T) {
 // TestAnchorCoverage works the anchor coverage out by hand: group g (2
 // steps each) keys a b / a c: a is shared, 2 of 4 turns; group h (4 steps
 // each) keys a x x y / z1 z2 z3 z4: x repeats within one episode and a
-// meets no a of group g, 2 of 8 turns. Episodes without step keys give
-// NaN.
+// meets no a of group g, 2 of 8 turns. The mean step-group sizes: g
+// (2+1+2+1)/4 = 1.5, h (1+2+2+1+1+1+1+1)/8 = 1.25, both bins together
+// 16/12. Episodes without step keys give NaN.
 func TestAnchorCoverage(t *testing.T) {
 	var traj []table.Trajectory
 	var adv []table.TokenAdvantages
@@ -296,13 +298,13 @@ func TestAnchorCoverage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][2]float64{}
+	got := map[string][3]float64{}
 	for _, r := range rows {
-		got[fmt.Sprintf("%s %d", r.Horizon, r.Bin)] = [2]float64{float64(r.Turns), r.AnchorCoverage}
+		got[fmt.Sprintf("%s %d", r.Horizon, r.Bin)] = [3]float64{float64(r.Turns), r.AnchorCoverage, r.StepGroupSize}
 	}
-	want := map[string][2]float64{"steps 0": {4, 0.5}, "steps 1": {8, 0.25}, "tokens 0": {12, 4.0 / 12}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("turns and coverage by bin (-want +got):\n%s", diff)
+	want := map[string][3]float64{"steps 0": {4, 0.5, 1.5}, "steps 1": {8, 0.25, 1.25}, "tokens 0": {12, 4.0 / 12, 16.0 / 12}}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("turns, coverage and step-group size by bin (-want +got):\n%s", diff)
 	}
 	for i := range traj {
 		traj[i].StepKeys = nil
@@ -312,8 +314,8 @@ func TestAnchorCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		if r.Turns != 0 || !math.IsNaN(r.AnchorCoverage) {
-			t.Errorf("without step keys: %d turns, coverage %v", r.Turns, r.AnchorCoverage)
+		if r.Turns != 0 || !math.IsNaN(r.AnchorCoverage) || !math.IsNaN(r.StepGroupSize) {
+			t.Errorf("without step keys: %d turns, coverage %v, step-group size %v", r.Turns, r.AnchorCoverage, r.StepGroupSize)
 		}
 	}
 }

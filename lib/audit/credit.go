@@ -23,6 +23,7 @@ type episodeCredit struct {
 	reads         []readCredit
 	turns         int // turns with a step key
 	anchored      int // of them, turns in a step group of two or more
+	groupSizes    int // the sizes of their step groups, summed
 }
 
 func key(groupID string, sample int32) string { return fmt.Sprintf("%s\x00%d", groupID, sample) }
@@ -61,6 +62,7 @@ func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, 
 		e := reduce(r, a.Advantages)
 		e.turns = len(sizes[i])
 		for _, n := range sizes[i] {
+			e.groupSizes += n
 			if n >= 2 {
 				e.anchored++
 			}
@@ -249,7 +251,9 @@ func mean(xs []float64) float64 {
 // (share) or reads (the read measures) repeated on each row, and GiGPO's
 // anchor coverage of the bin's turns: the share whose step key another
 // turn of the same group (any episode, this one included) shares
-// (rl.StepGroupSizes), NaN when the bin's episodes record no step keys.
+// (rl.StepGroupSizes), and the mean size of the step group of the bin's
+// turns (1 for a turn alone in its state), both NaN when the bin's episodes
+// record no step keys.
 func Credit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, advPath string, bins int) ([]table.CreditAudit, error) {
 	if bins < 1 {
 		return nil, fmt.Errorf("bins must be at least 1")
@@ -285,6 +289,7 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 		wrongSign := make([][]float64, nb)
 		turns := make([]int, nb)
 		anchored := make([]int, nb)
+		groupSizes := make([]int, nb)
 		for b := range rows {
 			rows[b] = table.CreditAudit{Horizon: hz, Bin: int32(b), Lo: math.Inf(1), Hi: math.Inf(-1)}
 		}
@@ -295,6 +300,7 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 			rw.Lo, rw.Hi = math.Min(rw.Lo, h[i]), math.Max(rw.Hi, h[i])
 			turns[b] += e.turns
 			anchored[b] += e.anchored
+			groupSizes[b] += e.groupSizes
 			if !math.IsNaN(e.share) {
 				shares[b] = append(shares[b], e.share)
 				shH, shV = append(shH, h[i]), append(shV, e.share)
@@ -326,9 +332,10 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 			rw.RightSign = mean(rightSign[b])
 			rw.WrongSign = mean(wrongSign[b])
 			rw.Turns = int32(turns[b])
-			rw.AnchorCoverage = math.NaN()
+			rw.AnchorCoverage, rw.StepGroupSize = math.NaN(), math.NaN()
 			if turns[b] > 0 {
 				rw.AnchorCoverage = float64(anchored[b]) / float64(turns[b])
+				rw.StepGroupSize = float64(groupSizes[b]) / float64(turns[b])
 			}
 			rw.RhoSkillNameShare, rw.RhoRightNeg, rw.RhoRightSign, rw.RhoWrongSign = rhoShare, rhoNeg, rhoRight, rhoWrong
 		}

@@ -20,12 +20,12 @@ func num(x float64, digits int) string {
 // line per horizon measure with the Spearman correlations.
 func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
 	var b strings.Builder
-	b.WriteString("| horizon | bin | range | episodes | right reads | wrong reads | skill-name share | right reads credited < 0 | mean sign right | mean sign wrong | anchor coverage |\n")
-	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| horizon | bin | range | episodes | right reads | wrong reads | skill-name share | right reads credited < 0 | mean sign right | mean sign wrong | anchor coverage | mean step-group size |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
-		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
+		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
 			num(r.Lo, 0), num(r.Hi, 0), r.Episodes, r.RightReads, r.WrongReads,
-			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3), num(r.AnchorCoverage, 3))
+			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3), num(r.AnchorCoverage, 3), num(r.StepGroupSize, 2))
 	}
 	b.WriteString("\n")
 	seen := map[string]bool{}

@@ -317,23 +317,23 @@ func TestPlots(t *testing.T) {
 // and the second Markdown table, printed only when some variant read.
 func TestSweepReads(t *testing.T) {
 	root := t.TempDir()
-	type split struct{ reads, right, misleading float64 }
+	type split struct{ reads, right, misleading, exposure float64 }
 	// Final (iteration 3) zero-scaffold evaluations; an earlier one and the
 	// scaffold ones carry other figures that must not be read.
 	final := map[string][2]split{ // run folder -> valid_seen, valid_unseen
-		"skillgate-s1": {{2, 0.5, 0.25}, {3, 0.4, 0.2}},
-		"skillgate-s2": {{4, 0.7, 0.15}, {0, 0, 0}},
-		"broadcast-s1": {{0, 0, 0}, {0, 0, 0}},
-		"broadcast-s2": {{0, 0, 0}, {0, 0, 0}},
+		"skillgate-s1": {{2, 0.5, 0.25, 0.4}, {3, 0.4, 0.2, 0.5}},
+		"skillgate-s2": {{4, 0.7, 0.15, 0.2}, {0, 0, 0, 0}},
+		"broadcast-s1": {{0, 0, 0, 0}, {0, 0, 0, 0}},
+		"broadcast-s2": {{0, 0, 0, 0}, {0, 0, 0, 0}},
 	}
 	for run, sp := range final {
 		dir := filepath.Join(root, run)
 		finish(t, dir)
 		for i, name := range []string{"valid_seen", "valid_unseen"} {
 			m := table.EvalMetrics{Split: name, Episodes: 10, Success: 0.5, Score: 0.5, Tokens: 100,
-				ReadsPerEp: sp[i].reads, RightReadRate: sp[i].right, MisleadingRate: sp[i].misleading}
+				ReadsPerEp: sp[i].reads, RightReadRate: sp[i].right, MisleadingRate: sp[i].misleading, MisleadingExposure: sp[i].exposure}
 			writeEvalAll(t, dir, 3, "bare", m)
-			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: 0.9, MisleadingRate: 0.05}
+			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: 0.9, MisleadingRate: 0.05, MisleadingExposure: 0.3}
 			writeEvalAll(t, dir, 1, "bare", other)
 			writeEvalAll(t, dir, 3, "scaffold", other)
 		}
@@ -348,12 +348,12 @@ func TestSweepReads(t *testing.T) {
 			runs = append(runs, r)
 		}
 	}
-	type reads struct{ SeenReads, SeenRight, SeenMis, UnseenReads, UnseenRight, UnseenMis float64 }
+	type reads struct{ SeenReads, SeenRight, SeenMis, SeenExpo, UnseenReads, UnseenRight, UnseenMis, UnseenExpo float64 }
 	var gotRuns []reads
 	for _, r := range runs {
-		gotRuns = append(gotRuns, reads{r.SeenReads, r.SeenRightReads, r.SeenMisleading, r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading})
+		gotRuns = append(gotRuns, reads{r.SeenReads, r.SeenRightReads, r.SeenMisleading, r.SeenExposure, r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading, r.UnseenExposure})
 	}
-	wantRuns := []reads{{2, 0.5, 0.25, 3, 0.4, 0.2}, {4, 0.7, 0.15, 0, 0, 0}, {}, {}}
+	wantRuns := []reads{{2, 0.5, 0.25, 0.4, 3, 0.4, 0.2, 0.5}, {4, 0.7, 0.15, 0.2, 0, 0, 0, 0}, {}, {}}
 	if d := cmp.Diff(wantRuns, gotRuns); d != "" {
 		t.Errorf("per-run reads (-want +got):\n%s", d)
 	}
@@ -363,13 +363,16 @@ func TestSweepReads(t *testing.T) {
 	// skillgate, valid_seen: reads 2 and 4 -> 3 ± sqrt(2); right 0.5 and 0.7
 	// -> 0.6 ± 0.1*sqrt(2); misleading 0.25 and 0.15 -> 0.2 ± 0.05*sqrt(2).
 	// valid_unseen: reads 3 and 0 -> 1.5 ± 1.5*sqrt(2); only seed 1 read,
-	// so the shares are its own, 0.4 and 0.2, with deviation 0.
+	// so the shares are its own, 0.4 and 0.2, with deviation 0. Exposure
+	// is per episode, over every seed: 0.4 and 0.2 -> 0.3 ± 0.1*sqrt(2);
+	// 0.5 and 0 -> 0.25 ± 0.25*sqrt(2).
 	want := []SweepResult{
 		{Variant: "skillgate", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
 			SeenReadsMean: 3, SeenReadsStd: math.Sqrt2, SeenReadSeeds: 2,
 			SeenRightReadsMean: 0.6, SeenRightReadsStd: 0.1 * math.Sqrt2, SeenMisleadingMean: 0.2, SeenMisleadingStd: 0.05 * math.Sqrt2,
 			UnseenReadsMean: 1.5, UnseenReadsStd: 1.5 * math.Sqrt2, UnseenReadSeeds: 1,
 			UnseenRightReadsMean: 0.4, UnseenMisleadingMean: 0.2,
+			SeenExposureMean: 0.3, SeenExposureStd: 0.1 * math.Sqrt2, UnseenExposureMean: 0.25, UnseenExposureStd: 0.25 * math.Sqrt2,
 			ReattachSeeds: 2}, // the scaffold evaluations at iteration 3: success 0, tokens 0
 		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
 			SeenRightReadsMean: nan, SeenRightReadsStd: nan, SeenMisleadingMean: nan, SeenMisleadingStd: nan,
@@ -381,7 +384,7 @@ func TestSweepReads(t *testing.T) {
 		t.Errorf("aggregated reads (-want +got):\n%s", d)
 	}
 
-	// Both kinds survive a Parquet round trip at schema version 3.
+	// Both kinds survive a Parquet round trip at schema version 4.
 	p := filepath.Join(t.TempDir(), "results.parquet")
 	if err := table.WriteFile(p, res, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -393,8 +396,8 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(res, back, approx); d != "" {
 		t.Errorf("sweep_result round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 3 {
-		t.Errorf("metadata %s version %d, want sweep_result version 3", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 4 {
+		t.Errorf("metadata %s version %d, want sweep_result version 4", metas[0].Kind, metas[0].SchemaVersion)
 	}
 	p = filepath.Join(t.TempDir(), "runs.parquet")
 	if err := table.WriteFile(p, runs, table.Meta{}); err != nil {
@@ -407,18 +410,19 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(runs, backRuns); d != "" {
 		t.Errorf("sweep_run round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 3 {
-		t.Errorf("metadata %s version %d, want sweep_run version 3", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 4 {
+		t.Errorf("metadata %s version %d, want sweep_run version 4", metas[0].Kind, metas[0].SchemaVersion)
 	}
 
 	first := "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |\n" +
 		"| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n" +
 		"| skillgate | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n" +
 		"| broadcast | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n"
-	second := "\nSkill reads of the same evaluations (variants that read): reads per episode, and right and misleading reads in percent of all reads.\n\n" +
-		"| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |\n" +
-		"| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
-		"| skillgate | 2 | 3.00 ± 1.41 | 60.0 ± 14.1 | 20.0 ± 7.1 | 1.50 ± 2.12 | 40.0 ± 0.0 (1 of 2 seeds) | 20.0 ± 0.0 (1 of 2 seeds) |\n"
+	second := "\nSkill reads of the same evaluations (variants that read), beside success: reads per episode, right reads in percent of all reads, misleading exposure in percent of episodes (episodes that read at least one misleading skill, SkillGate's exposure) and misleading reads in percent of all reads.\n\n" +
+		"| variant | split | seeds | success % | reads/episode | right reads % of reads | misleading exposure % of episodes | misleading reads % of reads |\n" +
+		"| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+		"| skillgate | valid_seen | 2 | 50.0 ± 0.0 | 3.00 ± 1.41 | 60.0 ± 14.1 | 30.0 ± 14.1 | 20.0 ± 7.1 |\n" +
+		"| skillgate | valid_unseen | 2 | 50.0 ± 0.0 | 1.50 ± 2.12 | 40.0 ± 0.0 (1 of 2 seeds) | 25.0 ± 35.4 | 20.0 ± 0.0 (1 of 2 seeds) |\n"
 	// broadcast read nothing in these fixtures: no row in the reads table.
 	broadcastOnly := strings.Replace(first, "| skillgate | 2 | none | 50.0 ± 0.0 | 50.0 ± 0.0 | 0.500 ± 0.000 | 100 ± 0 | — |\n", "", 1)
 	missing := "\nNot finished (left out): skillgate seed 3\n"

@@ -12,8 +12,9 @@ import (
 )
 
 func init() {
-	table.RegisterKind[SweepRun]("sweep_run", 3)
-	table.RegisterKind[SweepResult]("sweep_result", 3)
+	table.RegisterKind[SweepRun]("sweep_run", 4)
+	table.RegisterKind[SweepResult]("sweep_result", 4)
+	table.RegisterKind[SweepCredit]("sweep_credit", 1)
 }
 
 // SweepRun is the final evaluation of one (variant, seed) run of a sweep.
@@ -46,6 +47,12 @@ type SweepRun struct {
 	ReattachSeen   float64 `parquet:"reattach_seen_success" since:"3"`   // version 3: valid_seen success with the scaffold
 	ReattachUnseen float64 `parquet:"reattach_unseen_success" since:"3"` // version 3: valid_unseen success with the scaffold
 	ReattachTokens float64 `parquet:"reattach_tokens" since:"3"`         // version 3: tokens per episode with the scaffold, both splits
+
+	// Added in version 4: SkillGate's exposure, the share of episodes
+	// that read at least one misleading skill (0 in an evaluation file
+	// older than the column).
+	SeenExposure   float64 `parquet:"seen_misleading_exposure" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]
+	UnseenExposure float64 `parquet:"unseen_misleading_exposure" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]
 }
 
 // SweepResult aggregates the runs of one variant over seeds: the mean and
@@ -97,6 +104,13 @@ type SweepResult struct {
 	ReattachUnseenStd  float64 `parquet:"reattach_unseen_std" since:"3"`  // version 3
 	ReattachTokensMean float64 `parquet:"reattach_tokens_mean" since:"3"` // version 3
 	ReattachTokensStd  float64 `parquet:"reattach_tokens_std" since:"3"`  // version 3
+
+	// Added in version 4: misleading exposure per episode, mean over all
+	// seeds (as reads per episode).
+	SeenExposureMean   float64 `parquet:"seen_misleading_exposure_mean" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]
+	SeenExposureStd    float64 `parquet:"seen_misleading_exposure_std" since:"4"`    // version 4
+	UnseenExposureMean float64 `parquet:"unseen_misleading_exposure_mean" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]
+	UnseenExposureStd  float64 `parquet:"unseen_misleading_exposure_std" since:"4"`  // version 4
 }
 
 // Paper maps a variant to the PATS paper's ablation figure on ALFWorld with
@@ -165,6 +179,7 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 		SeenEpisodes: s.Episodes, UnseenEps: u.Episodes,
 		SeenReads: s.ReadsPerEp, SeenRightReads: s.RightReadRate, SeenMisleading: s.MisleadingRate,
 		UnseenReads: u.ReadsPerEp, UnseenRightReads: u.RightReadRate, UnseenMisleading: u.MisleadingRate,
+		SeenExposure: s.MisleadingExposure, UnseenExposure: u.MisleadingExposure,
 	}, nil
 }
 
@@ -194,6 +209,7 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 		var seen, unseen, score, tok []float64
 		var reads [2]splitReads
 		var ra [3][]float64
+		var expo [2][]float64
 		sc := false
 		for _, r := range runs {
 			if r.Variant != v {
@@ -203,6 +219,7 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 			score, tok = append(score, r.Score), append(tok, r.Tokens)
 			reads[0].add(r.SeenReads, r.SeenRightReads, r.SeenMisleading)
 			reads[1].add(r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading)
+			expo[0], expo[1] = append(expo[0], r.SeenExposure), append(expo[1], r.UnseenExposure)
 			sc = r.Scaffold
 			if !math.IsNaN(r.ReattachSeen) {
 				ra[0], ra[1], ra[2] = append(ra[0], r.ReattachSeen), append(ra[1], r.ReattachUnseen), append(ra[2], r.ReattachTokens)
@@ -224,6 +241,8 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 		res.UnseenReadSeeds = int32(len(reads[1].right))
 		res.UnseenRightReadsMean, res.UnseenRightReadsStd = MeanStd(reads[1].right)
 		res.UnseenMisleadingMean, res.UnseenMisleadingStd = MeanStd(reads[1].misleading)
+		res.SeenExposureMean, res.SeenExposureStd = MeanStd(expo[0])
+		res.UnseenExposureMean, res.UnseenExposureStd = MeanStd(expo[1])
 		res.ReattachSeeds = int32(len(ra[0]))
 		res.ReattachSeenMean, res.ReattachSeenStd = MeanStd(ra[0])
 		res.ReattachUnseenMean, res.ReattachUnseenStd = MeanStd(ra[1])
@@ -251,9 +270,11 @@ func (s *splitReads) add(reads, right, misleading float64) {
 // WriteSweepMarkdown writes the results table: success in percent, mean ±
 // standard deviation over seeds, and the paper's figure in its own,
 // labelled column. When any variant read skills, a second table follows:
-// per split, skill reads per episode and the right and misleading reads in
-// percent of all reads (over the seeds that read, counted where fewer than
-// all seeds did; — where none did). The unfinished runs are listed last.
+// per variant that read and split, success, skill reads per episode, the
+// right and misleading reads in percent of all reads (over the seeds that
+// read, counted where fewer than all seeds did; — where none did) and the
+// misleading exposure in percent of episodes. The unfinished runs are
+// listed last.
 func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 	fmt.Fprintln(w, "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |")
 	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -296,22 +317,29 @@ func anyReads(res []SweepResult) bool {
 	return false
 }
 
-// writeReadsMarkdown writes the skill-read table of WriteSweepMarkdown.
+// writeReadsMarkdown writes the skill-read table of WriteSweepMarkdown:
+// one row per variant that read and split, success beside SkillGate's
+// measures (reads per episode, the right reads' share of all reads,
+// misleading exposure per episode and the misleading reads' share of all
+// reads), mean ± standard deviation over seeds.
 func writeReadsMarkdown(w io.Writer, res []SweepResult) {
-	fmt.Fprintln(w, "\nSkill reads of the same evaluations (variants that read): reads per episode, and right and misleading reads in percent of all reads.")
+	fmt.Fprintln(w, "\nSkill reads of the same evaluations (variants that read), beside success: reads per episode, right reads in percent of all reads, misleading exposure in percent of episodes (episodes that read at least one misleading skill, SkillGate's exposure) and misleading reads in percent of all reads.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| variant | seeds | valid_seen reads/episode | valid_seen right reads % | valid_seen misleading reads % | valid_unseen reads/episode | valid_unseen right reads % | valid_unseen misleading reads % |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	fmt.Fprintln(w, "| variant | split | seeds | success % | reads/episode | right reads % of reads | misleading exposure % of episodes | misleading reads % of reads |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range res {
 		if !readsSkills(r) {
 			continue // no skill slate: nothing to show
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
-			pm(r.SeenReadsMean, r.SeenReadsStd, 2),
+		fmt.Fprintf(w, "| %s | valid_seen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
+			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(r.SeenReadsMean, r.SeenReadsStd, 2),
 			share(r.SeenRightReadsMean, r.SeenRightReadsStd, r.SeenReadSeeds, r.Seeds),
-			share(r.SeenMisleadingMean, r.SeenMisleadingStd, r.SeenReadSeeds, r.Seeds),
-			pm(r.UnseenReadsMean, r.UnseenReadsStd, 2),
+			pm(100*r.SeenExposureMean, 100*r.SeenExposureStd, 1),
+			share(r.SeenMisleadingMean, r.SeenMisleadingStd, r.SeenReadSeeds, r.Seeds))
+		fmt.Fprintf(w, "| %s | valid_unseen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
+			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pm(r.UnseenReadsMean, r.UnseenReadsStd, 2),
 			share(r.UnseenRightReadsMean, r.UnseenRightReadsStd, r.UnseenReadSeeds, r.Seeds),
+			pm(100*r.UnseenExposureMean, 100*r.UnseenExposureStd, 1),
 			share(r.UnseenMisleadingMean, r.UnseenMisleadingStd, r.UnseenReadSeeds, r.Seeds))
 	}
 }

@@ -7,7 +7,7 @@ package table
 func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 1)
 	RegisterKind[TokenAdvantages]("token_advantages", 3)
-	RegisterKind[CreditAudit]("credit_audit", 2)
+	RegisterKind[CreditAudit]("credit_audit", 3)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
 
@@ -83,6 +83,9 @@ type CreditAudit struct {
 	// Added in version 2 (read as 0 from older files).
 	Turns          int32   `parquet:"turns" since:"2"`           // version 2: turns (step keys) of the bin's episodes
 	AnchorCoverage float64 `parquet:"anchor_coverage" since:"2"` // version 2: share of those turns in a GiGPO step group of two or more (same group, same step key); NaN without step keys
+
+	// Added in version 3 (read as 0 from older files).
+	StepGroupSize float64 `parquet:"step_group_size" since:"3"` // version 3: mean over those turns of the size of the GiGPO step group the turn is in (itself included, so at least 1); NaN without step keys
 }
 
 // ScaffoldAudit is one checkpoint of audit scaffold: the mean negative

@@ -155,6 +155,7 @@ type SweepOptions struct {
 	Seeds    string // space separated
 	Output   string // aggregated rows; empty: not written
 	Runs     string // per-run rows; empty: not written
+	Credit   string // the runs' credit audits per variant and horizon bin; empty: not written
 	Partial  bool   // leave out unfinished runs instead of failing
 	// VariantSeeds gives some variants their own seeds:
 	// "VARIANT:S,S,S VARIANT:S,S" (space separated entries); the others
@@ -217,6 +218,13 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 		}
 	}
 	res := report.Aggregate(runs, variants)
+	audits := make([][]table.CreditAudit, len(runs))
+	for i, r := range runs {
+		if audits[i], err = report.LoadCreditAudit(r.Run); err != nil {
+			return err
+		}
+	}
+	credit := report.AggregateCredit(runs, audits, variants)
 	meta := table.Meta{Command: table.CommandLine()}
 	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
@@ -230,12 +238,18 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 			return err
 		}
 	}
+	if p := f.Credit; p != "" {
+		if err := table.Stage(&u, p, credit, meta); err != nil {
+			return err
+		}
+	}
 	if err := u.Commit(); err != nil {
 		return err
 	}
 	var b bytes.Buffer
 	report.WriteSweepMarkdown(&b, res, nil)
 	report.WriteReattachMarkdown(&b, res)
+	report.WriteCreditMarkdown(&b, credit)
 	if f.Baseline != "" {
 		report.WritePairedMarkdown(&b, report.PairedDiffs(runs, variants, f.Baseline))
 	}
