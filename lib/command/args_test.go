@@ -1,6 +1,8 @@
 package command
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,6 +50,34 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("unknown flag: exit %d", c)
 	}
 }
+
+// TestCodeBadInput: an error that says it is bad input (BadInput), bare,
+// wrapped or joined, is exit 2; one that says it is not, or says nothing,
+// is exit 1.
+func TestCodeBadInput(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"marked", badInput{true}, ExitUsage},
+		{"wrapped", fmt.Errorf("--skills-dir sk: %w", badInput{true}), ExitUsage},
+		{"joined", errors.Join(errString("a"), badInput{true}), ExitUsage},
+		{"marked false", badInput{false}, ExitFailure},
+		{"unmarked", errString("boom"), ExitFailure},
+		{"wrapped unmarked", fmt.Errorf("x: %w", errString("boom")), ExitFailure},
+	}
+	for _, c := range cases {
+		if got := Code(c.err); got != c.want {
+			t.Errorf("%s: exit %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+type badInput struct{ bad bool }
+
+func (b badInput) Error() string  { return "bad" }
+func (b badInput) BadInput() bool { return b.bad }
 
 type errString string
 

@@ -37,16 +37,33 @@ func Usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Code maps an error to an exit code.
+// BadInput is what an error of a package below the commands says when
+// the user's input is at fault (a flag's value, a file's content, a
+// library that cannot serve the run) rather than the run itself: such a
+// package marks its error with a method BadInput() bool returning true,
+// and needs no import of this package. Code maps every error whose chain
+// holds one to exit code 2.
+type BadInput interface{ BadInput() bool }
+
+// Code maps an error to an exit code: 2 for a UsageError, a lib/table
+// input error, a lib/output refusal, or any error that says it is bad
+// input (BadInput) anywhere in its chain; 1 for anything else.
 func Code(err error) int {
 	if err == nil {
 		return ExitOK
 	}
 	var u *UsageError
-	if errors.As(err, &u) || table.IsInputError(err) || output.IsRefusal(err) {
+	if errors.As(err, &u) || table.IsInputError(err) || output.IsRefusal(err) || isBadInput(err) {
 		return ExitUsage
 	}
 	return ExitFailure
+}
+
+// isBadInput reports whether an error in err's chain (joined errors
+// included) says it is bad input.
+func isBadInput(err error) bool {
+	var b BadInput
+	return errors.As(err, &b) && b.BadInput()
 }
 
 // Run runs app with args and returns the exit code, writing the one-line

@@ -40,7 +40,8 @@ const Eps = 1e-6
 // episodes i and j belong to one group when groups[i] == groups[j]. A group
 // whose rewards are all equal gets advantage exactly 0 for every episode
 // and is reported in zeroVar (in order of first appearance). Rewards must
-// be finite.
+// be finite; a group whose spread overflows gets NaN advantages
+// (CheckCredit refuses such rewards before an update).
 func GroupAdvantages(rewards []float64, groups []string, norm AdvNorm) (adv []float64, zeroVar []string) {
 	members := map[string][]int{}
 	var order []string
@@ -74,6 +75,11 @@ func GroupAdvantages(rewards []float64, groups []string, norm AdvNorm) (adv []fl
 		std := 0.0
 		if len(idx) > 1 {
 			std = math.Sqrt(ss / float64(len(idx)-1))
+		}
+		if norm == NormStd && math.IsInf(std, 0) {
+			// Rewards too far apart for their spread to be a number: NaN
+			// (CheckCredit refuses them), not a silent 0.
+			std = math.NaN()
 		}
 		for _, i := range idx {
 			a := rewards[i] - mean

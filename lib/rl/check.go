@@ -147,6 +147,83 @@ func CheckSteps(rows []table.Trajectory, paths []string) error {
 	return nil
 }
 
+// CheckCredit checks that the advantages Credits would compute under cfg
+// are finite: rewards each finite can still overflow on the way, a
+// group's spread (its squares) beyond the float range, or step rewards
+// whose discounted return is not, or token advantages (float32) whose
+// sum over an episode leaves float32's range. Such an input is refused here, naming
+// the file and the episode, before any training: without this check it
+// would reach the update as a non-finite loss (a failure, exit 1) where
+// the trajectories are at fault (exit 2). paths[i] names the file row i
+// was read from. The rows must have passed CheckGRPO, and CheckSteps when
+// cfg.Step is on.
+func CheckCredit(rows []table.Trajectory, paths []string, cfg GRPOConfig) error {
+	bad := func(i int, format string, a ...any) error {
+		return &table.InputError{Path: paths[i], Problem: episodeName(&rows[i]) + ": " + fmt.Sprintf(format, a...)}
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	rewards := make([]float64, len(rows))
+	groups := make([]string, len(rows))
+	for i := range rows {
+		rewards[i], groups[i] = rows[i].Reward, rows[i].GroupID
+	}
+	outcome, _ := GroupAdvantages(rewards, groups, cfg.Norm)
+	for i, a := range outcome {
+		if !finite(a) {
+			return bad(i, "reward %v: its group's advantage overflows (the group's rewards are too large to compare)", rows[i].Reward)
+		}
+	}
+	if cfg.Step == StepGiGPO {
+		if err := checkSteps(rows, groups, cfg, bad); err != nil {
+			return err
+		}
+	}
+	return checkTokenCredit(rows, paths, cfg)
+}
+
+// checkSteps checks GiGPO's discounted returns and step advantages.
+func checkSteps(rows []table.Trajectory, groups []string, cfg GRPOConfig, bad func(i int, format string, a ...any) error) error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	keys := make([][]string, len(rows))
+	srew := make([][]float64, len(rows))
+	for i := range rows {
+		keys[i], srew[i] = rows[i].StepKeys, rows[i].StepRewards
+	}
+	adv, returns := StepAdvantages(keys, srew, groups, cfg.Gamma, cfg.Norm)
+	for i := range rows {
+		for t, g := range returns[i] {
+			if !finite(g) {
+				return bad(i, "step_rewards overflow: the discounted return of turn %d is %v (step reward %v, gamma %g)", t, g, rows[i].StepRewards[t], cfg.Gamma)
+			}
+		}
+	}
+	for i := range rows {
+		for t, a := range adv[i] {
+			if !finite(a) {
+				return bad(i, "step_rewards overflow: the step advantage of turn %d is %v (discounted return %v too large to compare)", t, a, returns[i][t])
+			}
+		}
+	}
+	return nil
+}
+
+// checkTokenCredit checks the token advantages as the update uses them
+// (float32): each finite, and their magnitudes' sum over an episode within
+// float32's range, since the loss sums them.
+func checkTokenCredit(rows []table.Trajectory, paths []string, cfg GRPOConfig) error {
+	_, advRows := Credits(rows, cfg)
+	for i, r := range advRows {
+		var sum float64
+		for _, a := range r.Advantages {
+			sum += math.Abs(float64(a))
+		}
+		if math.IsNaN(sum) || sum > math.MaxFloat32 {
+			return &table.InputError{Path: paths[i], Problem: fmt.Sprintf("%s: reward %v: the advantages of its tokens sum to %v, beyond the float32 range the loss is computed in", episodeName(&rows[i]), rows[i].Reward, sum)}
+		}
+	}
+	return nil
+}
+
 // Sampling is how the episodes of an update were drawn (the trajectory's
 // temperature, top_p, top_k and repetition_penalty columns; model.Rule).
 type Sampling struct {

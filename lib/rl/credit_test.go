@@ -2,6 +2,7 @@ package rl
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -388,5 +389,52 @@ func TestSelectScale(t *testing.T) {
 		if math.Abs(float64(k2[k])-(0.2*float64(s1[k])+float64(klPart))) > 1e-6 {
 			t.Errorf("KL part scaled: %v vs %v", k2[k], 0.2*s1[k]+klPart)
 		}
+	}
+}
+
+// TestCheckCredit: rewards and step rewards each finite whose advantages
+// are not (a group's spread, a discounted return, a token sum beyond
+// float32) are refused as bad input naming the file and the episode;
+// ordinary ones pass.
+func TestCheckCredit(t *testing.T) {
+	big := math.MaxFloat64
+	for _, tc := range []struct {
+		name string
+		edit func(rows []table.Trajectory)
+		cfg  GRPOConfig
+		want string // "" passes
+	}{
+		{"ordinary", func([]table.Trajectory) {}, GRPOConfig{Step: StepGiGPO, Gamma: 0.95, StepWeight: 1}, ""},
+		{"step returns overflow", func(r []table.Trajectory) { r[1].StepRewards = []float64{big, big} },
+			GRPOConfig{Step: StepGiGPO, Gamma: 0.95, StepWeight: 1}, "b: episode g sample 1: step_rewards overflow: the discounted return of turn 0 is +Inf"},
+		{"step rewards not used", func(r []table.Trajectory) { r[1].StepRewards = []float64{big, big} }, GRPOConfig{}, ""},
+		{"group spread overflows", func(r []table.Trajectory) { r[0].Reward, r[1].Reward = big, -big },
+			GRPOConfig{}, "a: episode g sample 0: reward 1.7976931348623157e+308: its group's advantage overflows"},
+		{"token sum beyond float32", func(r []table.Trajectory) { r[0].Reward, r[1].Reward = 1e38, -1e38 },
+			GRPOConfig{Norm: NormMean}, "a: episode g sample 0: reward 1e+38: the advantages of its tokens sum to"},
+		{"large but fine", func(r []table.Trajectory) { r[0].Reward, r[1].Reward = 1e30, -1e30 }, GRPOConfig{Norm: NormMean}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows := []table.Trajectory{readEpisode("g", 0, "r"), readEpisode("g", 1, "")}
+			for i := range rows {
+				for _, x := range []int8{table.RoleAction, table.RoleAction} {
+					rows[i].Tokens = append(rows[i].Tokens, int32(len(rows[i].Tokens)))
+					rows[i].Roles = append(rows[i].Roles, x)
+				}
+			}
+			rows[0].StepKeys, rows[0].StepRewards = []string{"s0", "s0", "s1"}, []float64{0, 0, 1}
+			rows[1].StepKeys, rows[1].StepRewards = []string{"s0", "s1"}, []float64{0, 0}
+			rows[0].Reward, rows[1].Reward = 1, 0
+			tc.edit(rows)
+			err := CheckCredit(rows, []string{"a", "b"}, tc.cfg)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one with %q", err, tc.want)
+			case tc.want != "" && !table.IsInputError(err):
+				t.Errorf("%v is not an input error (exit 2)", err)
+			}
+		})
 	}
 }

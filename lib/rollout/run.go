@@ -48,6 +48,9 @@ type Options struct {
 
 	Skills *skill.Library // nil: no slate
 	Slate  int            // slate size when Skills is set
+	// SkillsFrom names where Skills came from, for the message of a slate
+	// the library cannot fill ("--skills-dir sk"); "" says nothing.
+	SkillsFrom string
 	// TextRead says which skill a text policy (oracle, random) reads first
 	// when skills are on: "right" (the default), "random" (a skill drawn
 	// from the slate with the episode's seed: demonstrations whose reads a
@@ -260,7 +263,11 @@ func groupSlate(o Options, taskID, taskType string) ([]skill.Skill, error) {
 	if o.Skills == nil {
 		return nil, nil
 	}
-	return o.Skills.Slate(taskType, o.Slate, EpisodeSeed(o.Seed, taskID, -1))
+	slate, err := o.Skills.Slate(taskType, o.Slate, EpisodeSeed(o.Seed, taskID, -1))
+	if err != nil && o.SkillsFrom != "" {
+		return nil, fmt.Errorf("%s: %w", o.SkillsFrom, err)
+	}
+	return slate, err
 }
 
 // short is f as the float64 with the same shortest decimal form (0.7, not

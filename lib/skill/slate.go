@@ -59,6 +59,29 @@ func ShippedLibrary(env string) (*Library, error) {
 	return nil, fmt.Errorf("no built-in skill library for environment %q (have: %v)", env, ShippedEnvs())
 }
 
+// SlateError says that a library cannot make the slate asked for: a slate
+// size beyond what it holds, or a task type without a right skill. It is
+// the user's input that is wrong (the library or the slate size), so it
+// reports itself as bad input (BadInput), which the commands' exit point
+// maps to exit code 2.
+type SlateError struct{ Msg string }
+
+func (e *SlateError) Error() string { return e.Msg }
+
+// BadInput marks the error as the input's fault.
+func (e *SlateError) BadInput() bool { return true }
+
+// CheckRight refuses a library in which no skill is right for any task
+// type (no right-for metadata): no slate could be drawn from it.
+func (l *Library) CheckRight() error {
+	for _, s := range l.skills {
+		if len(s.RightFor) > 0 {
+			return nil
+		}
+	}
+	return &SlateError{fmt.Sprintf("no skill is right for any task type (none has %s metadata)", MetaRightFor)}
+}
+
 // Slate draws k candidate skills for an episode of taskType, a deterministic
 // function of (library, taskType, k, seed):
 //
@@ -75,7 +98,7 @@ func ShippedLibrary(env string) (*Library, error) {
 // are never silently shortened.
 func (l *Library) Slate(taskType string, k int, seed int64) ([]Skill, error) {
 	if k < 1 {
-		return nil, fmt.Errorf("slate size %d: must be at least 1", k)
+		return nil, &SlateError{fmt.Sprintf("slate size %d: must be at least 1", k)}
 	}
 	var right, mis, rest []int
 	for i, s := range l.skills {
@@ -89,10 +112,10 @@ func (l *Library) Slate(taskType string, k int, seed int64) ([]Skill, error) {
 		}
 	}
 	if len(right) == 0 {
-		return nil, fmt.Errorf("no skill is right for task type %q (task types with skills: %v)", taskType, l.TaskTypes())
+		return nil, &SlateError{fmt.Sprintf("no skill is right for task type %q (task types with skills: %v)", taskType, l.TaskTypes())}
 	}
 	if avail := 1 + len(mis) + len(rest); k > avail {
-		return nil, fmt.Errorf("slate size %d for task type %q: the library can fill at most %d (one right skill plus %d others)", k, taskType, avail, avail-1)
+		return nil, &SlateError{fmt.Sprintf("slate size %d for task type %q: the library can fill at most %d (one right skill plus %d others)", k, taskType, avail, avail-1)}
 	}
 	h := fnv.New64a()
 	h.Write([]byte(taskType))

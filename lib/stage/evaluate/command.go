@@ -30,7 +30,7 @@ type Options struct {
 // Run summarises and prints the Markdown table to stdout.
 func Run(ctx context.Context, f Options, std stage.Streams) error {
 	ins := append([]string{f.Rollout.Scaffold, f.Rollout.Policy, f.Rollout.SkillsDir}, f.Inputs...)
-	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajout", f.Trajout)); err != nil {
+	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajectories", f.Trajout)); err != nil {
 		return err
 	}
 	u := output.Unit{Stdout: std.Stdout}

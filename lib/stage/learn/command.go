@@ -310,6 +310,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 			return err
 		}
 	}
+	if err := rl.CheckCredit(rows, from, c); err != nil {
+		return err
+	}
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
 	}

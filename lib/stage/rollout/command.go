@@ -305,15 +305,26 @@ func (f Options) Resolve() (rollout.Options, error) {
 	}
 	if f.Skills || f.SkillsDir != "" {
 		var lib *skill.Library
+		from := "--skills-dir " + f.SkillsDir
 		if f.SkillsDir != "" {
 			lib, err = skill.LoadDir(f.SkillsDir)
 		} else {
+			from = "the built-in skill library of " + f.Env
 			lib, err = skill.ShippedLibrary(f.Env)
 		}
 		if err != nil {
 			return o, command.Usagef("%v", err)
 		}
-		o.Skills, o.Slate = lib, f.Slate
+		// What no slate of any task type could have is refused before any
+		// episode; a task type without a right skill of its own, when its
+		// first episode starts (the library's SlateError: exit 2 as well).
+		if err := lib.CheckRight(); err != nil {
+			return o, command.Usagef("%s: %v", from, err)
+		}
+		if f.Slate > lib.Len() {
+			return o, command.Usagef("--slate %d is more than %s holds (%d skills)", f.Slate, from, lib.Len())
+		}
+		o.Skills, o.Slate, o.SkillsFrom = lib, f.Slate, from
 		switch f.TextRead {
 		case "", "right", "random", "none":
 			o.TextRead = f.TextRead

@@ -103,6 +103,21 @@ func run(mutation, in, out string) error {
 			r.Iteration = -4
 		}
 		return write(out, rows)
+	case "traj-step-rewards-huge", "traj-rewards-far-apart":
+		rows, _, err := table.ReadFiles[table.Trajectory](in)
+		if err != nil {
+			return err
+		}
+		if mutation == "traj-step-rewards-huge" {
+			// Every turn's reward finite, their sum not.
+			for i := range rows[0].StepRewards {
+				rows[0].StepRewards[i] = math.MaxFloat64
+			}
+		} else {
+			// Two finite rewards of one group whose difference is not.
+			rows[0].Reward, rows[1].Reward = math.MaxFloat64, -math.MaxFloat64
+		}
+		return write(out, rows)
 	case "moments-negative", "weights-nan", "weights-inf":
 		ts, meta, err := safetensors.ReadFile(in)
 		if err != nil {
