@@ -84,6 +84,10 @@ func Check(inputs []string, targets ...Target) error {
 			continue
 		}
 		abs := resolved(t.Path)
+		if t.Dir && (abs == resolved(".") || abs == string(filepath.Separator)) {
+			// Unit.Dir would refuse it too, but only once the work is done.
+			return refuse("%s %s: a checkpoint is written to a named folder, not the current folder or the root", t.Flag, t.Path)
+		}
 		for _, o := range outs {
 			if o.abs == abs {
 				return refuse("%s and %s name the same file %s", o.flag, t.Flag, t.Path)
@@ -332,7 +336,54 @@ type Unit struct {
 	// process's stdout. A stage sets it to its standard output.
 	Stdout io.Writer
 	staged []staged
+	made   []madeDirs // folders made for the outputs, removed again unless committed
 	done   bool
+}
+
+// madeDirs are the folders one mkdirs call made, the deepest first, and
+// the function that takes their removal off lib/cleanup's list.
+type madeDirs struct {
+	dirs []string
+	undo func()
+}
+
+// mkdirs makes dir and its missing parents as os.MkdirAll does and
+// records the folders it made: a unit that does not commit (an error, an
+// interruption) removes them again, so that it leaves no empty folder
+// behind. Their removal is registered with lib/cleanup before any
+// temporary inside them, so that it runs after the temporaries' (newest
+// first).
+func (u *Unit) mkdirs(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	m := madeDirs{dirs: missing}
+	m.undo = cleanup.Add(func() { interrupt(func() { removeEmpty(m.dirs) }) })
+	u.made = append(u.made, m)
+	return nil
+}
+
+// removeEmpty removes the folders dirs (the deepest first) while they are
+// empty.
+func removeEmpty(dirs []string) {
+	for _, d := range dirs {
+		if os.Remove(d) != nil {
+			return
+		}
+	}
 }
 
 // stdout returns where "-" goes.
@@ -385,7 +436,7 @@ func (u *Unit) File(path string, fn func(w io.Writer) error) (err error) {
 	if dir == "" {
 		dir = "."
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := u.mkdirs(dir); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	RemoveStale(real)
@@ -448,7 +499,7 @@ func (u *Unit) Dir(dir string, fill func(tmp string) error) (err error) {
 		}
 	}
 	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if err := u.mkdirs(parent); err != nil {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	Recover(dir)
@@ -568,6 +619,10 @@ func (u *Unit) Commit() error {
 		s.undo()
 		syncDir(filepath.Dir(s.path))
 	}
+	for _, m := range u.made {
+		m.undo() // the outputs are in them: they stay
+	}
+	u.made = nil
 	return nil
 }
 
@@ -580,7 +635,8 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// Abort removes every temporary not yet committed.
+// Abort removes every temporary not yet committed and, unless the unit
+// committed, the folders it made for its outputs while they are empty.
 func (u *Unit) Abort() {
 	for i := range u.staged {
 		if t := u.staged[i].tmp; t != "" {
@@ -589,6 +645,11 @@ func (u *Unit) Abort() {
 			u.staged[i].undo()
 		}
 	}
+	for i := len(u.made) - 1; i >= 0; i-- {
+		removeEmpty(u.made[i].dirs)
+		u.made[i].undo()
+	}
+	u.made = nil
 }
 
 // Write writes one file output through fn as a unit of its own.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pats-rl/pats/lib/cleanup"
 )
 
@@ -98,6 +100,23 @@ func TestCheck(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !IsRefusal(err)):
 			t.Errorf("%s: got %v, want a refusal with %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestCheckCheckpointNamedFolder: a checkpoint output that is the current
+// folder (empty, so nothing else refuses it) or the root is refused by
+// Check, before any work, under each of its names.
+func TestCheckCheckpointNamedFolder(t *testing.T) {
+	d := t.TempDir()
+	t.Chdir(d)
+	for _, p := range []string{".", "./", d, filepath.Join(d, "x", ".."), "/"} {
+		err := Check([]string{"tiny"}, Checkpoint("-o", p))
+		if err == nil || !IsRefusal(err) || !strings.Contains(err.Error(), "a checkpoint is written to a named folder") {
+			t.Errorf("-o %s: got %v, want a refusal", p, err)
+		}
+	}
+	if err := Check([]string{"tiny"}, Checkpoint("-o", "ck")); err != nil {
+		t.Errorf("-o ck: %v", err)
 	}
 }
 
@@ -325,5 +344,60 @@ func TestInterruptBeforeAnyTemporary(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(d); len(ents) != 0 {
 		t.Errorf("written: %v", names(ents))
+	}
+}
+
+// TestUnitRemovesFoldersItMade: the folders a unit makes for its outputs
+// (report plots' -o folder, a checkpoint's new parents) stay when it
+// commits and go when it does not: on an error (Abort) and on an
+// interruption (lib/cleanup), whose removal of the temporaries comes
+// first. A folder that was there before, or that holds something else by
+// then, stays.
+func TestUnitRemovesFoldersItMade(t *testing.T) {
+	for _, how := range []string{"commit", "abort", "interrupt", "abort, folder not empty", "abort, folder there before"} {
+		t.Run(how, func(t *testing.T) {
+			defer func() { commitMu.Lock(); interrupted = false; commitMu.Unlock() }()
+			d := t.TempDir()
+			top := filepath.Join(d, "plots")
+			if how == "abort, folder there before" {
+				os.Mkdir(top, 0o755)
+			}
+			var u Unit
+			defer u.Abort()
+			if err := u.File(filepath.Join(top, "sub", "a.png"), writeString("a")); err != nil {
+				t.Fatal(err)
+			}
+			if err := u.Dir(filepath.Join(top, "ck"), func(tmp string) error { return os.WriteFile(filepath.Join(tmp, "config.json"), nil, 0o644) }); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			switch how {
+			case "commit":
+				if err := u.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				want = []string{"plots"}
+			case "abort":
+				u.Abort()
+			case "interrupt":
+				cleanup.Run()
+			case "abort, folder not empty":
+				os.WriteFile(filepath.Join(top, "notes"), nil, 0o644)
+				u.Abort()
+				want = []string{"plots"}
+			case "abort, folder there before":
+				u.Abort()
+				want = []string{"plots"}
+			}
+			ents, _ := os.ReadDir(d)
+			if diff := cmp.Diff(want, names(ents)); diff != "" {
+				t.Errorf("left in the folder (-want +got):\n%s", diff)
+			}
+			if how != "commit" {
+				if ents, _ := os.ReadDir(top); len(ents) > 0 && how == "abort, folder there before" {
+					t.Errorf("left in the folder that was there: %v", names(ents))
+				}
+			}
+		})
 	}
 }
