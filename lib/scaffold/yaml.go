@@ -115,6 +115,15 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 	ids := map[string]int{}
 	next := map[string]int{}
 	texts := map[string]int{}
+	// The ids the file gives: a generated id skips them. One set, not a
+	// scan of the whole list per generated id (which made a file of n
+	// items take time n squared).
+	explicit := map[string]bool{}
+	for _, p := range items {
+		if p.it.ID != "" {
+			explicit[p.it.ID] = true
+		}
+	}
 	for _, p := range items {
 		it := p.it
 		switch {
@@ -142,7 +151,7 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 			for {
 				next[pre]++
 				id := fmt.Sprintf("%s%04d", pre, next[pre])
-				if _, taken := ids[id]; !taken && !explicitID(items, id) {
+				if _, taken := ids[id]; !taken && !explicit[id] {
 					it.ID = id
 					break
 				}
@@ -157,15 +166,6 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 		out = append(out, it)
 	}
 	return out, nil
-}
-
-func explicitID(items []pendingItem, id string) bool {
-	for _, p := range items {
-		if p.it.ID == id {
-			return true
-		}
-	}
-	return false
 }
 
 // oneDocument parses src as one YAML document (an empty one when src
