@@ -5,7 +5,10 @@
 // Exit codes: 0 success; 1 failure while running; 2 usage or bad input
 // (unknown flag or value, a missing, empty, truncated or foreign input
 // file). Errors of kind 2 are made with Usagef or come from lib/table's
-// input errors, or are refusals of lib/output. An interrupted command
+// input errors, or are refusals of lib/output, or are errors of any
+// package that say so with a method BadInput() bool returning true (the
+// BadInput interface; skill.SlateError is one) anywhere in the error's
+// chain: a domain package marks bad input without importing this one. An interrupted command
 // (SIGINT, SIGTERM) exits 130 or 143 with nothing written, from the first
 // instant: Run stops lib/output from making or committing any output
 // (output.Interrupt), cancels its context, ends the children and removes
