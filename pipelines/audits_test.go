@@ -69,8 +69,8 @@ func TestSweepAudits(t *testing.T) {
 		"credit " + s + "/grpo-s1/traj --advantages " + s + "/grpo-s1/adv -o " + s + "/grpo-s1/audit/credit.parquet --plot " + s + "/grpo-s1/audit/credit.png",
 		"credit " + s + "/broadcast-s2/traj --advantages " + s + "/broadcast-s2/adv -o " + s + "/broadcast-s2/audit/credit.parquet --plot " + s + "/broadcast-s2/audit/credit.png",
 		"credit " + s + "/skillgate-s1/traj --advantages " + s + "/skillgate-s1/adv -o " + s + "/skillgate-s1/audit/credit.parquet --plot " + s + "/skillgate-s1/audit/credit.png",
-		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/1.parquet --scaffold " + s + "/pats-s1/snap/1.parquet -o " + s + "/pats-s1/audit/scaffold-traj1.parquet --plot " + s + "/pats-s1/audit/scaffold-traj1.png",
-		"scaffold --checkpoints " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/5.parquet --scaffold " + s + "/pats-s1/snap/5.parquet -o " + s + "/pats-s1/audit/scaffold-traj5.parquet --plot " + s + "/pats-s1/audit/scaffold-traj5.png",
+		"scaffold --policy " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/1.parquet --scaffold " + s + "/pats-s1/snap/1.parquet -o " + s + "/pats-s1/audit/scaffold-traj1.parquet --plot " + s + "/pats-s1/audit/scaffold-traj1.png",
+		"scaffold --policy " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/5.parquet --scaffold " + s + "/pats-s1/snap/5.parquet -o " + s + "/pats-s1/audit/scaffold-traj5.parquet --plot " + s + "/pats-s1/audit/scaffold-traj5.png",
 	}
 	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(string(b)), "\n")); d != "" {
 		t.Errorf("audit calls (-want +got):\n%s", d)

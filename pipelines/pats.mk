@@ -392,7 +392,7 @@ endif
 
 $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 	@mkdir -p $(R)/ckpt $(R)/metrics
-	$(BIN)/learn sft --init $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0,$(MODEL)) --demos $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
+	$(BIN)/learn sft --init $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0,$(MODEL)) --traj $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
 endif
 
 # ---- iteration k ------------------------------------------------------------------------

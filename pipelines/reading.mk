@@ -190,7 +190,7 @@ $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READ
 else
 $(READING_BASE)/ckpt/0/config.json $(READING_BASE)/metrics/sft.parquet &: $(READING_BASE)/demos.parquet
 	@mkdir -p $(READING_BASE)/ckpt $(READING_BASE)/metrics
-	$(BIN)/learn sft --init $(READING_MODEL) --demos $< -o $(READING_BASE)/ckpt/0 --epochs $(READING_EPOCHS) \
+	$(BIN)/learn sft --init $(READING_MODEL) --traj $< -o $(READING_BASE)/ckpt/0 --epochs $(READING_EPOCHS) \
 	  --batch-tokens $(SFT_BATCH) --lr $(READING_LR) --seed $(READING_SEED) --metrics $(READING_BASE)/metrics/sft.parquet
 	printf '{"prompt_format": "builtin", "history": %s, "admissible": "%s", "max_action_tokens": 32}\n' $(READING_HISTORY) $(READING_ADMISSIBLE) > $(READING_BASE)/ckpt/0/agent.json
 endif

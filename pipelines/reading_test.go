@@ -80,7 +80,7 @@ func TestReadingBaseRecipe(t *testing.T) {
 			t.Errorf("%s: demonstration shards (-want +got):\n%s\n%s", c.name, diff, out)
 		}
 		for _, s := range []string{
-			"--init tiny --demos runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 2",
+			"--init tiny --traj runs/base-reading/demos.parquet -o runs/base-reading/ckpt/0 --epochs 2",
 			"--lr 2e-3 --seed 1",
 			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_seen --tasks 0 " + c.context + " \\",
 			"audit reading --policy runs/base-reading/ckpt/0 --env household-rl --split valid_unseen --tasks 0 " + c.context + " \\",
@@ -171,7 +171,7 @@ func TestReadingBaseShipped(t *testing.T) {
 	if err != nil {
 		t.Fatalf("make -n base-reading: %v\n%s", err, out)
 	}
-	for _, s := range []string{"READING_SHIPPED=", "--init tiny --demos runs/base-reading/demos.parquet", "cmp -s runs/base-reading/SHA256SUMS " + shipped + "/SHA256SUMS"} {
+	for _, s := range []string{"READING_SHIPPED=", "--init tiny --traj runs/base-reading/demos.parquet", "cmp -s runs/base-reading/SHA256SUMS " + shipped + "/SHA256SUMS"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("make -n base-reading with a shipped base lacks %q:\n%s", s, out)
 		}

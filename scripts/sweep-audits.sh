@@ -75,7 +75,7 @@ for run in "$sweep"/pats-s*; do
   for k in $(echo "$first" "$last" | tr ' ' '\n' | sort -n -u); do
     out="$run/audit/scaffold-traj$k"
     if [ ! -f "$out.md" ]; then
-      "$bin"/audit scaffold --checkpoints "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
+      "$bin"/audit scaffold --policy "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
         --scaffold "$run/snap/$k.parquet" -o "$out.parquet" --plot "$out.png" > "$out.md.tmp"
       mv "$out.md.tmp" "$out.md"
     fi

@@ -4,8 +4,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
@@ -22,14 +20,14 @@ func app() *cli.App {
 		Usage: "credit-starvation and scaffold-internalisation diagnostics",
 		Description: "Examples:\n" +
 			"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png\n" +
-			"  audit scaffold --checkpoints ckpt/0,ckpt/5 --traj traj/5.parquet --scaffold snap/5.parquet -o audit/nll.parquet\n" +
+			"  audit scaffold --policy ckpt/0,ckpt/5 --traj traj/5.parquet --scaffold snap/5.parquet -o audit/nll.parquet\n" +
 			"  audit reading --policy ckpt/0 --env household --split valid_seen -o reading.parquet",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
 				Name:      "credit",
 				Usage:     "how the credit of skill reads behaves as episodes lengthen",
-				UsageText: "audit credit traj.parquet... --advantages adv.parquet -o credit.parquet [--plot credit.png] [--bins 4]",
+				UsageText: "audit credit TRAJ... (or --traj TRAJ,...) --advantages adv.parquet -o credit.parquet [--plot credit.png] [--bins 4]",
 				Description: "Joins trajectories with the per-token advantages learn grpo used (--advantages) and bins\n" +
 					"the episodes by horizon, in steps and in tokens (about equal counts per bin). Per bin:\n" +
 					"(1) the share of the absolute credit that lands on skill-name tokens (mean over episodes);\n" +
@@ -43,24 +41,25 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --advantages adv/3.parquet\n" +
 					"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png",
-				Flags: []cli.Flag{
+				Flags: append(stage.TrajFlags("trajectory files"),
 					&cli.StringFlag{Name: "advantages", Usage: "per-token advantages written by learn grpo --advantages"},
 					&cli.IntFlag{Name: "bins", Value: 4, Usage: "horizon bins per measure"},
 					&cli.StringFlag{Name: "plot", Usage: "also draw the measures against the horizon to this PNG"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-				},
+				),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, -1); err != nil {
+					in, err := stage.Traj(c, true)
+					if err != nil {
 						return err
 					}
-					return audit.RunCredit(c.Context, audit.CreditOptions{Traj: c.Args().Slice(), Advantages: c.String("advantages"),
+					return audit.RunCredit(c.Context, audit.CreditOptions{Traj: in, Advantages: c.String("advantages"),
 						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins")}, stage.CLI(c))
 				},
 			},
 			{
 				Name:      "scaffold",
 				Usage:     "NLL of the policy's tokens with and without the scaffold, per checkpoint",
-				UsageText: "audit scaffold --checkpoints ckpt/0,ckpt/5 --traj traj.parquet [--scaffold snap.parquet] -o nll.parquet [--plot nll.png]",
+				UsageText: "audit scaffold --policy ckpt/0,ckpt/5 --traj traj.parquet [--scaffold snap.parquet] -o nll.parquet [--plot nll.png]",
 				Description: "For each checkpoint, the mean negative log-likelihood (nats per token) of the policy-written\n" +
 					"tokens of the episodes that carry a scaffold, once with the scaffold tokens in the context\n" +
 					"and once with them removed; the gap (without - with) and its relative change from the first\n" +
@@ -68,15 +67,14 @@ func app() *cli.App {
 					"--scaffold names the snapshot the trajectories were made with; it is recorded (hash) only,\n" +
 					"since the trajectories' scaffold tokens are what is removed. Prints a Markdown table.\n\n" +
 					"Examples:\n" +
-					"  audit scaffold --checkpoints ckpt/0,ckpt/5,ckpt/10 --traj traj/10.parquet --scaffold snap/10.parquet -o audit/nll.parquet --plot audit/nll.png",
-				Flags: append([]cli.Flag{
-					&cli.StringFlag{Name: "checkpoints", Usage: "comma-separated checkpoint folders; the first is the baseline"},
-					&cli.StringSliceFlag{Name: "traj", Usage: "trajectory file(s) rolled out with a scaffold"},
+					"  audit scaffold --policy ckpt/0 --policy ckpt/5 --policy ckpt/10 --traj traj/10.parquet --scaffold snap/10.parquet -o audit/nll.parquet --plot audit/nll.png",
+				Flags: append(append(append(stage.ListFlag("policy", "checkpoint folders to score, the first the baseline", "checkpoints"),
+					stage.TrajFlags("trajectory files rolled out with a scaffold")...),
 					&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
 					&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
 					deviceflag.Flag(),
-				}, command.ProgressFlags()...),
+				), command.ProgressFlags()...),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 0, -1); err != nil {
 						return err
@@ -85,14 +83,9 @@ func app() *cli.App {
 					if err != nil {
 						return err
 					}
-					var ckpts []string
-					for _, s := range strings.Split(c.String("checkpoints"), ",") {
-						if s = strings.TrimSpace(s); s != "" {
-							ckpts = append(ckpts, s)
-						}
-					}
-					return audit.RunScaffold(c.Context, audit.ScaffoldOptions{Checkpoints: ckpts,
-						Traj:     append(c.StringSlice("traj"), c.Args().Slice()...),
+					in, _ := stage.Traj(c, false)
+					return audit.RunScaffold(c.Context, audit.ScaffoldOptions{Checkpoints: stage.List(c, "policy", "checkpoints"),
+						Traj:     in,
 						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Device: c.String("device"), Progress: prog}, stage.CLI(c))
 				},
 			},

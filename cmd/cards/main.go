@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/card"
@@ -18,7 +20,7 @@ func app() *cli.App {
 	return &cli.App{
 		Name:      "cards",
 		Usage:     "build evidence cards (success rate, success/failure contrast, representatives) from trajectories",
-		UsageText: "cards TRAJ... -o CARDS [--evidence EVIDENCE] [--per group|trajectory] [--top N]",
+		UsageText: "cards TRAJ... (or --traj TRAJ,...) -o CARDS [--evidence EVIDENCE] [--per group|trajectory] [--top N] [--group-by env,policy,run]",
 		Description: "Reads the trajectories of one iteration (files, folders of shards, or - for an Arrow stream) and\n" +
 			"writes one card per group: its success rate, each feature's frequency among the successful and\n" +
 			"the failed episodes, the --top features separating them most, the failure modes, and one\n" +
@@ -31,22 +33,22 @@ func app() *cli.App {
 			"  cards traj/3/ -o cards/3.parquet --evidence evidence/3.parquet\n" +
 			"  rollout --policy random --tasks 12 --group 4 -o - | cards - --per trajectory -o cards.parquet",
 		HideHelpCommand: true,
-		Flags: []cli.Flag{
+		Flags: append(append(stage.TrajFlags("trajectory files, folders of shards, or - (an Arrow stream on stdin)"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "cards file, or - for an Arrow stream on stdout"},
 			&cli.StringFlag{Name: "evidence", Usage: "also write the type evidence here"},
 			&cli.StringFlag{Name: "per", Value: card.PerGroup, Usage: "one card per group, or per trajectory"},
 			&cli.IntFlag{Name: "top", Value: card.DefaultOptions().TopContrast, Usage: "features kept in a contrast"},
-			&cli.StringFlag{Name: "group-by", Usage: "build the cards of each env, policy or run apart (a list such as env,policy,run) instead of refusing trajectory files that mix them; card ids end in @ and the group's values"},
-		},
+		), stage.ListFlag("group-by", "build the cards of each env, policy or run apart (any of env, policy, run) instead of refusing trajectory files that mix them; card ids end in @ and the group's values")...),
 		Action: func(c *cli.Context) error {
-			if err := command.Args(c, 1, -1); err != nil {
+			in, err := stage.Traj(c, true)
+			if err != nil {
 				return err
 			}
-			by, err := eval.ParseGroupBy(c.String("group-by"))
+			by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
 			if err != nil {
 				return command.Usagef("%v", err)
 			}
-			return cards.Run(c.Context, cards.Options{Inputs: c.Args().Slice(), Output: c.String("output"),
+			return cards.Run(c.Context, cards.Options{Inputs: in, Output: c.String("output"),
 				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top"), GroupBy: by}, stage.CLI(c))
 		},
 	}

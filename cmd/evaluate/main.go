@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
@@ -28,12 +30,11 @@ func app() *cli.App {
 			"  evaluate traj-a/ traj-b/ --group-by policy -o metrics.parquet\n" +
 			"  evaluate --policy ckpt/0 --env household --split valid_seen --greedy",
 		HideHelpCommand: true,
-		Flags: append([]cli.Flag{
+		Flags: append(append(stage.TrajFlags("trajectory files, folders of shards, or - (an Arrow stream on stdin) to summarise"),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the metrics rows here (- for an Arrow stream)"},
 			&cli.StringFlag{Name: "policy", Usage: "run this policy first: oracle, random, or a checkpoint folder"},
 			&cli.StringFlag{Name: "run", Usage: "run name recorded in the metrics (and the episodes it plays); unset: the trajectories' run, else NULL"},
 			&cli.IntFlag{Name: "iteration", Usage: "training iteration recorded in the episodes it plays (with --policy)"},
-			&cli.StringFlag{Name: "group-by", Usage: "summarise each env, policy or run apart (a list such as env,policy,run) instead of refusing trajectory files that mix them"},
 			deviceflag.Flag(),
 			&cli.StringFlag{Name: "env", Value: "household", Usage: "environment (with --policy)"},
 			&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "split (with --policy)"},
@@ -56,22 +57,24 @@ func app() *cli.App {
 			&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
 			&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens"},
 			&cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"},
-		}, command.ProgressFlags()...),
+		), append(stage.ListFlag("group-by", "summarise each env, policy or run apart (any of env, policy, run) instead of refusing trajectory files that mix them"),
+			command.ProgressFlags()...)...),
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 && c.IsSet("policy") {
+			in, _ := stage.Traj(c, false)
+			if len(in) > 0 && c.IsSet("policy") {
 				return command.Usagef("give trajectory files or --policy, not both")
 			}
 			prog, err := command.ProgressSettings(c)
 			if err != nil {
 				return err
 			}
-			by, err := eval.ParseGroupBy(c.String("group-by"))
+			by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
 			if err != nil {
 				return command.Usagef("%v", err)
 			}
 			f := evaluate.Options{
 				Run: c.String("run"), GroupBy: by,
-				Inputs:  c.Args().Slice(),
+				Inputs:  in,
 				Output:  c.String("output"),
 				Trajout: c.String("trajectories"),
 				Rollout: rollout.Options{Batch: rollout.DefaultBatch,

@@ -17,14 +17,14 @@ func app() *cli.App {
 		Name:  "learn",
 		Usage: "train a checkpoint: sft on demonstrations, grpo on rollouts",
 		Description: "Examples:\n" +
-			"  learn sft --init tiny --demos demos.parquet -o ckpt/0 --metrics metrics/sft.parquet\n" +
+			"  learn sft --init tiny --traj demos.parquet -o ckpt/0 --metrics metrics/sft.parquet\n" +
 			"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --metrics metrics/4.parquet --credit skillgate",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
 				Name:      "sft",
 				Usage:     "supervised fine-tuning on the policy-written tokens of trajectories",
-				UsageText: "learn sft --init tiny|small|CKPT --demos demos.parquet -o ckpt/0 [--epochs N --batch-tokens N --lr X --seed N --metrics m.parquet]",
+				UsageText: "learn sft --init tiny|small|CKPT --traj demos.parquet -o ckpt/0 [--epochs N --batch-tokens N --lr X --seed N --metrics m.parquet]",
 				Description: "Minimises the next-token loss of the policy-written tokens (roles action and skill name)\n" +
 					"of the given trajectories; every other token is context. Minibatches hold whole sequences up\n" +
 					"to --batch-tokens tokens in all, in a seeded shuffle per epoch; AdamW with gradient clipping,\n" +
@@ -33,8 +33,8 @@ func app() *cli.App {
 					"Trajectories made with another tokenizer are refused.\n\n" +
 					"Examples:\n" +
 					"  rollout --env household --tasks 64 --group 1 --policy oracle -o demos.parquet\n" +
-					"  learn sft --init tiny --demos demos.parquet -o ckpt/0 --epochs 3 --metrics sft.parquet\n" +
-					"  learn sft --init ckpt/0 --demos more.parquet --lr 3e-4 -o ckpt/0b",
+					"  learn sft --init tiny --traj demos.parquet -o ckpt/0 --epochs 3 --metrics sft.parquet\n" +
+					"  learn sft --init ckpt/0 --traj more.parquet --lr 3e-4 -o ckpt/0b",
 				Flags: learn.SFTFlags(),
 				Action: func(c *cli.Context) error {
 					o, err := learn.SFTFrom(c)
@@ -79,9 +79,6 @@ func app() *cli.App {
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16",
 				Flags: learn.GRPOFlags(),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, -1); err != nil {
-						return err
-					}
 					o, err := learn.GRPOFrom(c)
 					if err != nil {
 						return err

@@ -276,8 +276,8 @@ func TestBadInput(t *testing.T) {
 		{"bad lr", grpo(f.traj, "--lr", "0"), "--lr"},
 		{"no trajectories", []string{"grpo", "--init", f.ckpt}, "argument"},
 		{"sft other tokenizer", []string{"sft", "--init", "tiny", "--demos", otherTok}, "tokenizer"},
-		{"sft bad init", []string{"sft", "--init", "huge", "--demos", f.demos}, "huge"},
-		{"sft no demos", []string{"sft", "--init", "tiny"}, "--demos"},
+		{"sft bad init", []string{"sft", "--init", "huge", "--traj", f.demos}, "huge"},
+		{"sft no trajectories", []string{"sft", "--init", "tiny"}, "--traj"},
 	}
 	for _, c := range cases {
 		out := filepath.Join(dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))

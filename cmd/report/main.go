@@ -32,12 +32,13 @@ func app() *cli.App {
 				Name:      "mix",
 				Usage:     "concatenate trajectory files so that episodes of one task form one group (samples renumbered)",
 				UsageText: "report mix TRAJ... -o OUT",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"}},
+				Flags:     append(stage.TrajFlags("trajectory files"), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"}),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, -1); err != nil {
+					in, err := stage.Traj(c, true)
+					if err != nil {
 						return err
 					}
-					return report.RunMix(c.Context, report.MixOptions{Inputs: c.Args().Slice(), Output: c.String("output")}, stage.CLI(c))
+					return report.RunMix(c.Context, report.MixOptions{Inputs: in, Output: c.String("output")}, stage.CLI(c))
 				},
 			},
 			{
@@ -97,24 +98,26 @@ func app() *cli.App {
 			{
 				Name:      "compare",
 				Usage:     "compare checkpoints of runs: success per split, score, tokens per episode",
-				UsageText: "report compare LABEL=RUN[@K][+scaffold]... [--splits 'valid_seen valid_unseen']",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "splits", Value: "valid_seen valid_unseen", Usage: "splits, space separated"}},
+				UsageText: "report compare LABEL=RUN[@K][+scaffold]... [--splits valid_seen,valid_unseen]",
+				Flags:     stage.ListFlag("splits", "splits to compare; default valid_seen,valid_unseen"),
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, -1); err != nil {
 						return err
 					}
-					return report.RunCompare(c.Context, report.CompareOptions{Entries: c.Args().Slice(), Splits: c.String("splits")}, stage.CLI(c))
+					return report.RunCompare(c.Context, report.CompareOptions{Entries: c.Args().Slice(), Splits: stage.Names(c, "splits")}, stage.CLI(c))
 				},
 			},
 			{
 				Name:      "groups",
 				Usage:     "GRPO groups of rollouts: success, and the groups with equal rewards (no gradient) and with every episode failed",
 				UsageText: "report groups TRAJ...",
+				Flags:     stage.TrajFlags("trajectory files"),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, -1); err != nil {
+					in, err := stage.Traj(c, true)
+					if err != nil {
 						return err
 					}
-					return report.RunGroups(c.Context, report.GroupsOptions{Inputs: c.Args().Slice()}, stage.CLI(c))
+					return report.RunGroups(c.Context, report.GroupsOptions{Inputs: in}, stage.CLI(c))
 				},
 			},
 			{
@@ -123,8 +126,8 @@ func app() *cli.App {
 				UsageText: "report sweep --root runs/sweep --variants '...' --seeds '1 2 3' [-o results.parquet] [--runs runs.parquet] [--credit credit.parquet] [--partial]",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "root", Value: "runs/sweep", Usage: "folder holding VARIANT-sSEED run folders"},
-					&cli.StringFlag{Name: "variants", Required: true, Usage: "variants, space separated"},
-					&cli.StringFlag{Name: "seeds", Required: true, Usage: "seeds, space separated"},
+					&cli.StringSliceFlag{Name: "variants", Required: true, Usage: "variants (repeat it, or give a list separated by commas or spaces)"},
+					&cli.StringSliceFlag{Name: "seeds", Required: true, Usage: "seeds (repeat it, or give a list separated by commas or spaces)"},
 					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
 					&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
 					&cli.StringFlag{Name: "credit", Usage: "write the credit audits of the runs that have one (RUN/audit/credit.parquet), aggregated per variant and horizon bin (sweep_credit), here"},
@@ -151,7 +154,7 @@ func app() *cli.App {
 }
 
 func sweep(c *cli.Context) error {
-	return report.RunSweep(c.Context, report.SweepOptions{Root: c.String("root"), Variants: c.String("variants"),
-		Seeds: c.String("seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
+	return report.RunSweep(c.Context, report.SweepOptions{Root: c.String("root"), Variants: stage.Names(c, "variants"),
+		Seeds: stage.Names(c, "seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
 		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, stage.CLI(c))
 }

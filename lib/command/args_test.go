@@ -3,6 +3,8 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -152,5 +154,39 @@ func TestParseErrorsDoubleDash(t *testing.T) {
 	Run(app, []string{"x", "--tasks", "3"}, &b)
 	if !strings.Contains(b.String(), "--tasks") {
 		t.Errorf("stderr %q, want the flag as --tasks", b.String())
+	}
+}
+
+// TestHelpOptions: a command without subcommands lists its OPTIONS, not
+// GLOBAL OPTIONS; one with subcommands keeps urfave/cli's words.
+func TestHelpOptions(t *testing.T) {
+	flags := func() []cli.Flag { return []cli.Flag{&cli.StringFlag{Name: "env", Usage: "environment"}} }
+	action := func(*cli.Context) error { return nil }
+	cases := []struct {
+		name      string
+		app       *cli.App
+		want, not string
+	}{
+		{"single", &cli.App{Name: "one", Flags: flags(), Action: action, HideHelpCommand: true}, "OPTIONS:\n   --env", "GLOBAL"},
+		{"single with help command", &cli.App{Name: "one", Flags: flags(), Action: action}, "OPTIONS:\n   --env", "GLOBAL"},
+		{"subcommands", &cli.App{Name: "two", Flags: flags(), HideHelpCommand: true,
+			Commands: []*cli.Command{{Name: "sub", Action: action}}}, "GLOBAL OPTIONS:", "\nOPTIONS:"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			stdout := os.Stdout
+			os.Stdout = w
+			code := Run(tc.app, []string{tc.app.Name, "--help"}, io.Discard)
+			os.Stdout = stdout
+			w.Close()
+			out, _ := io.ReadAll(r)
+			if code != 0 || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), tc.not) {
+				t.Errorf("exit %d, help:\n%s\nwant %q and not %q", code, out, tc.want, tc.not)
+			}
+		})
 	}
 }

@@ -87,6 +87,7 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		}
 	}
 	sub(app.Commands)
+	setHelp(app)
 	if app.Action == nil && len(app.Commands) == 0 {
 		panic("command: app without action")
 	}
@@ -124,6 +125,18 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
 	}
 	return Code(err)
+}
+
+// singleHelp is the help of a command without subcommands: its options
+// are the command's own, not "global" ones.
+var singleHelp = strings.NewReplacer("GLOBAL OPTIONS", "OPTIONS", "[global options]", "[options]").Replace(cli.AppHelpTemplate)
+
+// setHelp gives a command without subcommands the help that says OPTIONS
+// where urfave/cli's says GLOBAL OPTIONS.
+func setHelp(app *cli.App) {
+	if len(app.Commands) == 0 && app.CustomAppHelpTemplate == "" {
+		app.CustomAppHelpTemplate = singleHelp
+	}
 }
 
 // flagName is a flag as Go's flag package names it in its messages

@@ -93,7 +93,7 @@ type CreditAudit struct {
 // context and with it removed.
 type ScaffoldAudit struct {
 	Checkpoint  string  `parquet:"checkpoint"`   // checkpoint folder as given
-	Index       int32   `parquet:"index"`        // its position in --checkpoints, from 0
+	Index       int32   `parquet:"index"`        // its position in audit scaffold's --policy list, from 0
 	Episodes    int32   `parquet:"episodes"`     // episodes scored (those with scaffold tokens)
 	Tokens      int64   `parquet:"tokens"`       // policy-written tokens scored
 	NLLWith     float64 `parquet:"nll_with"`     // mean NLL in nats per token, scaffold in the context

@@ -108,10 +108,10 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 		return command.Usagef("-o is required")
 	}
 	if len(f.Checkpoints) == 0 {
-		return command.Usagef("--checkpoints is required (comma-separated checkpoint folders, first is the baseline)")
+		return command.Usagef("--policy is required (checkpoint folders, the first the baseline)")
 	}
 	if len(f.Traj) == 0 {
-		return command.Usagef("--traj is required")
+		return command.Usagef("--traj is required (or trajectory files as arguments)")
 	}
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err

@@ -181,7 +181,7 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 		return command.Usagef("-o is required (the checkpoint folder to write)")
 	}
 	if len(f.Demos) == 0 {
-		return command.Usagef("--demos is required (trajectories to imitate)")
+		return command.Usagef("--traj is required (trajectories to imitate; or as arguments)")
 	}
 	if err := output.Check(append([]string{f.Init}, f.Demos...), output.Checkpoint("-o", f.Output), output.File("--metrics", f.Metrics)); err != nil {
 		return err

@@ -50,11 +50,11 @@ func SFTFlags() []cli.Flag {
 	sft := rl.DefaultSFT()
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "init", Usage: "tiny, small (fresh models over the built-in tokenizer) or a checkpoint folder"},
-		&cli.StringSliceFlag{Name: "demos", Usage: "trajectory file(s) to imitate (also as arguments)"},
+	}, append(append(stage.TrajFlags("trajectory files to imitate", "demos"),
 		&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 		&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
-		deviceflag.Flag(),
-	}, append(optimFlags(sft.Optim, "cosine"), command.ProgressFlags()...)...)
+		deviceflag.Flag()),
+		append(optimFlags(sft.Optim, "cosine"), command.ProgressFlags()...)...)...)
 }
 
 // SFTFrom reads learn sft's options.
@@ -69,8 +69,9 @@ func SFTFrom(c *cli.Context) (SFTOptions, error) {
 	}
 	cfg := rl.DefaultSFT()
 	cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, prog
+	demos, _ := stage.Traj(c, false, "demos")
 	return SFTOptions{Init: c.String("init"),
-		Demos:  append(c.StringSlice("demos"), c.Args().Slice()...),
+		Demos:  demos,
 		Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
 		Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device")}, nil
 }
@@ -78,7 +79,7 @@ func SFTFrom(c *cli.Context) (SFTOptions, error) {
 // GRPOFlags declares learn grpo's options.
 func GRPOFlags() []cli.Flag {
 	grpo := rl.DefaultGRPO()
-	return append([]cli.Flag{
+	return append(append(stage.TrajFlags("trajectory files"),
 		&cli.StringFlag{Name: "init", Usage: "checkpoint folder of the policy that made the trajectories"},
 		&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
 		deviceflag.Flag(),
@@ -98,7 +99,7 @@ func GRPOFlags() []cli.Flag {
 		&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
 		&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "skillgate: scale of the selection loss term (baseline group) or magnitude of the selection advantage (baseline none)"},
 		&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
-	}, append(optimFlags(grpo.Optim, "constant"), command.ProgressFlags()...)...)
+	), append(optimFlags(grpo.Optim, "constant"), command.ProgressFlags()...)...)
 }
 
 // GRPOFrom reads learn grpo's options. --credit gigpo is broadcast with
@@ -136,8 +137,12 @@ func GRPOFrom(c *cli.Context) (GRPOOptions, error) {
 	cfg.Gamma, cfg.StepWeight, cfg.DropFlat = c.Float64("gamma"), c.Float64("step-weight"), c.Bool("drop-flat-groups")
 	cfg.Clip, cfg.KL, cfg.Epochs = c.Float64("clip"), c.Float64("kl"), c.Int("epochs")
 	cfg.Minibatch, cfg.SelectCoef = c.Int("minibatch"), c.Float64("select-coef")
+	traj, err := stage.Traj(c, true)
+	if err != nil {
+		return GRPOOptions{}, err
+	}
 	return GRPOOptions{Init: c.String("init"), Ref: c.String("ref"),
-		Traj: c.Args().Slice(), Output: c.String("output"), Metrics: c.String("metrics"),
+		Traj: traj, Output: c.String("output"), Metrics: c.String("metrics"),
 		Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
 		WeightDecay: c.Float64("weight-decay"), Device: c.String("device"), OffPolicy: c.Bool("off-policy")}, nil
 }

@@ -25,6 +25,7 @@ func grpoApp(got *GRPOOptions) *cli.App {
 // a --step-credit none given beside it is refused (exit 2, one line naming
 // both flags) rather than silently overridden; the other enum options are
 // parsed by the stage and their bad values reported under their flags.
+// Every case gives a trajectory file (GRPOFrom needs one; it reads none).
 func TestGRPOCredits(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -52,7 +53,8 @@ func TestGRPOCredits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got GRPOOptions
 			var stderr bytes.Buffer
-			code := command.Run(grpoApp(&got), append([]string{"learn"}, tc.args...), &stderr)
+			args := append(append([]string{"learn"}, tc.args...), "traj.parquet")
+			code := command.Run(grpoApp(&got), args, &stderr)
 			if tc.err == "" {
 				if code != 0 || stderr.Len() > 0 {
 					t.Fatalf("exit %d, stderr %q", code, stderr.String())

@@ -127,7 +127,7 @@ func RunSummary(ctx context.Context, f SummaryOptions, std stage.Streams) error 
 // CompareOptions are report compare's options.
 type CompareOptions struct {
 	Entries []string // LABEL=RUN[@K][+scaffold]
-	Splits  string   // space separated
+	Splits  []string // splits to compare; none: valid_seen and valid_unseen
 }
 
 // RunCompare prints the comparison of the entries on the splits.
@@ -140,8 +140,12 @@ func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error 
 		}
 		es = append(es, e)
 	}
+	splits := f.Splits
+	if len(splits) == 0 {
+		splits = []string{"valid_seen", "valid_unseen"}
+	}
 	var b bytes.Buffer
-	if err := report.WriteCompareMarkdown(&b, es, strings.Fields(f.Splits)); err != nil {
+	if err := report.WriteCompareMarkdown(&b, es, splits); err != nil {
 		return err
 	}
 	_, err := std.Stdout.Write(b.Bytes())
@@ -151,12 +155,12 @@ func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error 
 // SweepOptions are report sweep's options.
 type SweepOptions struct {
 	Root     string // folder holding VARIANT-sSEED run folders
-	Variants string // space separated
-	Seeds    string // space separated
-	Output   string // aggregated rows; empty: not written
-	Runs     string // per-run rows; empty: not written
-	Credit   string // the runs' credit audits per variant and horizon bin; empty: not written
-	Partial  bool   // leave out unfinished runs instead of failing
+	Variants []string
+	Seeds    []string // each a number
+	Output   string   // aggregated rows; empty: not written
+	Runs     string   // per-run rows; empty: not written
+	Credit   string   // the runs' credit audits per variant and horizon bin; empty: not written
+	Partial  bool     // leave out unfinished runs instead of failing
 	// VariantSeeds gives some variants their own seeds:
 	// "VARIANT:S,S,S VARIANT:S,S" (space separated entries); the others
 	// take Seeds.
@@ -183,8 +187,8 @@ func parseSeeds(flag, s string, sep string) ([]int64, error) {
 // RunSweep aggregates a sweep's runs, writes the rows asked for and
 // prints the Markdown table.
 func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
-	variants := strings.Fields(f.Variants)
-	seeds, err := parseSeeds("--seeds", f.Seeds, " ")
+	variants := f.Variants
+	seeds, err := parseSeeds("--seeds", strings.Join(f.Seeds, " "), " ")
 	if err != nil {
 		return err
 	}
