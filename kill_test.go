@@ -31,9 +31,10 @@ type writer struct {
 }
 
 // writers lists every command that writes outputs, in an order where each
-// one's inputs exist ($SHARED/adv.parquet is learn grpo's). report sweep
-// and report plots, which read whole run folders, are covered by their
-// own package tests of lib/output's units.
+// one's inputs exist ($SHARED/adv.parquet is learn grpo's; $FIX/run is the
+// run folder fixtures.sh makes for report sweep and report plots).
+// TestWritersListed checks that every subcommand that takes an output is
+// here.
 var writers = []writer{
 	{"rollout", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "2", "--group", "2", "--policy", "oracle", "--seed", "3", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
 	{"rollout-checkpoint", []string{"rollout", "--env", "household", "--split", "train", "--tasks", "1", "--group", "2", "--policy", "$FIX/ckpt", "--max-context", "512", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
@@ -48,6 +49,10 @@ var writers = []writer{
 	{"learn-grpo", []string{"learn", "grpo", "--kl", "0", "--init", "$FIX/ckpt", "$FIX/ptraj.parquet", "-o", "ck", "--metrics", "m.parquet", "--advantages", "adv.parquet"}, []string{"ck", "m.parquet", "adv.parquet"}, []string{"m.parquet"}},
 	{"audit-credit", []string{"audit", "credit", "$FIX/ptraj.parquet", "--advantages", "$SHARED/adv.parquet", "-o", "a.parquet"}, []string{"a.parquet"}, nil},
 	{"audit-reading", []string{"audit", "reading", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "r.parquet"}, []string{"r.parquet"}, nil},
+	{"audit-scaffold", []string{"audit", "scaffold", "--checkpoints", "$FIX/ckpt,$FIX/ckpt", "--traj", "$FIX/straj.parquet", "-o", "a.parquet", "--plot", "a.png"}, []string{"a.parquet", "a.png"}, nil},
+	{"report-sweep", []string{"report", "sweep", "--root", "$FIX/run", "--variants", "pats", "--seeds", "1", "-o", "r.parquet", "--runs", "runs.parquet"}, []string{"r.parquet", "runs.parquet"}, nil},
+	{"report-plots", []string{"report", "plots", "$FIX/run/pats-s1", "-o", "plots"}, []string{"plots"}, nil},
+	{"report-settings", []string{"report", "settings", "--from", "$FIX/run/vars", "--base", "$FIX/ckpt", "-o", "settings.json"}, []string{"settings.json"}, nil},
 }
 
 // writerRun is one run of a writer in dir.
@@ -127,19 +132,20 @@ func visible(t *testing.T, dir string) (map[string]string, []string) {
 	t.Helper()
 	snap := snapshot(t, dir)
 	delete(snap, ".") // the folder itself: only what is in it counts
+	// A hidden entry at any depth (a temporary beside its output, or in
+	// an output folder such as report plots') is listed; entries under a
+	// hidden folder belong to it.
 	var hidden []string
 	for k := range snap {
-		if strings.HasPrefix(filepath.Base(k), ".") {
-			delete(snap, k)
-			if !strings.Contains(k, string(filepath.Separator)) {
-				hidden = append(hidden, k)
+		parts := strings.Split(k, string(filepath.Separator))
+		for i, p := range parts {
+			if strings.HasPrefix(p, ".") {
+				delete(snap, k)
+				if i == len(parts)-1 {
+					hidden = append(hidden, k)
+				}
+				break
 			}
-		}
-	}
-	// Entries under a hidden folder belong to it.
-	for k := range snap {
-		if first, _, ok := strings.Cut(k, string(filepath.Separator)); ok && strings.HasPrefix(first, ".") {
-			delete(snap, k)
 		}
 	}
 	sort.Strings(hidden)
@@ -350,4 +356,57 @@ func checkWhole(t *testing.T, path string) {
 	if _, _, err := table.ReadFiles[table.TrainMetrics](path); err != nil {
 		t.Errorf("%s is not a whole metrics file: %v", path, err)
 	}
+}
+
+// TestWritersListed reads every binary's help, and its subcommands': each
+// command that takes --output must be among the writers the kill and
+// signal tests run (named BINARY, or BINARY-SUBCOMMAND).
+func TestWritersListed(t *testing.T) {
+	built(t)
+	listed := map[string]bool{}
+	for _, w := range writers {
+		listed[w.name] = true
+	}
+	help := func(args ...string) string {
+		out, _ := exec.Command(filepath.Join(binDir, args[0]), append(args[1:], "--help")...).CombinedOutput()
+		return string(out)
+	}
+	ents, err := os.ReadDir(binDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var writing []string
+	for _, e := range ents {
+		bin := e.Name()
+		if bin == "mkbad" {
+			continue
+		}
+		h := help(bin)
+		if strings.Contains(h, "--output") {
+			writing = append(writing, bin)
+		}
+		_, cmds, ok := strings.Cut(h, "COMMANDS:\n")
+		if !ok {
+			continue
+		}
+		cmds, _, _ = strings.Cut(cmds, "\n\n")
+		for _, line := range strings.Split(cmds, "\n") {
+			f := strings.Fields(strings.ReplaceAll(line, ",", " "))
+			if len(f) == 0 || f[0] == "help" {
+				continue
+			}
+			if strings.Contains(help(bin, f[0]), "--output") {
+				writing = append(writing, bin+"-"+f[0])
+			}
+		}
+	}
+	if len(writing) < len(writers)-2 { // rollout-checkpoint and evaluate-policy are second runs
+		t.Fatalf("found only %v: the help format changed?", writing)
+	}
+	for _, w := range writing {
+		if !listed[w] {
+			t.Errorf("%s takes --output but is not among the writers of TestKillEveryWriter and TestSigtermEveryWriter", w)
+		}
+	}
+	t.Logf("writers: %v", writing)
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -67,12 +68,14 @@ func NLL(m *model.Model, seqs [][]int32, roles [][]int8) (float64, int64, error)
 // a time. An episode rolled out with a history window counts as one
 // sequence per answer, the context it saw (rl.TurnSequences).
 func Scaffold(ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory) ([]table.ScaffoldAudit, error) {
-	return ScaffoldProgress(ckpts, load, traj, nil)
+	return ScaffoldProgress(context.Background(), ckpts, load, traj, nil)
 }
 
 // ScaffoldProgress is Scaffold reporting each checkpoint done, with its
-// gap, to meter (nil: nothing).
-func ScaffoldProgress(ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory, meter *progress.Meter) ([]table.ScaffoldAudit, error) {
+// gap, to meter (nil: nothing). It stops with ctx's error once ctx is
+// cancelled: between two sequences of a checkpoint's scoring (each model
+// load gives scores under ctx) and before each checkpoint.
+func ScaffoldProgress(ctx context.Context, ckpts []string, load func(name string) (*model.Model, error), traj []table.Trajectory, meter *progress.Meter) ([]table.ScaffoldAudit, error) {
 	var with, without [][]int32
 	var rWith, rWithout [][]int8
 	var rows []table.Trajectory
@@ -109,16 +112,24 @@ func ScaffoldProgress(ckpts []string, load func(name string) (*model.Model, erro
 	}
 	var out []table.ScaffoldAudit
 	for k, name := range ckpts {
-		m, err := load(name)
-		if err != nil {
+		if err := ctx.Err(); err != nil {
+			meter.Abandon()
 			return nil, err
 		}
+		m, err := load(name)
+		if err != nil {
+			meter.Abandon()
+			return nil, err
+		}
+		m.SetContext(ctx)
 		a, n, err := NLL(m, with, rWith)
 		if err != nil {
+			meter.Abandon()
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		b, _, err := NLL(m, without, rWithout)
 		if err != nil {
+			meter.Abandon()
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		row := table.ScaffoldAudit{Checkpoint: name, Index: int32(k), Episodes: int32(episodes), Tokens: n,

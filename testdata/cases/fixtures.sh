@@ -34,3 +34,16 @@ for m in eval-nan-success eval-read-rate-range; do
   mkbad $m eval.parquet bad/$m.parquet
 done
 mkbad snap-wrong-hash snap.parquet bad/snap-wrong-hash.parquet
+# Trajectories with a scaffold, for audit scaffold.
+printf 'items:\n  - layer: general\n    text: Look around before acting.\n  - layer: general\n    text: Take the object before moving it.\n' > items.yaml
+validate init --from items.yaml -o isnap.parquet
+rollout --env household --split train --tasks 2 --group 2 --policy ckpt --max-context 512 --scaffold isnap.parquet -o straj.parquet
+# A finished run folder of one iteration, for report sweep and report plots.
+r=run/pats-s1
+mkdir -p $r/eval/0 $r/snap $r/state
+evaluate traj.parquet -o $r/eval/0/bare-valid_seen.parquet > /dev/null
+cp $r/eval/0/bare-valid_seen.parquet $r/eval/0/bare-valid_unseen.parquet
+cp snap.parquet $r/snap/0.parquet
+cp state.parquet $r/state/0.parquet
+echo finished > $r/summary.md
+printf 'SEED=1\nVARIANT=pats\n' > run/vars

@@ -152,7 +152,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 		}
 		return m, nil
 	}
-	rows, err := audit.ScaffoldProgress(f.Checkpoints, load, traj, f.Progress.Start("audit scaffold", "checkpoint", len(f.Checkpoints)))
+	rows, err := audit.ScaffoldProgress(ctx, f.Checkpoints, load, traj, f.Progress.Start("audit scaffold", "checkpoint", len(f.Checkpoints)))
 	if err != nil {
 		if errors.Is(err, audit.ErrNoScaffold) {
 			return command.Usagef("%s: %v (roll out with --scaffold)", strings.Join(f.Traj, ","), err)

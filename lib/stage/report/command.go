@@ -210,6 +210,9 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 			vs = o
 		}
 		for _, s := range vs {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
 			if err != nil {
 				if !f.Partial {
@@ -281,14 +284,12 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	if dir == "" {
 		dir = r.Dir + "/plots"
 	}
-	_, statErr := os.Stat(dir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The folder is made with the plots (lib/output), and removed again
+	// when they are not all written.
 	paths, err := report.Plots(r, dir)
-	if err != nil && os.IsNotExist(statErr) {
-		os.Remove(dir) // made here and, the plots not written, empty: a failed run leaves nothing
-	}
 	for _, p := range paths {
 		fmt.Fprintln(std.Stdout, p)
 	}
