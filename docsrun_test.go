@@ -20,32 +20,92 @@ import (
 // --tasks above 16 becomes 16, every --group above 2 becomes 2 and every
 // --epochs 1; a "go build" line is left out (the binaries are built). A command that exits non-zero fails
 // the test, named with its last lines of output.
+//
+// The mark may carry settings before its first ':' or '-->':
+//
+//	qwen=PATH        write a random Qwen2.5-shaped checkpoint at PATH first
+//	                 (qwenCheckpoint), the folder a user downloads;
+//	max-tasks=N      cut --tasks above N to N instead of 16;
+//	max-context=N    cut --max-context above N to N.
 
 // docsRunMark marks a block to run.
 const docsRunMark = "<!-- docs-run"
 
+// docBlock is one marked block: its text and its mark's settings.
+type docBlock struct {
+	text string
+	opts map[string]string
+}
+
+// markOptions reads the key=value settings of a mark line.
+func markOptions(mark string) map[string]string {
+	rest := strings.TrimPrefix(strings.TrimSpace(mark), docsRunMark)
+	if i := strings.IndexAny(rest, ":"); i >= 0 {
+		rest = rest[:i]
+	}
+	rest = strings.TrimSuffix(strings.TrimSpace(rest), "-->")
+	opts := map[string]string{}
+	for _, f := range strings.Fields(rest) {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			opts[k] = v
+		}
+	}
+	return opts
+}
+
 // docBlocks returns the marked ```sh blocks of a Markdown text, in order.
-func docBlocks(md string) []string {
-	var blocks []string
+func docBlocks(md string) []docBlock {
+	var blocks []docBlock
 	lines := strings.Split(md, "\n")
 	for i := 0; i < len(lines); i++ {
 		if !strings.HasPrefix(strings.TrimSpace(lines[i]), docsRunMark) || i+1 >= len(lines) || strings.TrimSpace(lines[i+1]) != "```sh" {
 			continue
 		}
+		opts := markOptions(lines[i])
 		var b []string
 		for j := i + 2; j < len(lines) && strings.TrimSpace(lines[j]) != "```"; j++ {
 			b = append(b, lines[j])
 			i = j
 		}
-		blocks = append(blocks, strings.Join(b, "\n")+"\n")
+		blocks = append(blocks, docBlock{text: strings.Join(b, "\n") + "\n", opts: opts})
 	}
 	return blocks
 }
 
+// prepare makes what a block's mark asks for in dir and returns the block
+// cut to small sizes.
+func prepare(t *testing.T, dir string, b docBlock) string {
+	t.Helper()
+	if p := b.opts["qwen"]; p != "" {
+		if _, err := os.Stat(filepath.Join(dir, p, "config.json")); err != nil {
+			qwenCheckpoint(t, filepath.Join(dir, p))
+		}
+	}
+	text := b.text
+	if n, err := strconv.Atoi(b.opts["max-tasks"]); err == nil {
+		text = cutFlag(text, tasksFlag, "--tasks", n)
+	}
+	if n, err := strconv.Atoi(b.opts["max-context"]); err == nil {
+		text = cutFlag(text, contextFlag, "--max-context", n)
+	}
+	return small(text)
+}
+
+// cutFlag replaces every value of flag above n by n.
+func cutFlag(block string, re *regexp.Regexp, flag string, n int) string {
+	return re.ReplaceAllStringFunc(block, func(m string) string {
+		if v, _ := strconv.Atoi(strings.Fields(m)[1]); v > n {
+			return flag + " " + strconv.Itoa(n)
+		}
+		return m
+	})
+}
+
 var (
-	tasksFlag  = regexp.MustCompile(`--tasks (\d+)`)
-	groupFlag  = regexp.MustCompile(`--group (\d+)`)
-	epochsFlag = regexp.MustCompile(`--epochs \d+`)
+	tasksFlag   = regexp.MustCompile(`--tasks (\d+)`)
+	contextFlag = regexp.MustCompile(`--max-context (\d+)`)
+	groupFlag   = regexp.MustCompile(`--group (\d+)`)
+	epochsFlag  = regexp.MustCompile(`--epochs \d+`)
 )
 
 // small cuts a block's sizes and leaves out its go build lines.
@@ -126,7 +186,7 @@ func TestDocsRun(t *testing.T) {
 			linkBin(t, dir)
 			for i, bl := range blocks {
 				start := time.Now()
-				if err := runBlock(dir, small(bl)); err != nil {
+				if err := runBlock(dir, prepare(t, dir, bl)); err != nil {
 					t.Fatalf("block %d: %v", i+1, err)
 				}
 				t.Logf("block %d: %v", i+1, time.Since(start).Round(time.Millisecond))
@@ -158,7 +218,7 @@ func TestDocsRunCatchesBroken(t *testing.T) {
 			linkBin(t, dir)
 			var err error
 			for _, bl := range docBlocks(c.md) {
-				if err = runBlock(dir, small(bl)); err != nil {
+				if err = runBlock(dir, prepare(t, dir, bl)); err != nil {
 					break
 				}
 			}
@@ -171,6 +231,31 @@ func TestDocsRunCatchesBroken(t *testing.T) {
 				t.Errorf("error does not name %q: %v", c.want, err)
 			}
 		})
+	}
+	// A planted break in docs/real-models.md's walk: warm-up demonstrations
+	// written without --tokenizer are in the built-in vocabulary, which
+	// learn sft refuses for the Qwen folder.
+	b, err := os.ReadFile(filepath.Join("docs", "real-models.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const good, broken = "--policy oracle --tokenizer $M", "--policy oracle"
+	found := false
+	for _, bl := range docBlocks(string(b)) {
+		if bl.opts["qwen"] == "" || !strings.Contains(bl.text, good) {
+			continue
+		}
+		found = true
+		bl.text = strings.Replace(bl.text, good, broken, 1)
+		dir := t.TempDir()
+		linkBin(t, dir)
+		err := runBlock(dir, prepare(t, dir, bl))
+		if err == nil || !strings.Contains(err.Error(), "bin/learn sft") {
+			t.Errorf("docs/real-models.md without --tokenizer for the demonstrations: %v, want learn sft to fail", err)
+		}
+	}
+	if !found {
+		t.Errorf("docs/real-models.md has no block marked qwen= with %q", good)
 	}
 	if got := small("bin/rollout --tasks 1500 --group 8 --epochs 4\ngo build -o bin/ ./cmd/...\nbin/rollout --tasks 8 --group 2"); got != "bin/rollout --tasks 16 --group 2 --epochs 1\nbin/rollout --tasks 8 --group 2" {
 		t.Errorf("small: %q", got)

@@ -81,6 +81,8 @@ SFT_BATCH    ?= 2048
 FORMAT_SFT   ?= 1
 WARMUP_ENV   ?= $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(READING_ENV),$(ENV))
 WARMUP_HINTS ?= right
+# GRPO's learning rate: learn grpo's default (TestDefaultsAgree keeps them
+# equal); a pretrained checkpoint of a billion parameters wants about 1e-6
 GRPO_LR      ?= 5e-4
 KL           ?= 0.01
 # sequences per GRPO optimizer step (0: one step per iteration)
@@ -92,7 +94,10 @@ EVAL_TASKS   ?= 24
 # the same evaluation tasks for every run
 EVAL_SEED    ?= 7
 EVAL_SPLITS  ?= valid_seen valid_unseen
-EVAL_FLAGS   ?= --temperature 0.4
+# extra evaluate flags; its default sampling is the published one
+# (temperature 0.4, unless the checkpoint's generation_config.json sets
+# its own)
+EVAL_FLAGS   ?=
 MAX_CONTEXT  ?= 4096
 # scaffold token budget
 BUDGET       ?= 400

@@ -10,6 +10,7 @@ import (
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/audit"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
 func main() { command.Main(app()) }
@@ -114,7 +115,7 @@ func app() *cli.App {
 					&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split (seeded); 0: the whole split"},
 					&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task and condition"},
 					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the task draw and the episodes"},
-					&cli.Float64Flag{Name: "temperature", Value: 0.4, Usage: "sampling temperature (checkpoint policies)"},
+					&cli.Float64Flag{Name: "temperature", Value: rollout.EvalTemperature, Usage: "sampling temperature (checkpoint policies; unset: the checkpoint's generation_config.json, else 0.4)"},
 					&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
 					&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
 					&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full, older ones replaced by one marker line, as rollout --history; 0: the whole episode; unset: the checkpoint's agent.json, if it has one"},
@@ -136,7 +137,7 @@ func app() *cli.App {
 					}
 					return audit.RunReading(c.Context, audit.ReadingOptions{Policy: c.String("policy"), Env: c.String("env"),
 						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
-						Temperature: c.Float64("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
+						Temperature: c.Float64("temperature"), TemperatureSet: c.IsSet("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
 						MaxActionTokens: c.Int("max-action-tokens"), HistorySet: c.IsSet("history"), AdmissibleSet: c.IsSet("admissible"),
 						MaxActionTokensSet: c.IsSet("max-action-tokens"), Device: c.String("device"),
 						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),

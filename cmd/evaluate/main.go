@@ -45,7 +45,7 @@ func app() *cli.App {
 			&cli.IntFlag{Name: "scaffold-budget", Value: 400, Usage: "token budget of the rendered scaffold"},
 			&cli.BoolFlag{Name: "skills", Usage: "show a skill slate (with --policy)"},
 			&cli.IntFlag{Name: "slate", Value: 16, Usage: "candidates per slate"},
-			&cli.Float64Flag{Name: "temperature", Value: 1.0, Usage: "sampling temperature (unset: the checkpoint's generation_config.json, else 1)"},
+			&cli.Float64Flag{Name: "temperature", Value: rollout.EvalTemperature, Usage: "sampling temperature (unset: the checkpoint's generation_config.json, else 0.4)"},
 			&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass (unset: the checkpoint's generation_config.json, else 1)"},
 			&cli.IntFlag{Name: "top-k", Usage: "sample among the k most probable tokens only (checkpoint policies; unset: the checkpoint's generation_config.json, else 0: no cut)"},
 			&cli.Float64Flag{Name: "repetition-penalty", Value: 1.0, Usage: "divide the logits of tokens already in the context by this (checkpoint policies; unset: the checkpoint's generation_config.json, else 1: none)"},

@@ -39,7 +39,7 @@ func app() *cli.App {
 			&cli.IntFlag{Name: "iteration", Usage: "training iteration k recorded in every row"},
 			&cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"},
 			&cli.StringFlag{Name: "skills-dir", Usage: "a folder of SKILL.md folders to draw slates from (implies --skills)"},
-			&cli.StringFlag{Name: "text-read", Value: "right", Usage: "with skills on, the skill oracle and random policies read first: right, random (drawn from the slate) or none"},
+			&cli.StringFlag{Name: "text-read", Usage: "with skills on, the skill oracle and random policies read first: right, random (drawn from the slate) or none; unset: right for the oracle, random for the random policy"},
 			&cli.StringFlag{Name: "preread", Value: "none", Usage: "without --skills, a library skill's body before the first action, as if read: none, right (the type's right skill) or random (a library skill drawn per task); demonstrations for a base that reads"},
 			&cli.StringFlag{Name: "hints", Value: "none", Usage: "rules about each task in the scaffold's place: none, right, misleading, irrelevant, or mixed (demonstrations for a base that reads; the household worlds)"},
 			&cli.IntFlag{Name: "slate", Value: 16, Usage: "candidates per slate"},

@@ -69,3 +69,38 @@ func sampleToken(row []float32, temp float32, tok int32) (int32, float32) {
 	}
 	return -1, float32(math.NaN())
 }
+
+// TestScoringTemperatureOnDevice: a device scores at temperature 1 only
+// (the CUDA library's log-softmax takes no temperature), so a model set to
+// score at another one is not attached, and an attached model refuses
+// another scoring temperature; temperature 1 and greedy (0) pass both ways.
+func TestScoringTemperatureOnDevice(t *testing.T) {
+	cfg := testConfig(false)
+	cases := []struct {
+		temp   float64
+		refuse bool
+	}{{0.7, true}, {2, true}, {1, false}, {0, false}}
+	for _, c := range cases {
+		m := randomModel(t, cfg, 4)
+		if err := m.SetScoringTemperature(c.temp); err != nil {
+			t.Fatal(err)
+		}
+		acc, err := NewHostAccelerator(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Attach(acc); (err != nil) != c.refuse {
+			t.Errorf("temperature %g, then Attach: %v; want refused %v", c.temp, err, c.refuse)
+		}
+		m = randomModel(t, cfg, 4)
+		if acc, err = NewHostAccelerator(cfg); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Attach(acc); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetScoringTemperature(c.temp); (err != nil) != c.refuse {
+			t.Errorf("Attach, then temperature %g: %v; want refused %v", c.temp, err, c.refuse)
+		}
+	}
+}

@@ -39,10 +39,12 @@ type GRPOConfig struct {
 	Progress   *progress.Settings // nil: no progress
 }
 
-// DefaultGRPO is the command's defaults.
+// DefaultGRPO is the command's defaults. The learning rate is the
+// pipelines' (GRPO_LR), tuned on the built-in models; a pretrained
+// checkpoint of a billion parameters wants about 1e-6 (docs/real-models.md).
 func DefaultGRPO() GRPOConfig {
 	return GRPOConfig{Clip: 0.2, KL: 0.01, Epochs: 1, SelectCoef: 0.2, Gamma: 0.95, StepWeight: 1,
-		Optim: OptimConfig{LR: 1e-5, MaxGradNorm: 1, MinLRRatio: 0.1}}
+		Optim: OptimConfig{LR: 5e-4, MaxGradNorm: 1, MinLRRatio: 0.1}}
 }
 
 // OptimConfig is the learning-rate schedule and gradient clipping of a run.

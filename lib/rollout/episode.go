@@ -84,7 +84,7 @@ func prompt(o Options, ep env.Episode, taskID string, seed int64, tr *table.Traj
 			firstRead = s.Name
 		}
 	}
-	switch o.TextRead {
+	switch DefaultTextRead(o.TextRead, o.Policy.Name()) {
 	case "none":
 		firstRead = ""
 	case "random":

@@ -52,9 +52,9 @@ type Options struct {
 	// the library cannot fill ("--skills-dir sk"); "" says nothing.
 	SkillsFrom string
 	// TextRead says which skill a text policy (oracle, random) reads first
-	// when skills are on: "right" (the default), "random" (a skill drawn
-	// from the slate with the episode's seed: demonstrations whose reads a
-	// selector still has to learn) or "none".
+	// when skills are on: "right", "random" (a skill drawn from the slate
+	// with the episode's seed: demonstrations whose reads a selector still
+	// has to learn) or "none"; "" is the policy's own (DefaultTextRead).
 	TextRead string
 
 	// Scaffold renders z for a task type; nil runs with no scaffold
@@ -329,4 +329,18 @@ func FailureMode(features []string, outOfSteps bool) string {
 		return "max_steps"
 	}
 	return "unfinished"
+}
+
+// DefaultTextRead is the first read of a text policy with skills on when
+// TextRead is "" : the oracle reads the right skill, the random policy a
+// skill drawn from the slate, like every other choice it makes. A given
+// TextRead is returned as it is.
+func DefaultTextRead(textRead, policy string) string {
+	if textRead != "" {
+		return textRead
+	}
+	if policy == "random" {
+		return "random"
+	}
+	return "right"
 }

@@ -402,3 +402,49 @@ func TestStepKeysAndRewards(t *testing.T) {
 		t.Errorf("%d episodes of task -3, want 1", seen)
 	}
 }
+
+// TestDefaultTextRead: with skills on and no TextRead, the oracle reads the
+// right skill and the random policy a skill drawn from the slate (the
+// same reads as TextRead "random"); a TextRead given is kept for both.
+func TestDefaultTextRead(t *testing.T) {
+	lib, err := skill.New([]skill.Skill{
+		{Name: "go-up", Description: "d", Body: "inc until there", RightFor: []string{"up"}},
+		{Name: "go-down", Description: "d", Body: "dec until there", RightFor: []string{"down"}},
+		{Name: "other", Description: "d", Body: "nothing"},
+		{Name: "more", Description: "d", Body: "nothing more"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := func(policy, mode string) []string {
+		var out []string
+		p := TextPolicy{PolicyName: policy, New: counter{}.Oracle}
+		for _, r := range runCounter(t, Options{Group: 2, Seed: 4, Skills: lib, Slate: 4, TextRead: mode, Policy: p}) {
+			out = append(out, strings.Join(r.Reads, ","))
+		}
+		return out
+	}
+	cases := []struct{ policy, mode, same string }{
+		{"oracle", "", "right"},
+		{"random", "", "random"},
+		{"random", "right", "right"},
+		{"random", "none", "none"},
+		{"oracle", "random", "random"},
+	}
+	for _, c := range cases {
+		got, want := reads(c.policy, c.mode), reads("oracle", c.same)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s with TextRead %q: reads differ from TextRead %q (-want +got):\n%s", c.policy, c.mode, c.same, d)
+		}
+	}
+	// The random policy's own reads are not the right skill every time.
+	right, all := 0, reads("oracle", "right")
+	for i, r := range reads("random", "") {
+		if r == all[i] {
+			right++
+		}
+	}
+	if right == len(all) {
+		t.Errorf("the random policy read the right skill in all %d episodes", right)
+	}
+}

@@ -188,10 +188,13 @@ type ReadingOptions struct {
 	Group       int // episodes per task and condition
 	Seed        int64
 	Temperature float64
-	Greedy      bool
-	MaxContext  int
-	History     int    // turns an answer sees in full (rollout --history); 0 = the whole episode
-	Admissible  string // the admissible actions each observation lists (rollout --admissible); "" is none
+	// TemperatureSet says the user gave Temperature; otherwise a
+	// checkpoint's generation_config.json supplies it, as in evaluate.
+	TemperatureSet bool
+	Greedy         bool
+	MaxContext     int
+	History        int    // turns an answer sees in full (rollout --history); 0 = the whole episode
+	Admissible     string // the admissible actions each observation lists (rollout --admissible); "" is none
 	// MaxActionTokens bounds an answer (rollout --max-action-tokens); 0:
 	// the format's default.
 	MaxActionTokens int
@@ -219,7 +222,7 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 		return err
 	}
 	rf := rollout.Options{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
-		Policy: f.Policy, Temperature: f.Temperature, TemperatureSet: true, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
+		Policy: f.Policy, Temperature: f.Temperature, TemperatureSet: f.TemperatureSet, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
 		MaxActionTokens: f.MaxActionTokens, HistorySet: f.HistorySet, AdmissibleSet: f.AdmissibleSet, MaxActionTokensSet: f.MaxActionTokensSet,
 		Device: f.Device,
 		Run:    "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}

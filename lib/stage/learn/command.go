@@ -65,7 +65,8 @@ var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", 
 
 // LoadInit opens "tiny" or "small" (a fresh model of that size over the
 // built-in tokenizer, initialised from seed) or a checkpoint folder with its
-// tokenizer.json and optimizer state. flag names the option in errors.
+// tokenizer.json and optimizer state (not read for flag "ref", the
+// reference model, which only scores). flag names the option in errors.
 func LoadInit(flag, init string, seed int64) (*Init, error) {
 	switch init {
 	case "":
@@ -100,9 +101,13 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if err := f.Model.Cfg.CheckMemory(4, "to train (weights, gradients, two optimizer moments)"); err != nil && flag == "init" {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
-	opt, err := model.LoadAdamW(init, f.Model)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
+	// The reference model of the KL term only scores: its optimizer state
+	// (8 bytes a parameter) is not read.
+	var opt *model.AdamW
+	if flag != "ref" {
+		if opt, err = model.LoadAdamW(init, f.Model); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
+		}
 	}
 	in := &Init{Model: f.Model, Tok: f.Tok, TokJSON: f.TokJSON, Opt: opt, Files: map[string][]byte{}}
 	for _, name := range CarriedFiles {
@@ -299,8 +304,8 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 			rows[i].Policy, rows[i].PolicyHash, f.Init, in.Hash)}
 	}
 	temp := sampling.ScoringTemperature()
-	if temp != 1 && f.Device != "" && f.Device != "cpu" {
-		return command.Usagef("%s was sampled at temperature %g; learn grpo --device %s scores at temperature 1 only: learn on cpu, or roll out with --temperature 1", from[0], temp, f.Device)
+	if err := deviceScores(f.Device, from[0], temp); err != nil {
+		return err
 	}
 	if err := in.Model.SetScoringTemperature(temp); err != nil {
 		return err
@@ -470,4 +475,16 @@ func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv 
 		}
 	}
 	return u.Commit()
+}
+
+// deviceScores refuses, with one line (exit 2), an update on a device of
+// trajectories sampled at a temperature other than 1: the CUDA library
+// scores log softmax(logits) only, so it cannot reproduce the tempered
+// rule the rollout recorded (model.Rule), and the ratio would be off. file
+// names the trajectories; temp is their scoring temperature.
+func deviceScores(device, file string, temp float64) error {
+	if temp == 1 || device == "" || device == "cpu" {
+		return nil
+	}
+	return command.Usagef("%s was sampled at temperature %g; learn grpo --device %s scores at temperature 1 only: learn on cpu, or roll out with --temperature 1", file, temp, device)
 }

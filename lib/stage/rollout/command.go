@@ -87,6 +87,12 @@ const (
 	DeviceObservationRoom = 1024
 )
 
+// EvalTemperature is the sampling temperature of evaluations (evaluate
+// --policy, audit reading) where neither the flag nor the checkpoint's
+// generation_config.json gives one: the published tables' 0.4 (verl-agent's
+// validation setting). Training rollouts sample at 1.
+const EvalTemperature = 0.4
+
 // MaxEpisodes bounds the episodes of one rollout run (tasks x group), so
 // that a mistyped count is refused before memory for it is allocated.
 const MaxEpisodes = 1 << 20
