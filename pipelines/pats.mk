@@ -262,7 +262,12 @@ ckpt        = $(R)/ckpt/$(1)/config.json
 # a run from the reading base or its skills twin rolls out and evaluates in
 # the context the base was trained in (READING_HISTORY, READING_ADMISSIBLE
 # above: the same window and admissible actions for every run; with skills
-# on, a body read stays in view once its turn is dropped)
+# on, a body read stays in view once its turn is dropped). The base's
+# checkpoints carry the same context in agent.json, which rollout and
+# evaluate would take by themselves; the flags stay explicit because the
+# oracle and random rollouts (demonstrations, oracle-boot's evidence) have
+# no checkpoint to take it from, and READING_HISTORY / READING_ADMISSIBLE
+# set otherwise must reach every rollout of the run alike.
 RUN_CONTEXT := $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(reading_history))
 COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTEXT)
 
