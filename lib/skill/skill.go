@@ -16,6 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/words"
 )
 
@@ -346,7 +347,7 @@ func readSkillFile(fsys fs.FS, p string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file but %s", fileKind(st.Mode()))
+		return nil, fmt.Errorf("not a regular file but %s", output.FileKind(st.Mode()))
 	}
 	if st.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("%d bytes, more than the %d a SKILL.md may hold", st.Size(), MaxFileBytes)
@@ -470,19 +471,4 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-// fileKind names the kind of a file that is not regular, for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }

@@ -5,11 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/pats-rl/pats/lib/output"
 )
 
 // DType names an element type as the format spells it.
@@ -276,7 +277,7 @@ func ReadRegular(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file but %s", path, fileKind(st.Mode()))
+		return nil, fmt.Errorf("%s: not a regular file but %s", path, output.FileKind(st.Mode()))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -288,19 +289,4 @@ func ReadRegular(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return b, nil
-}
-
-// fileKind names the kind of a file that is not regular, for messages.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	}
-	return "a special file"
 }
