@@ -18,6 +18,10 @@ func episodeName(r *table.Trajectory) string {
 // against a tokenizer (its Hash) and a model (vocabulary size, longest
 // sequence): tokenizer hash, one role per token, one log-probability per
 // token, ids inside the vocabulary, and at least one policy-written token.
+// Without a history window an episode's tokens up to its last
+// policy-written one must fit the model's positions; tokens after it (the
+// environment's reply to the last answer) are cut before training
+// (CutTail).
 func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, maxLen int) error {
 	for i := range rows {
 		r := &rows[i]
@@ -38,8 +42,9 @@ func CheckTokens(path string, rows []table.Trajectory, tokHash string, vocab, ma
 			if p := checkWindow(r, vocab, maxLen); p != "" {
 				return bad("%s", p)
 			}
-		} else if len(r.Tokens) > maxLen {
-			return bad("%d tokens exceed the model's %d positions", len(r.Tokens), maxLen)
+		} else if e := ScoredEnd(r.Roles); e > maxLen {
+			// Tokens after the last answer are cut before training (CutTail).
+			return bad("%d tokens up to the last policy-written one exceed the model's %d positions", e, maxLen)
 		}
 		n := 0
 		for t, id := range r.Tokens {

@@ -218,6 +218,9 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	opt := model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
 	cfg := f.Config
 	cfg.Seed = f.Seed
+	for i := range rows {
+		rows[i] = *rl.CutTail(&rows[i], in.Model.Cfg.MaxPositionEmbeddings)
+	}
 	metrics, err := rl.TrainSFT(ctx, in.Model, opt, rows, cfg)
 	if err != nil {
 		return err
@@ -322,6 +325,7 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		hashes[f.Init] = in.Hash
 	}
 	prep, advRows := rl.Credits(rows, c)
+	rl.CutTails(prep, in.Model.Cfg.MaxPositionEmbeddings)
 	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
 		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
 	}
