@@ -25,7 +25,8 @@ func app() *cli.App {
 			"  report settings runs/pats-s1\n" +
 			"  report compare warm-up=runs/demo/pats@0 pats=runs/demo/pats grpo=runs/demo/grpo\n" +
 			"  report sweep --root runs/sweep --variants 'pats grpo' --seeds '1 2 3' -o runs/sweep/results.parquet\n" +
-			"  report plots runs/pats-s1",
+			"  report plots runs/pats-s1\n" +
+			"  report plots runs/sweep -o runs/sweep/plots",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
@@ -139,14 +140,30 @@ func app() *cli.App {
 			},
 			{
 				Name:      "plots",
-				Usage:     "PNG plots of a run: success.png, scaffold.png, primitives.png",
-				UsageText: "report plots RUN [-o DIR]",
-				Flags:     []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the PNG files (default RUN/plots)"}},
+				Usage:     "PNG plots of a run (success, scaffold size, zero-variance groups, NLL gap, primitives) or of a sweep (the same per variant: mean over seeds with a band of ± 1 sd)",
+				UsageText: "report plots RUN [-o DIR] | report plots SWEEP [--variants '...' --seeds '...' [--variant-seeds ...]] [--partial] [-o DIR]",
+				Description: "A run folder (eval/, snap/, traj/ or summary.md) gets success.png, scaffold.png, zero-variance.png,\n" +
+					"nll-gap.png (when RUN/audit/scaffold-traj*.parquet exist) and primitives.png. Any other folder is a\n" +
+					"sweep: its VARIANT-sSEED run folders (warm-ups left out), or those of --variants and --seeds as\n" +
+					"report sweep takes them; it gets success-SPLIT.png, zero-variance.png, scaffold.png and nll-gap.png,\n" +
+					"each variant's line the mean over its seeds and its band the mean ± 1 sample sd. A plot without\n" +
+					"data is left out (with a note on stderr for a sweep's NLL gap). Legends sit beside the plot area.\n\n" +
+					"Examples:\n" +
+					"  report plots runs/pats-s1\n" +
+					"  report plots runs/s32 -o docs/plots/s32\n" +
+					"  report plots runs/sweep --variants 'pats grpo' --seeds '1 2 3'",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the PNG files (default RUN/plots or SWEEP/plots)"},
+					&cli.StringSliceFlag{Name: "variants", Usage: "a sweep's variants (repeat it, or give a list separated by commas or spaces); default: the run folders found"},
+					&cli.StringSliceFlag{Name: "seeds", Usage: "a sweep's seeds, with --variants (repeat it, or give a list separated by commas or spaces)"},
+					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
+					&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named on stderr) instead of failing"}},
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err
 					}
-					return report.RunPlots(c.Context, report.PlotsOptions{Run: c.Args().First(), Output: c.String("output")}, stage.CLI(c))
+					return report.RunPlots(c.Context, report.PlotsOptions{Run: c.Args().First(), Output: c.String("output"),
+						Variants: stage.Names(c, "variants"), Seeds: stage.Names(c, "seeds"), VariantSeeds: c.String("variant-seeds"),
+						Partial: c.Bool("partial")}, stage.CLI(c))
 				},
 			},
 		},

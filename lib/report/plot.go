@@ -35,17 +35,28 @@ var palette = []color.Color{
 // paths: success.png (success against iteration on each split, with and
 // without the scaffold), scaffold.png (items per layer against iteration),
 // zero-variance.png (the share of each update's GRPO groups whose rewards
-// were all equal) and primitives.png (the controller's primitive per task
+// were all equal), nll-gap.png (the NLL gap of each scaffold audit,
+// RUN/audit/scaffold-trajK.parquet, against the audited checkpoint) and
+// primitives.png (the controller's primitive per task
 // type per iteration).
-// A plot without data (a run with no scaffold) is skipped.
+// A plot without data (a run with no scaffold, or no audits) is skipped.
+// Legends are drawn beside the plot's area, never over the data (layout).
 // The files are written as one unit (lib/output): all or, on an error or
 // an interruption, none; the paths are returned once they are in place.
 func Plots(r *Run, dir string) ([]string, error) {
-	var u output.Unit
-	defer u.Abort()
-	out, err := plots(&u, r, dir)
+	figs, err := runFigures(r)
 	if err != nil {
 		return nil, err
+	}
+	var u output.Unit
+	defer u.Abort()
+	var out []string
+	for _, f := range figs {
+		path := filepath.Join(dir, f.name)
+		if err := save(&u, f.p, path); err != nil {
+			return nil, err
+		}
+		out = append(out, path)
 	}
 	if err := u.Commit(); err != nil {
 		return nil, err
@@ -53,8 +64,9 @@ func Plots(r *Run, dir string) ([]string, error) {
 	return out, nil
 }
 
-func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
-	var out []string
+// runFigures builds the run's plots, in the order Plots writes them.
+func runFigures(r *Run) ([]namedPlot, error) {
+	var out []namedPlot
 	if len(r.Evals) > 0 {
 		p := newPlot("success against iteration", "iteration (checkpoint)", "success")
 		i := 0
@@ -79,13 +91,9 @@ func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 				i++
 			}
 		}
-		p.Y.Min, p.Y.Max = 0, 1.3 // headroom for the legend
+		p.Y.Min, p.Y.Max = 0, 1
 		p.X.Tick.Marker = intTicks{}
-		path := filepath.Join(dir, "success.png")
-		if err := save(u, p, path); err != nil {
-			return out, err
-		}
-		out = append(out, path)
+		out = append(out, namedPlot{"success.png", p})
 	}
 	if len(r.Snaps) > 0 {
 		p := newPlot("scaffold size against iteration", "iteration (snapshot)", "items")
@@ -99,13 +107,9 @@ func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 			}
 		}
 		p.Y.Min = 0
-		p.Y.Max = 1.35*p.Y.Max + 1 // headroom for the legend
+		p.Y.Max = math.Max(p.Y.Max, 1)
 		p.X.Tick.Marker = intTicks{}
-		path := filepath.Join(dir, "scaffold.png")
-		if err := save(u, p, path); err != nil {
-			return out, err
-		}
-		out = append(out, path)
+		out = append(out, namedPlot{"scaffold.png", p})
 	}
 	zv, err := zeroVariance(r.Dir)
 	if err != nil {
@@ -119,22 +123,28 @@ func plots(u *output.Unit, r *Run, dir string) ([]string, error) {
 		p.Legend = plot.NewLegend() // one line: the title says it
 		p.Y.Min, p.Y.Max = 0, 1
 		p.X.Tick.Marker = intTicks{}
-		path := filepath.Join(dir, "zero-variance.png")
-		if err := save(u, p, path); err != nil {
-			return out, err
+		out = append(out, namedPlot{"zero-variance.png", p})
+	}
+	audits, err := LoadAudits(r.Dir)
+	if err != nil {
+		return out, err
+	}
+	if len(audits) > 0 {
+		p := newPlot("NLL gap (without - with the scaffold) against checkpoint", "iteration (checkpoint audited)", "NLL gap (nats per token)")
+		for i, a := range audits {
+			if err := addLine(p, a.Points, fmt.Sprintf("episodes of traj/%d", a.Traj), i, false); err != nil {
+				return out, err
+			}
 		}
-		out = append(out, path)
+		p.X.Tick.Marker = intTicks{}
+		out = append(out, namedPlot{"nll-gap.png", p})
 	}
 	if len(r.States) > 0 {
 		p, err := primitivePlot(r)
 		if err != nil {
 			return out, err
 		}
-		path := filepath.Join(dir, "primitives.png")
-		if err := save(u, p, path); err != nil {
-			return out, err
-		}
-		out = append(out, path)
+		out = append(out, namedPlot{"primitives.png", p})
 	}
 	return out, nil
 }
@@ -208,11 +218,9 @@ func primitivePlot(r *Run) (*plot.Plot, error) {
 		p.Legend.Add(prim, sc)
 	}
 	if len(ks) > 0 {
-		// room on the right for the legend
-		p.X.Min, p.X.Max = float64(ks[0])-0.5, float64(ks[len(ks)-1])+2.5
+		p.X.Min, p.X.Max = float64(ks[0])-0.5, float64(ks[len(ks)-1])+0.5
 	}
 	p.X.Tick.Marker = intTicks{}
-	p.Legend.Top, p.Legend.Left = true, false
 	return p, nil
 }
 
@@ -250,9 +258,63 @@ func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) erro
 	return nil
 }
 
+// The size of a plot without its legend; the legend is added beside it.
+const (
+	plotWidth  = 7 * vg.Inch
+	plotHeight = 4.5 * vg.Inch
+	legendGap  = 8  // points between the plot's area and the legend's
+	legendPad  = 12 // points between the legend and the image's edges
+)
+
+// layout places a plot and its legend (the entries added to p.Legend) on
+// one image: the plot, axes and title in plotArea (plotWidth wide), the
+// legend in legendArea to its right, outside the plot's area and so
+// never over its data. The image grows to the right by the legend's width
+// and, for a legend taller than the plot, in height. Without entries the
+// legend area is empty.
+func layout(p *plot.Plot) (w, h vg.Length, plotArea, legendArea vg.Rectangle, legend plot.Legend) {
+	legend = p.Legend
+	legend.Top, legend.Left = true, true
+	w, h = plotWidth, plotHeight
+	r := legend.Rectangle(draw.Canvas{})
+	lw, lh := r.Size().X, r.Size().Y
+	if lw == 0 {
+		return w, h, vg.Rectangle{Max: vg.Point{X: w, Y: h}}, vg.Rectangle{}, legend
+	}
+	// the entries' text goes below the rectangle by the font's descent
+	lh += legend.TextStyle.FontExtents().Descent
+	w += legendGap + lw + legendPad
+	if need := lh + 2*legendPad; need > h {
+		h = need
+	}
+	plotArea = vg.Rectangle{Max: vg.Point{X: plotWidth, Y: h}}
+	x0 := plotWidth + legendGap
+	legendArea = vg.Rectangle{Min: vg.Point{X: x0, Y: h - legendPad - lh}, Max: vg.Point{X: x0 + lw, Y: h - legendPad}}
+	return w, h, plotArea, legendArea, legend
+}
+
+// render draws p with its legend beside it (layout) as a PNG.
+func render(p *plot.Plot) (io.WriterTo, error) {
+	w, h, plotArea, legendArea, legend := layout(p)
+	c, err := draw.NewFormattedCanvas(w, h, "png")
+	if err != nil {
+		return nil, err
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	q := *p
+	q.Legend = plot.NewLegend() // drawn below, outside the data
+	q.Draw(draw.Canvas{Canvas: c, Rectangle: plotArea})
+	if legendArea != (vg.Rectangle{}) {
+		legend.Draw(draw.Canvas{Canvas: c, Rectangle: legendArea})
+	}
+	return c, nil
+}
+
 // save stages a PNG in u (lib/output).
 func save(u *output.Unit, p *plot.Plot, path string) error {
-	wt, err := p.WriterTo(7*vg.Inch, 4.5*vg.Inch, "png")
+	wt, err := render(p)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

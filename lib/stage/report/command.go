@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -269,31 +271,162 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 
 // PlotsOptions are report plots' options.
 type PlotsOptions struct {
-	Run    string // the run's folder
+	Run    string // a run's folder, or a sweep's (the folder holding VARIANT-sSEED run folders)
 	Output string // the plots' folder; empty: RUN/plots
+	// A sweep's runs, as report sweep takes them; without Variants, a
+	// folder that is not a run folder is a sweep of the VARIANT-sSEED
+	// folders it holds (warm-ups left out).
+	Variants     []string
+	Seeds        []string
+	VariantSeeds string
+	Partial      bool // a sweep: leave out unfinished runs instead of failing
 }
 
-// RunPlots writes a run's PNG plots into the output folder and prints
-// their paths.
+// isRunFolder reports whether dir looks like a run folder of pats.mk.
+func isRunFolder(dir string) bool {
+	for _, n := range []string{"eval", "snap", "traj", report.SummaryFile} {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+var sweepRunName = regexp.MustCompile(`^(.+)-s([0-9]+)$`)
+
+// sweepFolders lists the VARIANT-sSEED run folders of a sweep folder
+// (warm-up runs left out), by variant and seed.
+func sweepFolders(root string) ([]report.SweepRunRef, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil, &table.InputError{Path: root, Problem: "not a run or sweep folder", Err: err}
+	}
+	var refs []report.SweepRunRef
+	for _, e := range ents {
+		m := sweepRunName.FindStringSubmatch(e.Name())
+		if m == nil || !e.IsDir() || strings.HasPrefix(e.Name(), "warmup-") {
+			continue
+		}
+		seed, err := strconv.ParseInt(m[2], 10, 64)
+		if err != nil {
+			continue
+		}
+		refs = append(refs, report.SweepRunRef{Variant: m[1], Seed: seed})
+	}
+	if len(refs) == 0 {
+		return nil, &table.InputError{Path: root, Problem: "not a run folder, and holds no VARIANT-sSEED run folders"}
+	}
+	sort.Slice(refs, func(i, j int) bool {
+		if refs[i].Variant != refs[j].Variant {
+			return refs[i].Variant < refs[j].Variant
+		}
+		return refs[i].Seed < refs[j].Seed
+	})
+	return refs, nil
+}
+
+// sweepRefs lists the runs of variants for seeds, a variant's own seeds
+// (variantSeeds: "VARIANT:S,S VARIANT:S") replacing them.
+func sweepRefs(variants, seedList []string, variantSeeds string) ([]report.SweepRunRef, error) {
+	seeds, err := parseSeeds("--seeds", strings.Join(seedList, " "), " ")
+	if err != nil {
+		return nil, err
+	}
+	own := map[string][]int64{}
+	for _, e := range strings.Fields(variantSeeds) {
+		v, ss, ok := strings.Cut(e, ":")
+		if !ok || v == "" {
+			return nil, command.Usagef("--variant-seeds: %q is not VARIANT:S,S,...", e)
+		}
+		if own[v], err = parseSeeds("--variant-seeds", ss, ","); err != nil {
+			return nil, err
+		}
+	}
+	var refs []report.SweepRunRef
+	for _, v := range variants {
+		vs := seeds
+		if o, ok := own[v]; ok {
+			vs = o
+		}
+		for _, s := range vs {
+			refs = append(refs, report.SweepRunRef{Variant: v, Seed: s})
+		}
+	}
+	return refs, nil
+}
+
+// RunPlots writes the PNG plots of a run, or of a sweep, into the output
+// folder and prints their paths; notes on plots not drawn go to stderr.
 func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	dir := f.Output
-	r, err := report.Load(f.Run)
+	if dir == "" {
+		dir = filepath.Join(f.Run, "plots")
+	}
+	if len(f.Variants) == 0 && isRunFolder(f.Run) {
+		if f.Partial || len(f.Seeds) > 0 || f.VariantSeeds != "" {
+			return command.Usagef("--seeds, --variant-seeds and --partial are for a sweep (with --variants)")
+		}
+		r, err := report.Load(f.Run)
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// The folder is made with the plots (lib/output), and removed again
+		// when they are not all written.
+		paths, err := report.Plots(r, dir)
+		for _, p := range paths {
+			fmt.Fprintln(std.Stdout, p)
+		}
+		return err
+	}
+	var refs []report.SweepRunRef
+	var err error
+	if len(f.Variants) > 0 {
+		if len(f.Seeds) == 0 {
+			return command.Usagef("a sweep's --variants need --seeds")
+		}
+		refs, err = sweepRefs(f.Variants, f.Seeds, f.VariantSeeds)
+	} else {
+		refs, err = sweepFolders(f.Run)
+	}
 	if err != nil {
 		return err
 	}
-	if dir == "" {
-		dir = r.Dir + "/plots"
+	var missing []string
+	if f.Partial {
+		var done []report.SweepRunRef
+		for _, r := range refs {
+			if _, err := report.LoadSweepRun(report.RunDir(f.Run, r.Variant, r.Seed), r.Variant, r.Seed); err != nil {
+				missing = append(missing, fmt.Sprintf("%s seed %d", r.Variant, r.Seed))
+				continue
+			}
+			done = append(done, r)
+		}
+		refs = done
+	}
+	d, err := report.LoadSweepPlots(f.Run, refs)
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	// The folder is made with the plots (lib/output), and removed again
-	// when they are not all written.
-	paths, err := report.Plots(r, dir)
+	paths, notes, err := report.SweepPlots(d, dir)
+	if err != nil {
+		return err
+	}
 	for _, p := range paths {
 		fmt.Fprintln(std.Stdout, p)
 	}
-	return err
+	if len(missing) > 0 {
+		notes = append(notes, "not finished (left out): "+strings.Join(missing, ", "))
+	}
+	for _, n := range notes {
+		fmt.Fprintln(std.Stderr, n)
+	}
+	return nil
 }
 
 // WriteSettings writes a run's settings.json (out) from the NAME=VALUE
