@@ -20,7 +20,8 @@ ALL_SEEDS    := $(shell echo $(SEEDS) $(foreach v,$(VARIANTS),$(call seeds_of,$(
 SWEEP_RUNS   := $(foreach s,$(ALL_SEEDS),$(foreach v,$(VARIANTS),$(if $(filter $(s),$(call seeds_of,$(v))),$(call sweep_run,$(v),$(s)))))
 comma        := ,
 sweep_space  := $(subst ,, )
-SWEEP_SEEDS_FLAGS = --variants "$(VARIANTS)" --seeds "$(SEEDS)" --variant-seeds "$(foreach v,$(VARIANTS),$(v):$(subst $(sweep_space),$(comma),$(strip $(call seeds_of,$(v)))))" --baseline $(SWEEP_BASELINE)
+SWEEP_RUN_FLAGS   = --variants "$(VARIANTS)" --seeds "$(SEEDS)" --variant-seeds "$(foreach v,$(VARIANTS),$(v):$(subst $(sweep_space),$(comma),$(strip $(call seeds_of,$(v)))))"
+SWEEP_SEEDS_FLAGS = $(SWEEP_RUN_FLAGS) --baseline $(SWEEP_BASELINE)
 
 .PHONY: sweep sweep-partial
 
@@ -85,11 +86,26 @@ $(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffi
 # The tables again once the runs' audits are written (scripts/sweep-audits.sh):
 # besides results.md's tables, the credit audits per variant and horizon
 # bin (skill-name share, right reads credited < 0, GiGPO's anchor coverage
-# and step-group size), also as $(SWEEP)/credit.parquet.
-.PHONY: sweep-report
+# and step-group size), also as $(SWEEP)/credit.parquet; and the sweep's
+# plots in $(SWEEP)/plots (report plots: success per split, zero-variance
+# groups, scaffold items and, from the audits, the NLL gap, per variant
+# over iterations, the mean over seeds with a band of one sample sd).
+.PHONY: sweep-report sweep-plots sweep-plots-docs
 sweep-report: | $(PIPE_BINS)
 	$(BIN)/report sweep --root $(SWEEP) $(SWEEP_SEEDS_FLAGS) -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet --credit $(SWEEP)/credit.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
+	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP)/plots
 	@cat $(SWEEP)/results.md
+
+# The sweep's plots alone, into $(SWEEP)/plots.
+sweep-plots: | $(PIPE_BINS)
+	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP)/plots
+
+# The sweep's plots where docs/results.md links them, docs/plots/NAME for
+# SWEEP=runs/NAME (make sweep-plots-docs SWEEP=runs/s32 with the sweep's
+# VARIANTS and SEEDS); every run must have finished.
+SWEEP_PLOTS_DOCS ?= docs/plots/$(SWEEP_NAME)
+sweep-plots-docs: | $(PIPE_BINS)
+	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP_PLOTS_DOCS)
 
 # The table of the runs finished so far (unfinished ones listed under it).
 sweep-partial: | $(PIPE_BINS)

@@ -147,7 +147,7 @@ func app() *cli.App {
 					"sweep: its VARIANT-sSEED run folders (warm-ups left out), or those of --variants and --seeds as\n" +
 					"report sweep takes them; it gets success-SPLIT.png, zero-variance.png, scaffold.png and nll-gap.png,\n" +
 					"each variant's line the mean over its seeds and its band the mean ± 1 sample sd. A plot without\n" +
-					"data is left out (with a note on stderr for a sweep's NLL gap). Legends sit beside the plot area.\n\n" +
+					"data is left out (with a note line for a sweep's NLL gap). Legends sit beside the plot area.\n\n" +
 					"Examples:\n" +
 					"  report plots runs/pats-s1\n" +
 					"  report plots runs/s32 -o docs/plots/s32\n" +
@@ -156,7 +156,7 @@ func app() *cli.App {
 					&cli.StringSliceFlag{Name: "variants", Usage: "a sweep's variants (repeat it, or give a list separated by commas or spaces); default: the run folders found"},
 					&cli.StringSliceFlag{Name: "seeds", Usage: "a sweep's seeds, with --variants (repeat it, or give a list separated by commas or spaces)"},
 					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
-					&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named on stderr) instead of failing"}},
+					&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named in a note line) instead of failing"}},
 				Action: func(c *cli.Context) error {
 					if err := command.Args(c, 1, 1); err != nil {
 						return err

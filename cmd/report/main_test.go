@@ -77,3 +77,76 @@ func TestErrors(t *testing.T) {
 		t.Errorf("sweep --partial: exit %d: %s", code, msg)
 	}
 }
+
+// TestPlotsBadInput: a sweep or run whose file is missing or corrupt gives
+// one line naming it, exit 2, and no plot folder.
+func TestPlotsBadInput(t *testing.T) {
+	evalRow := func(split string) []table.EvalMetrics {
+		return []table.EvalMetrics{{Split: split, Scope: table.ScopeAll, Episodes: 4, Success: 0.5}}
+	}
+	// sweep: pats-s1 finished, pats-s2 with its final valid_unseen
+	// evaluation corrupt; a run folder with a corrupt snapshot; a sweep
+	// whose run lacks summary.md
+	sweep, runDir, unfinished := t.TempDir(), t.TempDir(), t.TempDir()
+	write := func(p string, rows []table.EvalMetrics) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := table.WriteFile(p, rows, table.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []string{filepath.Join(sweep, "pats-s1"), filepath.Join(sweep, "pats-s2"), filepath.Join(unfinished, "grpo-s1")} {
+		for _, s := range []string{"valid_seen", "valid_unseen"} {
+			write(filepath.Join(r, "eval", "0", "bare-"+s+".parquet"), evalRow(s))
+		}
+		if !strings.HasPrefix(r, unfinished) {
+			if err := os.WriteFile(filepath.Join(r, "summary.md"), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	corrupt := filepath.Join(sweep, "pats-s2", "eval", "0", "bare-valid_unseen.parquet")
+	if err := os.WriteFile(corrupt, []byte("not parquet"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(runDir, "eval", "0", "bare-valid_seen.parquet"), evalRow("valid_seen"))
+	snap := filepath.Join(runDir, "snap", "0.parquet")
+	if err := os.MkdirAll(filepath.Dir(snap), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(snap, []byte("PAR1 truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args []string
+		out  string // the plot folder that must not exist
+		msg  string
+	}{
+		{[]string{"plots", sweep}, filepath.Join(sweep, "plots"), corrupt},
+		{[]string{"plots", sweep, "--variants", "pats", "--seeds", "2", "-o", filepath.Join(sweep, "p")}, filepath.Join(sweep, "p"), corrupt},
+		{[]string{"plots", runDir}, filepath.Join(runDir, "plots"), snap},
+		{[]string{"plots", unfinished}, filepath.Join(unfinished, "plots"), "grpo-s1: no summary.md"},
+		{[]string{"plots", sweep, "--variants", "grpo", "--seeds", "1"}, filepath.Join(sweep, "plots"), "grpo-s1: not a run folder"},
+		{[]string{"plots", filepath.Join(sweep, "none")}, filepath.Join(sweep, "none", "plots"), "none: not a run or sweep folder"},
+	}
+	for _, c := range cases {
+		code, msg := run(t, c.args...)
+		if code != 2 || !strings.Contains(msg, c.msg) || strings.Count(strings.TrimSpace(msg), "\n") != 0 {
+			t.Errorf("report %v: exit %d %q; want exit 2 and one line with %q", c.args, code, msg, c.msg)
+		}
+		if _, err := os.Stat(c.out); err == nil {
+			t.Errorf("report %v left %s", c.args, c.out)
+		}
+	}
+	// --partial leaves the unfinished run out; the finished one is drawn.
+	if err := os.Remove(filepath.Join(sweep, "pats-s2", "summary.md")); err != nil {
+		t.Fatal(err)
+	}
+	if code, msg := run(t, "plots", sweep, "--partial"); code != 0 {
+		t.Errorf("plots --partial: exit %d: %s", code, msg)
+	}
+	if _, err := os.Stat(filepath.Join(sweep, "plots", "success-valid_seen.png")); err != nil {
+		t.Errorf("plots --partial: %v", err)
+	}
+}

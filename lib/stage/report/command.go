@@ -356,7 +356,8 @@ func sweepRefs(variants, seedList []string, variantSeeds string) ([]report.Sweep
 }
 
 // RunPlots writes the PNG plots of a run, or of a sweep, into the output
-// folder and prints their paths; notes on plots not drawn go to stderr.
+// folder and prints their paths, then a line "note: ..." for each plot
+// not drawn and for the runs a partial sweep left out.
 func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	dir := f.Output
 	if dir == "" {
@@ -424,7 +425,7 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 		notes = append(notes, "not finished (left out): "+strings.Join(missing, ", "))
 	}
 	for _, n := range notes {
-		fmt.Fprintln(std.Stderr, n)
+		fmt.Fprintln(std.Stdout, "note: "+n)
 	}
 	return nil
 }
