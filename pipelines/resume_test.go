@@ -25,7 +25,7 @@ var loopArgs = []string{
 	"pats", "VARIANT=pats", "RUN=t", "RUNS=runs", "PIPE_BUILD=0",
 	"ITERS=2", "TASKS=2", "GROUP=2", "BOOT_TASKS=6", "DEMO_TASKS=4",
 	"SFT_EPOCHS=1", "SFT_BATCH=1024", "EVAL_TASKS=1", "EVAL_EVERY=2",
-	"EVAL_SPLITS=valid_seen", "MAX_CONTEXT=384",
+	"EVAL_SPLITS=valid_seen valid_unseen", "MAX_CONTEXT=384",
 }
 
 // repoRoot is the module root (this package's parent folder).
@@ -104,7 +104,8 @@ func hashes(t *testing.T, run string) map[string]string {
 // TestInterruptedRunResumesToSameFiles runs the loop once straight through,
 // and once interrupted (SIGINT to make and its children while the first
 // iteration is under way) and resumed; both must end with the same files,
-// byte for byte, and a finished run must have nothing left to do.
+// byte for byte, and a finished run must have nothing left to do. The
+// two runs then make a sweep of two seeds for report plots (checkSweepPlots).
 func TestInterruptedRunResumesToSameFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the loop with make (about 2 minutes)")
@@ -195,4 +196,7 @@ func TestInterruptedRunResumesToSameFiles(t *testing.T) {
 			t.Errorf("the resumed run has an extra file %s", n)
 		}
 	}
+
+	// The two runs as the seeds of a sweep: its audits and plots.
+	checkSweepPlots(t, root, bin, []string{filepath.Join(straight, "runs", "t"), filepath.Join(resumed, "runs", "t")}, 2)
 }

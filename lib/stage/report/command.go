@@ -304,8 +304,11 @@ func sweepFolders(root string) ([]report.SweepRunRef, error) {
 	var refs []report.SweepRunRef
 	for _, e := range ents {
 		m := sweepRunName.FindStringSubmatch(e.Name())
-		if m == nil || !e.IsDir() || strings.HasPrefix(e.Name(), "warmup-") {
+		if m == nil || strings.HasPrefix(e.Name(), "warmup-") {
 			continue
+		}
+		if st, err := os.Stat(filepath.Join(root, e.Name())); err != nil || !st.IsDir() {
+			continue // a folder or a link to one
 		}
 		seed, err := strconv.ParseInt(m[2], 10, 64)
 		if err != nil {
