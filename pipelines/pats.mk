@@ -4,6 +4,7 @@
 #   make pats VARIANT=pats SEED=1 ITERS=4            # one run, into runs/$(RUN)
 #   make -j2 pats ...                                # scaffold and policy branches side by side
 #   make plots RUN=pats-s1                           # PNG plots of a run
+#   make sweep-plots SWEEP=runs/s1 VARIANTS=... SEEDS=...   # of a sweep, per variant with seed bands (sweep.mk)
 #
 # Every target is a file each command writes atomically (a checkpoint is a
 # folder replaced atomically; its config.json stands for it), so an

@@ -15,6 +15,11 @@
 // from file modification times. Spreads over seeds are sample standard
 // deviations (n-1).
 //
+// Plots (run folders) and SweepPlots (a sweep's runs per variant: the
+// mean over seeds as a line, the mean ± one sample standard deviation as
+// a band) write PNG files; every legend is drawn beside the plot's area,
+// never over its data (layout).
+//
 // Everything but the seconds is deterministic: the same folders give the
 // same bytes.
 package report
