@@ -41,8 +41,8 @@ func notebookFiles(t *testing.T, dir string) map[string]string {
 	var out bytes.Buffer
 	std := stage.Streams{Stdout: &out, Stderr: &out}
 	ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
-		Policy: "random", Slate: 16, ScaffoldBudget: 400, Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096,
-		Admissible: "none", InvalidPenalty: 0.1}
+		Policy: "random", Slate: 16, ScaffoldBudget: 400, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096,
+			Admissible: "none"}, InvalidPenalty: 0.1}
 	if err := ro.Check(); err != nil {
 		t.Fatal(err)
 	}

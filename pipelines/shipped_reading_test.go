@@ -14,6 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/stage"
 	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
+	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -55,7 +56,7 @@ func TestShippedReadingBase(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "reading.parquet")
 	err = stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{
 		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
-		Temperature: 0.4, MaxContext: 4096, Output: out}, stage.Streams{Stdout: io.Discard})
+		PolicyOptions: rollout.PolicyOptions{Temperature: 0.4, MaxContext: 4096}, Output: out}, stage.Streams{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,6 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/audit"
-	"github.com/pats-rl/pats/lib/stage/deviceflag"
-	"github.com/pats-rl/pats/lib/stage/rollout"
 )
 
 func main() { command.Main(app()) }
@@ -42,19 +40,13 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --advantages adv/3.parquet\n" +
 					"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png",
-				Flags: append(stage.TrajFlags("trajectory files"),
-					&cli.StringFlag{Name: "advantages", Usage: "per-token advantages written by learn grpo --advantages"},
-					&cli.IntFlag{Name: "bins", Value: 4, Usage: "horizon bins per measure"},
-					&cli.StringFlag{Name: "plot", Usage: "also draw the measures against the horizon to this PNG"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-				),
+				Flags: audit.CreditFlags(),
 				Action: func(c *cli.Context) error {
-					in, err := stage.Traj(c, true)
+					f, err := audit.CreditFrom(c)
 					if err != nil {
 						return err
 					}
-					return audit.RunCredit(c.Context, audit.CreditOptions{Traj: in, Advantages: c.String("advantages"),
-						Output: c.String("output"), Plot: c.String("plot"), Bins: c.Int("bins")}, stage.CLI(c))
+					return audit.RunCredit(c.Context, f, stage.CLI(c))
 				},
 			},
 			{
@@ -69,25 +61,13 @@ func app() *cli.App {
 					"since the trajectories' scaffold tokens are what is removed. Prints a Markdown table.\n\n" +
 					"Examples:\n" +
 					"  audit scaffold --policy ckpt/0 --policy ckpt/5 --policy ckpt/10 --traj traj/10.parquet --scaffold snap/10.parquet -o audit/nll.parquet --plot audit/nll.png",
-				Flags: append(append(append(stage.ListFlag("policy", "checkpoint folders to score, the first the baseline", "checkpoints"),
-					stage.TrajFlags("trajectory files rolled out with a scaffold")...),
-					&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
-					&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-					deviceflag.Flag(),
-				), command.ProgressFlags()...),
+				Flags: audit.ScaffoldFlags(),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 0, -1); err != nil {
-						return err
-					}
-					prog, err := command.ProgressSettings(c)
+					f, err := audit.ScaffoldFrom(c)
 					if err != nil {
 						return err
 					}
-					in, _ := stage.Traj(c, false)
-					return audit.RunScaffold(c.Context, audit.ScaffoldOptions{Checkpoints: stage.List(c, "policy", "checkpoints"),
-						Traj:     in,
-						Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Device: c.String("device"), Progress: prog}, stage.CLI(c))
+					return audit.RunScaffold(c.Context, f, stage.CLI(c))
 				},
 			},
 			{
@@ -108,40 +88,13 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  audit reading --policy runs/base-reading/ckpt/0 --env household --split valid_seen -o reading.parquet\n" +
 					"  audit reading --policy oracle --env household-rl --split valid_unseen --tasks 40 -o reading-oracle.parquet",
-				Flags: append([]cli.Flag{
-					&cli.StringFlag{Name: "policy", Usage: "checkpoint folder, oracle or random"},
-					&cli.StringFlag{Name: "env", Value: "household", Usage: "environment"},
-					&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "task split"},
-					&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split (seeded); 0: the whole split"},
-					&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task and condition"},
-					&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the task draw and the episodes"},
-					&cli.Float64Flag{Name: "temperature", Value: rollout.EvalTemperature, Usage: "sampling temperature (checkpoint policies; unset: the checkpoint's generation_config.json, else 0.4)"},
-					&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
-					&cli.IntFlag{Name: "max-context", Value: 4096, Usage: "context limit in tokens; an episode stops there"},
-					&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full, older ones replaced by one marker line, as rollout --history; 0: the whole episode; unset: the checkpoint's agent.json, if it has one"},
-					&cli.StringFlag{Name: "admissible", Value: "none", Usage: "the admissible actions each observation lists, as rollout --admissible: none, here or all; unset: the checkpoint's agent.json, if it has one"},
-					&cli.StringFlag{Name: "skills-dir", Usage: "skill library folder instead of the environment's built-in one"},
-					&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
-					&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
-					&cli.IntFlag{Name: "max-action-tokens", Usage: "tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml; unset: the checkpoint's agent.json, if it has one"},
-					deviceflag.Flag(),
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-				}, command.ProgressFlags()...),
+				Flags: audit.ReadingFlags(),
 				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 0, 0); err != nil {
-						return err
-					}
-					prog, err := command.ProgressSettings(c)
+					f, err := audit.ReadingFrom(c)
 					if err != nil {
 						return err
 					}
-					return audit.RunReading(c.Context, audit.ReadingOptions{Policy: c.String("policy"), Env: c.String("env"),
-						Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
-						Temperature: c.Float64("temperature"), TemperatureSet: c.IsSet("temperature"), Greedy: c.Bool("greedy"), MaxContext: c.Int("max-context"), History: c.Int("history"), Admissible: c.String("admissible"),
-						MaxActionTokens: c.Int("max-action-tokens"), HistorySet: c.IsSet("history"), AdmissibleSet: c.IsSet("admissible"),
-						MaxActionTokensSet: c.IsSet("max-action-tokens"), Device: c.String("device"),
-						SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
-						Output: c.String("output"), Progress: prog}, stage.CLI(c))
+					return audit.RunReading(c.Context, f, stage.CLI(c))
 				},
 			},
 		},

@@ -325,7 +325,7 @@ func TestRolloutScaffold(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := rollout.Options{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
-		Scaffold: p("snap/2.parquet"), ScaffoldBudget: 400, MaxContext: 4096, Output: p("with.parquet")}
+		Scaffold: p("snap/2.parquet"), ScaffoldBudget: 400, PolicyOptions: rollout.PolicyOptions{MaxContext: 4096}, Output: p("with.parquet")}
 	if err := rollout.Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}

@@ -182,31 +182,22 @@ func hashes(paths []string) (map[string]string, error) {
 
 // ReadingOptions are audit reading's options.
 type ReadingOptions struct {
-	Policy      string // checkpoint folder, oracle or random
-	Env, Split  string
-	Tasks       int // 0 = the whole split
-	Group       int // episodes per task and condition
-	Seed        int64
-	Temperature float64
-	// TemperatureSet says the user gave Temperature; otherwise a
-	// checkpoint's generation_config.json supplies it, as in evaluate.
-	TemperatureSet bool
-	Greedy         bool
-	MaxContext     int
-	History        int    // turns an answer sees in full (rollout --history); 0 = the whole episode
-	Admissible     string // the admissible actions each observation lists (rollout --admissible); "" is none
-	// MaxActionTokens bounds an answer (rollout --max-action-tokens); 0:
-	// the format's default.
-	MaxActionTokens int
-	// HistorySet, AdmissibleSet and MaxActionTokensSet say the user gave
-	// them; otherwise the checkpoint's agent.json supplies them.
-	HistorySet, AdmissibleSet, MaxActionTokensSet bool
-	Device                                        string // cpu (or "") or cuda
-	SkillsDir                                     string // a user skill library instead of the environment's built-in one
-	Skills                                        bool   // show a slate in every condition; the skill conditions read from it
-	Slate                                         int    // slate size with Skills
-	Output                                        string
-	Progress                                      *progress.Settings // nil: no progress (each condition's rollout reports its own)
+	Policy     string // checkpoint folder, oracle or random
+	Env, Split string
+	Tasks      int // 0 = the whole split
+	Group      int // episodes per task and condition
+	Seed       int64
+	// PolicyOptions are the sampling and context options, as rollout's
+	// (rollout.PolicyFlags); where a Set field is false the checkpoint's
+	// generation_config.json and agent.json supply the value, as in
+	// evaluate.
+	rollout.PolicyOptions
+	Device    string // cpu (or "") or cuda
+	SkillsDir string // a user skill library instead of the environment's built-in one
+	Skills    bool   // show a slate in every condition; the skill conditions read from it
+	Slate     int    // slate size with Skills
+	Output    string
+	Progress  *progress.Settings // nil: no progress (each condition's rollout reports its own)
 }
 
 // RunReading runs audit reading: the reading test (Reading), its rows
@@ -222,10 +213,8 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 		return err
 	}
 	rf := rollout.Options{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
-		Policy: f.Policy, Temperature: f.Temperature, TemperatureSet: f.TemperatureSet, Greedy: f.Greedy, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
-		MaxActionTokens: f.MaxActionTokens, HistorySet: f.HistorySet, AdmissibleSet: f.AdmissibleSet, MaxActionTokensSet: f.MaxActionTokensSet,
-		Device: f.Device,
-		Run:    "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}
+		Policy: f.Policy, PolicyOptions: f.PolicyOptions, Device: f.Device,
+		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}
 	o, err := rf.Resolve()
 	if err != nil {
 		return err

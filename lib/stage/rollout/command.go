@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/command"
@@ -44,34 +43,16 @@ type Options struct {
 	Slate          int
 	Scaffold       string // snapshot file; empty: no scaffold
 	ScaffoldBudget int    // token budget of the rendered scaffold
-	Temperature    float64
-	TopP           float64
-	TopK           int     // 0: no top-k cut
-	RepPenalty     float64 // repetition penalty; 0 or 1: none
-	Greedy         bool
-	MaxContext     int
-	History        int           // turns an answer sees in full; 0 = the whole episode
-	Admissible     string        // none, here or all: the admissible actions each observation in the context lists (rollout.AdmissibleLine); "" is none
-	Batch          int           // episodes decoding together (checkpoint policies)
-	TextRead       string        // right, random or none: the first read of oracle and random policies with skills on
-	Hints          string        // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
-	Preread        string        // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)
-	StepTimeout    time.Duration // exec: environments: the longest wait for one answer; 0: none
+	PolicyOptions         // sampling and the context (PolicyFlags)
+	Batch          int    // episodes decoding together (checkpoint policies)
+	TextRead       string // right, random or none: the first read of oracle and random policies with skills on
+	Hints          string // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (HintFunc)
+	Preread        string // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)
 	Output         string
 	Progress       *progress.Settings // nil: no progress
-
-	// TemperatureSet, TopPSet, TopKSet and RepPenaltySet say the user gave
-	// them; otherwise a checkpoint's generation_config.json supplies them.
-	TemperatureSet, TopPSet, TopKSet, RepPenaltySet bool
-	// HistorySet, AdmissibleSet and MaxActionTokensSet say the user gave
-	// them; otherwise a checkpoint's agent.json supplies them (WithContext),
-	// as it supplies the prompt format when PromptFormat is "".
-	HistorySet, AdmissibleSet, MaxActionTokensSet bool
-	PromptFormat                                  string  // builtin, chatml, or "" for the checkpoint's own
-	InvalidPenalty                                float64 // reward less per answer without a well-formed action
-	MaxActionTokens                               int     // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
-	Tokenizer                                     string  // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
-	Device                                        string  // where a checkpoint policy runs: cpu (or "") or cuda
+	InvalidPenalty float64            // reward less per answer without a well-formed action
+	Tokenizer      string             // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Device         string             // where a checkpoint policy runs: cpu (or "") or cuda
 }
 
 // DefaultBatch is the number of episodes that decode together when
@@ -102,11 +83,10 @@ const MaxEpisodes = 1 << 20
 // stands for a default in library use (top-p, max-context, batch, slate)
 // must be given in range, since the commands' own defaults are not zero.
 func (f Options) Check() error {
+	if err := f.PolicyOptions.CheckGiven(); err != nil {
+		return err
+	}
 	switch {
-	case f.TopP == 0:
-		return command.Usagef("--top-p must be in (0, 1], got 0")
-	case f.MaxContext == 0:
-		return command.Usagef("--max-context must be at least 1 token, got 0")
 	case f.Batch == 0:
 		return command.Usagef("--batch must be at least 1, got 0")
 	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
@@ -128,22 +108,15 @@ func (f Options) check() error {
 		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	case f.Iteration < -1 || f.Iteration > math.MaxInt32:
 		return command.Usagef("--iteration must be in [-1 (before training), %d], got %d", math.MaxInt32, f.Iteration)
-	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
-		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
-	case !(f.TopP >= 0 && f.TopP <= 1):
-		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
-	case f.TopK < 0:
-		return command.Usagef("--top-k must be 0 (no cut) or more, got %d", f.TopK)
-	case math.IsNaN(f.RepPenalty) || math.IsInf(f.RepPenalty, 0) || f.RepPenalty < 0:
-		return command.Usagef("--repetition-penalty must be a positive number (1: none), got %v", f.RepPenalty)
-	case f.MaxContext < 0:
-		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
+	}
+	if err := f.PolicyOptions.check(); err != nil {
+		return err
+	}
+	switch {
 	case f.Batch < 0:
 		return command.Usagef("--batch must be at least 1, got %d", f.Batch)
 	case f.Slate < 0:
 		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
-	case f.StepTimeout < 0:
-		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
 	case f.ScaffoldBudget < 0:
 		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
 	}

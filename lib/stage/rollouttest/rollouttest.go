@@ -29,7 +29,7 @@ const Tasks = 12
 func Household(t testing.TB, k, nOracle, group int, snap string) []table.Trajectory {
 	t.Helper()
 	f := rolloutstage.Options{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
-		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: 400, MaxContext: 4096}
+		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: 400, PolicyOptions: rolloutstage.PolicyOptions{MaxContext: 4096}}
 	o, err := f.Resolve()
 	if err != nil {
 		t.Fatal(err)
