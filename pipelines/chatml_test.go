@@ -125,7 +125,7 @@ func TestChatMLLoop(t *testing.T) {
 		"--max-action-tokens", "4", "--max-context", "400", "-o", "eval.parquet")
 	// The audits read chat trajectories as they read built-in ones.
 	run("audit", "credit", "traj.parquet", "--advantages", "adv-skillgate.parquet", "-o", "credit.parquet")
-	run("audit", "scaffold", "--checkpoints", "ckpt0,ckpt-broadcast", "--traj", "traj.parquet", "-o", "nll.parquet")
+	run("audit", "scaffold", "--policy", "ckpt0,ckpt-broadcast", "--traj", "traj.parquet", "-o", "nll.parquet")
 	nll, _, err := table.ReadFiles[table.ScaffoldAudit](filepath.Join(dir, "nll.parquet"))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestChatMLLoop(t *testing.T) {
 	// tokenizer and chat format, and SFT from the checkpoint.
 	run("rollout", "--env", "household", "--tasks", "2", "--group", "1", "--seed", "6", "--policy", "oracle",
 		"--tokenizer", "ckpt0", "--skills", "--slate", "4", "-o", "demos.parquet")
-	run("learn", "sft", "--init", "ckpt0", "--demos", "demos.parquet", "-o", "ckpt-sft", "--epochs", "1", "--batch-tokens", "4096")
+	run("learn", "sft", "--init", "ckpt0", "--traj", "demos.parquet", "-o", "ckpt-sft", "--epochs", "1", "--batch-tokens", "4096")
 	demos, _, err := table.ReadFiles[table.Trajectory](filepath.Join(dir, "demos.parquet"))
 	if err != nil {
 		t.Fatal(err)

@@ -40,14 +40,8 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --advantages adv/3.parquet\n" +
 					"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png",
-				Flags: audit.CreditFlags(),
-				Action: func(c *cli.Context) error {
-					f, err := audit.CreditFrom(c)
-					if err != nil {
-						return err
-					}
-					return audit.RunCredit(c.Context, f, stage.CLI(c))
-				},
+				Flags:  audit.CreditFlags(),
+				Action: stage.Action(audit.CreditFrom, audit.RunCredit),
 			},
 			{
 				Name:      "scaffold",
@@ -61,14 +55,8 @@ func app() *cli.App {
 					"since the trajectories' scaffold tokens are what is removed. Prints a Markdown table.\n\n" +
 					"Examples:\n" +
 					"  audit scaffold --policy ckpt/0 --policy ckpt/5 --policy ckpt/10 --traj traj/10.parquet --scaffold snap/10.parquet -o audit/nll.parquet --plot audit/nll.png",
-				Flags: audit.ScaffoldFlags(),
-				Action: func(c *cli.Context) error {
-					f, err := audit.ScaffoldFrom(c)
-					if err != nil {
-						return err
-					}
-					return audit.RunScaffold(c.Context, f, stage.CLI(c))
-				},
+				Flags:  audit.ScaffoldFlags(),
+				Action: stage.Action(audit.ScaffoldFrom, audit.RunScaffold),
 			},
 			{
 				Name:      "reading",
@@ -88,14 +76,8 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  audit reading --policy runs/base-reading/ckpt/0 --env household --split valid_seen -o reading.parquet\n" +
 					"  audit reading --policy oracle --env household-rl --split valid_unseen --tasks 40 -o reading-oracle.parquet",
-				Flags: audit.ReadingFlags(),
-				Action: func(c *cli.Context) error {
-					f, err := audit.ReadingFrom(c)
-					if err != nil {
-						return err
-					}
-					return audit.RunReading(c.Context, f, stage.CLI(c))
-				},
+				Flags:  audit.ReadingFlags(),
+				Action: stage.Action(audit.ReadingFrom, audit.RunReading),
 			},
 		},
 	}

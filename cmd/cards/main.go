@@ -3,13 +3,9 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/urfave/cli/v2"
 
-	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 )
@@ -33,23 +29,7 @@ func app() *cli.App {
 			"  cards traj/3/ -o cards/3.parquet --evidence evidence/3.parquet\n" +
 			"  rollout --policy random --tasks 12 --group 4 -o - | cards - --per trajectory -o cards.parquet",
 		HideHelpCommand: true,
-		Flags: append(append(stage.TrajFlags("trajectory files, folders of shards, or - (an Arrow stream on stdin)"),
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "cards file, or - for an Arrow stream on stdout"},
-			&cli.StringFlag{Name: "evidence", Usage: "also write the type evidence here"},
-			&cli.StringFlag{Name: "per", Value: card.PerGroup, Usage: "one card per group, or per trajectory"},
-			&cli.IntFlag{Name: "top", Value: card.DefaultOptions().TopContrast, Usage: "features kept in a contrast"},
-		), stage.ListFlag("group-by", "build the cards of each env, policy or run apart (any of env, policy, run) instead of refusing trajectory files that mix them; card ids end in @ and the group's values")...),
-		Action: func(c *cli.Context) error {
-			in, err := stage.Traj(c, true)
-			if err != nil {
-				return err
-			}
-			by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
-			if err != nil {
-				return command.Usagef("%v", err)
-			}
-			return cards.Run(c.Context, cards.Options{Inputs: in, Output: c.String("output"),
-				Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top"), GroupBy: by}, stage.CLI(c))
-		},
+		Flags:           cards.Flags(),
+		Action:          stage.Action(cards.From, cards.Run),
 	}
 }

@@ -26,12 +26,6 @@ func app() *cli.App {
 			"  evaluate --policy ckpt/0 --env household --split valid_seen --greedy",
 		HideHelpCommand: true,
 		Flags:           evaluate.Flags(),
-		Action: func(c *cli.Context) error {
-			f, err := evaluate.From(c)
-			if err != nil {
-				return err
-			}
-			return evaluate.Run(c.Context, f, stage.CLI(c))
-		},
+		Action:          stage.Action(evaluate.From, evaluate.Run),
 	}
 }

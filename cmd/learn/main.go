@@ -35,14 +35,8 @@ func app() *cli.App {
 					"  rollout --env household --tasks 64 --group 1 --policy oracle -o demos.parquet\n" +
 					"  learn sft --init tiny --traj demos.parquet -o ckpt/0 --epochs 3 --metrics sft.parquet\n" +
 					"  learn sft --init ckpt/0 --traj more.parquet --lr 3e-4 -o ckpt/0b",
-				Flags: learn.SFTFlags(),
-				Action: func(c *cli.Context) error {
-					o, err := learn.SFTFrom(c)
-					if err != nil {
-						return err
-					}
-					return learn.RunSFT(c.Context, o, stage.CLI(c))
-				},
+				Flags:  learn.SFTFlags(),
+				Action: stage.Action(learn.SFTFrom, learn.RunSFT),
 			},
 			{
 				Name:      "grpo",
@@ -77,14 +71,8 @@ func app() *cli.App {
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit gigpo --gamma 0.95 --advantages adv/3.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --step-credit gigpo\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16",
-				Flags: learn.GRPOFlags(),
-				Action: func(c *cli.Context) error {
-					o, err := learn.GRPOFrom(c)
-					if err != nil {
-						return err
-					}
-					return learn.RunGRPO(c.Context, o, stage.CLI(c))
-				},
+				Flags:  learn.GRPOFlags(),
+				Action: stage.Action(learn.GRPOFrom, learn.RunGRPO),
 			},
 		},
 	}

@@ -33,28 +33,15 @@ func app() *cli.App {
 				Name:      "mix",
 				Usage:     "concatenate trajectory files so that episodes of one task form one group (samples renumbered)",
 				UsageText: "report mix TRAJ... -o OUT",
-				Flags:     append(stage.TrajFlags("trajectory files"), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"}),
-				Action: func(c *cli.Context) error {
-					in, err := stage.Traj(c, true)
-					if err != nil {
-						return err
-					}
-					return report.RunMix(c.Context, report.MixOptions{Inputs: in, Output: c.String("output")}, stage.CLI(c))
-				},
+				Flags:     report.MixFlags(),
+				Action:    stage.Action(report.MixFrom, report.RunMix),
 			},
 			{
 				Name:      "iteration",
 				Usage:     "one line on a finished iteration: success, scaffold items and tokens, loss, KL, seconds",
 				UsageText: "report iteration RUN K [--scaffold SNAP] [--of ITERS]",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "scaffold", Usage: "the snapshot the iteration's rollout used"},
-					&cli.IntFlag{Name: "of", Usage: "the run's iterations, to say how far the loop has got (0: not said)"}},
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 2, 2); err != nil {
-						return err
-					}
-					return report.RunIteration(c.Context, report.IterationOptions{Run: c.Args().Get(0), K: c.Args().Get(1),
-						Scaffold: c.String("scaffold"), Iterations: c.Int("of")}, stage.CLI(c))
-				},
+				Flags:     report.IterationFlags(),
+				Action:    stage.Action(report.IterationFrom, report.RunIteration),
 			},
 			{
 				Name:      "settings",
@@ -66,77 +53,35 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  report settings runs/pats-s1\n" +
 					"  report settings --from runs/pats-s1/.settings -o runs/pats-s1/settings.json",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "from", Usage: "NAME=VALUE lines to record"},
-					&cli.StringFlag{Name: "base", Usage: "the base checkpoint whose weights hash to record"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "settings file to write"}},
-				Action: func(c *cli.Context) error {
-					if c.IsSet("from") || c.IsSet("output") {
-						if err := command.Args(c, 0, 0); err != nil {
-							return err
-						}
-						if c.String("from") == "" || c.String("output") == "" {
-							return command.Usagef("writing a settings file needs --from and -o")
-						}
-						return report.WriteSettings(c.String("from"), c.String("base"), c.String("output"))
-					}
-					if err := command.Args(c, 1, 1); err != nil {
-						return err
-					}
-					return report.ShowSettings(c.Args().First(), c.App.Writer)
-				},
+				Flags:  report.SettingsFlags(),
+				Action: stage.Action(report.SettingsFrom, report.RunSettings),
 			},
 			{
 				Name:      "run",
 				Usage:     "a run's evaluations by iteration as a Markdown table",
 				UsageText: "report run RUN",
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, 1); err != nil {
-						return err
-					}
-					return report.RunSummary(c.Context, report.SummaryOptions{Run: c.Args().First()}, stage.CLI(c))
-				},
+				Action:    stage.Action(report.SummaryFrom, report.RunSummary),
 			},
 			{
 				Name:      "compare",
 				Usage:     "compare checkpoints of runs: success per split, score, tokens per episode",
 				UsageText: "report compare LABEL=RUN[@K][+scaffold]... [--splits valid_seen,valid_unseen]",
-				Flags:     stage.ListFlag("splits", "splits to compare; default valid_seen,valid_unseen"),
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, -1); err != nil {
-						return err
-					}
-					return report.RunCompare(c.Context, report.CompareOptions{Entries: c.Args().Slice(), Splits: stage.Names(c, "splits")}, stage.CLI(c))
-				},
+				Flags:     report.CompareFlags(),
+				Action:    stage.Action(report.CompareFrom, report.RunCompare),
 			},
 			{
 				Name:      "groups",
 				Usage:     "GRPO groups of rollouts: success, and the groups with equal rewards (no gradient) and with every episode failed",
 				UsageText: "report groups TRAJ...",
-				Flags:     stage.TrajFlags("trajectory files"),
-				Action: func(c *cli.Context) error {
-					in, err := stage.Traj(c, true)
-					if err != nil {
-						return err
-					}
-					return report.RunGroups(c.Context, report.GroupsOptions{Inputs: in}, stage.CLI(c))
-				},
+				Flags:     report.GroupsFlags(),
+				Action:    stage.Action(report.GroupsFrom, report.RunGroups),
 			},
 			{
 				Name:      "sweep",
 				Usage:     "mean and spread over seeds of each variant's final zero-scaffold evaluation, beside the paper's figures",
 				UsageText: "report sweep --root runs/sweep --variants '...' --seeds '1 2 3' [-o results.parquet] [--runs runs.parquet] [--credit credit.parquet] [--partial]",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "root", Value: "runs/sweep", Usage: "folder holding VARIANT-sSEED run folders"},
-					&cli.StringSliceFlag{Name: "variants", Required: true, Usage: "variants (repeat it, or give a list separated by commas or spaces)"},
-					&cli.StringSliceFlag{Name: "seeds", Required: true, Usage: "seeds (repeat it, or give a list separated by commas or spaces)"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
-					&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
-					&cli.StringFlag{Name: "credit", Usage: "write the credit audits of the runs that have one (RUN/audit/credit.parquet), aggregated per variant and horizon bin (sweep_credit), here"},
-					&cli.BoolFlag{Name: "partial", Usage: "leave out unfinished runs (listed under the table) instead of failing"},
-					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
-					&cli.StringFlag{Name: "baseline", Usage: "also print each variant's paired difference from this variant (same seeds), with a 95% bootstrap interval"},
-				},
-				Action: sweep,
+				Flags:     report.SweepFlags(),
+				Action:    stage.Action(report.SweepFrom, report.RunSweep),
 			},
 			{
 				Name:      "plots",
@@ -152,26 +97,9 @@ func app() *cli.App {
 					"  report plots runs/pats-s1\n" +
 					"  report plots runs/s32 -o docs/plots/s32\n" +
 					"  report plots runs/sweep --variants 'pats grpo' --seeds '1 2 3'",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the PNG files (default RUN/plots or SWEEP/plots)"},
-					&cli.StringSliceFlag{Name: "variants", Usage: "a sweep's variants (repeat it, or give a list separated by commas or spaces); default: the run folders found"},
-					&cli.StringSliceFlag{Name: "seeds", Usage: "a sweep's seeds, with --variants (repeat it, or give a list separated by commas or spaces)"},
-					&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
-					&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named in a note line) instead of failing"}},
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, 1); err != nil {
-						return err
-					}
-					return report.RunPlots(c.Context, report.PlotsOptions{Run: c.Args().First(), Output: c.String("output"),
-						Variants: stage.Names(c, "variants"), Seeds: stage.Names(c, "seeds"), VariantSeeds: c.String("variant-seeds"),
-						Partial: c.Bool("partial")}, stage.CLI(c))
-				},
+				Flags:  report.PlotsFlags(),
+				Action: stage.Action(report.PlotsFrom, report.RunPlots),
 			},
 		},
 	}
-}
-
-func sweep(c *cli.Context) error {
-	return report.RunSweep(c.Context, report.SweepOptions{Root: c.String("root"), Variants: stage.Names(c, "variants"),
-		Seeds: stage.Names(c, "seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
-		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, stage.CLI(c))
 }

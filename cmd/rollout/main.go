@@ -25,12 +25,6 @@ func app() *cli.App {
 			"  rollout --env household --split train --tasks 64 --group 8 --policy ckpt/3 --scaffold snap/3.parquet --shard 0/4 -o traj/3/part0.parquet",
 		HideHelpCommand: true,
 		Flags:           rollout.Flags(),
-		Action: func(c *cli.Context) error {
-			f, err := rollout.From(c)
-			if err != nil {
-				return err
-			}
-			return rollout.Run(c.Context, f, stage.CLI(c))
-		},
+		Action:          stage.Action(rollout.From, rollout.Run),
 	}
 }

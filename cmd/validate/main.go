@@ -14,10 +14,6 @@ import (
 
 func main() { command.Main(app()) }
 
-func tokenizerFlag() cli.Flag {
-	return &cli.StringFlag{Name: "tokenizer", Usage: "tokenizer.json (or a checkpoint folder) to count tokens with; default the built-in one"}
-}
-
 func app() *cli.App {
 	return &cli.App{
 		Name:  "validate",
@@ -42,31 +38,8 @@ func app() *cli.App {
 			"  validate diff snap/3.parquet snap/4.parquet --proposals proposals/3.parquet --decisions decisions/3.parquet\n" +
 			"  validate show snap/4.parquet --budget 400 --type pick_and_place_simple",
 		HideHelpCommand: true,
-		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
-			&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
-			&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
-			&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
-		}, stage.LoopFlags()...),
-		Action: func(c *cli.Context) error {
-			if err := command.Args(c, 0, 0); err != nil {
-				return err
-			}
-			loop, err := stage.LoopFrom(c)
-			if err != nil {
-				return err
-			}
-			tok, err := stage.Tokenizer(loop.Tokenizer)
-			if err != nil {
-				return err
-			}
-			return validate.Run(c.Context, validate.Options{
-				Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
-				Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
-				Progress: command.Progress(),
-			}, stage.CLI(c))
-		},
+		Flags:           validate.Flags(),
+		Action:          stage.Action(validate.From, validate.Run),
 		Commands: []*cli.Command{
 			{
 				Name:      "init",
@@ -84,21 +57,8 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  validate init -o snap/0.parquet\n" +
 					"  validate init --from items.yaml -o snap/0.parquet",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "from", Usage: "items file to seed the snapshot with (the static expert library)"},
-					&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot 0"},
-					tokenizerFlag(),
-				},
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 0, 0); err != nil {
-						return err
-					}
-					tok, err := stage.Tokenizer(c.String("tokenizer"))
-					if err != nil {
-						return err
-					}
-					return validate.RunInit(c.Context, validate.InitOptions{From: c.String("from"), Output: c.String("output"), Tok: tok}, stage.CLI(c))
-				},
+				Flags:  validate.InitFlags(),
+				Action: stage.Action(validate.InitFrom, validate.RunInit),
 			},
 			{
 				Name:      "diff",
@@ -111,17 +71,8 @@ func app() *cli.App {
 					"  validate diff snap/3.parquet snap/4.parquet\n" +
 					"  validate diff snap/3.parquet snap/4.parquet --proposals proposals/3.parquet --decisions decisions/3.parquet\n" +
 					"  validate diff snap/0.parquet snap/6.parquet",
-				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "proposals", Usage: "the step's proposals (with --decisions)"},
-					&cli.StringFlag{Name: "decisions", Usage: "the step's decisions (with --proposals)"},
-				},
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 2, 2); err != nil {
-						return err
-					}
-					return validate.RunDiff(c.Context, validate.DiffOptions{Old: c.Args().Get(0), New: c.Args().Get(1),
-						Proposals: c.String("proposals"), Decisions: c.String("decisions")}, stage.CLI(c))
-				},
+				Flags:  validate.DiffFlags(),
+				Action: stage.Action(validate.DiffFrom, validate.RunDiff),
 			},
 			{
 				Name:      "show",
@@ -132,22 +83,8 @@ func app() *cli.App {
 					"Examples:\n" +
 					"  validate show snap/4.parquet\n" +
 					"  validate show snap/4.parquet --budget 100 --type pick_heat_then_place_in_recep",
-				Flags: []cli.Flag{
-					&cli.IntFlag{Name: "budget", Value: 400, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
-					&cli.StringSliceFlag{Name: "type", Usage: "task type to show (repeatable); default every type the snapshot mentions"},
-					tokenizerFlag(),
-				},
-				Action: func(c *cli.Context) error {
-					if err := command.Args(c, 1, 1); err != nil {
-						return err
-					}
-					tok, err := stage.Tokenizer(c.String("tokenizer"))
-					if err != nil {
-						return err
-					}
-					return validate.RunShow(c.Context, validate.ShowOptions{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
-						Types: c.StringSlice("type"), Tok: tok}, stage.CLI(c))
-				},
+				Flags:  validate.ShowFlags(),
+				Action: stage.Action(validate.ShowFrom, validate.RunShow),
 			},
 		},
 	}

@@ -210,14 +210,14 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	}
 	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return e.breakWith(fmt.Sprintf("the child took no %s request within --step-timeout %s", req.Op, e.opts.StepTimeout), nil, false)
+			return e.breakWith(fmt.Sprintf("the child took no %s request within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
 		}
 		return e.breakWith(fmt.Sprintf("cannot send %s request", req.Op), err, true)
 	}
 	got, err := readLine(e.stdout, e.opts.MaxLine)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return e.breakWith(fmt.Sprintf("no answer to %s within --step-timeout %s", req.Op, e.opts.StepTimeout), nil, false)
+			return e.breakWith(fmt.Sprintf("no answer to %s within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
 		}
 		if errors.Is(err, errLongLine) {
 			return e.breakWith(fmt.Sprintf("answer to %s longer than %d bytes", req.Op, e.opts.MaxLine), nil, false)

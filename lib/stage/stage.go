@@ -1,6 +1,7 @@
 package stage
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -46,6 +47,18 @@ func CLI(c *cli.Context) Streams {
 		s.Stderr = c.App.ErrWriter
 	}
 	return s
+}
+
+// Action is a command's action: read its options (a stage's From, which
+// checks them), then run the stage with the command's streams (CLI).
+func Action[O any](from func(*cli.Context) (O, error), run func(context.Context, O, Streams) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		o, err := from(c)
+		if err != nil {
+			return err
+		}
+		return run(c.Context, o, CLI(c))
+	}
 }
 
 // Tokenizer opens the tokenizer that control and validate count tokens

@@ -4,7 +4,7 @@ rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed
 validate init -o snap.parquet
 cards traj.parquet -o cards.parquet
 control --cards cards.parquet --scaffold snap.parquet -o proposals.parquet --state-out state.parquet
-learn sft --init tiny --demos traj.parquet -o ckpt --epochs 1
+learn sft --init tiny --traj traj.parquet -o ckpt --epochs 1
 rollout --env household --split train --tasks 2 --group 2 --policy ckpt --max-context 512 -o ptraj.parquet
 mkdir bad
 for m in cards-nan-success cards-success-range cards-negative-count cards-contrast-mismatch cards-duplicate-id; do

@@ -1,0 +1,58 @@
+package control
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/stage"
+)
+
+// The control command's options are declared here once (name, type,
+// default, help), the loop's from the stage layer (stage.LoopFlags), and
+// read here (From).
+
+// Flags declares the control command's options.
+func Flags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
+		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+		&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
+		&cli.StringFlag{Name: "state-out", Usage: "controller state after iteration k"},
+		&cli.StringFlag{Name: "refiner", Value: "builtin", Usage: "builtin or openai"},
+		&cli.StringFlag{Name: "endpoint", Usage: "openai: base URL of the chat-completions server"},
+		&cli.StringFlag{Name: "model", Usage: "openai: model name"},
+		&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
+		&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
+		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
+		&cli.StringFlag{Name: "on-refiner-failure", Value: "stop", Usage: "when the refiner cannot be asked after its retries (unreachable or failing endpoint): stop (exit 1, nothing written) or continue (no proposals for that scope this iteration, said on stderr)"},
+	}, stage.LoopFlags()...)
+}
+
+// From reads the control command's options.
+func From(c *cli.Context) (Options, error) {
+	if err := command.Args(c, 0, 0); err != nil {
+		return Options{}, err
+	}
+	loop, err := stage.LoopFrom(c)
+	if err != nil {
+		return Options{}, err
+	}
+	tok, err := stage.Tokenizer(loop.Tokenizer)
+	if err != nil {
+		return Options{}, err
+	}
+	onFail := c.String("on-refiner-failure")
+	if onFail != "stop" && onFail != "continue" {
+		return Options{}, command.Usagef("--on-refiner-failure %q: want stop or continue", onFail)
+	}
+	return Options{
+		Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
+		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
+		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
+		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
+		Tok: tok, Progress: command.Progress(),
+		ContinueOnFailure: onFail == "continue",
+	}, nil
+}

@@ -1,0 +1,161 @@
+package report
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
+)
+
+// The options of report's subcommands are declared here once (name,
+// type, default, help) and read here (MixFrom, IterationFrom, ...).
+
+// MixFlags declares report mix's options.
+func MixFlags() []cli.Flag {
+	return append(stage.TrajFlags("trajectory files"), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"})
+}
+
+// MixFrom reads report mix's options.
+func MixFrom(c *cli.Context) (MixOptions, error) {
+	in, err := stage.Traj(c, true)
+	if err != nil {
+		return MixOptions{}, err
+	}
+	return MixOptions{Inputs: in, Output: c.String("output")}, nil
+}
+
+// IterationFlags declares report iteration's options.
+func IterationFlags() []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "scaffold", Usage: "the snapshot the iteration's rollout used"},
+		&cli.IntFlag{Name: "of", Usage: "the run's iterations, to say how far the loop has got (0: not said)"}}
+}
+
+// IterationFrom reads report iteration's options: the run folder and the
+// iteration are its arguments.
+func IterationFrom(c *cli.Context) (IterationOptions, error) {
+	if err := command.Args(c, 2, 2); err != nil {
+		return IterationOptions{}, err
+	}
+	return IterationOptions{Run: c.Args().Get(0), K: c.Args().Get(1),
+		Scaffold: c.String("scaffold"), Iterations: c.Int("of")}, nil
+}
+
+// SettingsOptions are report settings' options: with From (and Output)
+// it writes a settings file, else it prints Run's.
+type SettingsOptions struct {
+	Run                string // run folder to print the settings of
+	From, Base, Output string // NAME=VALUE lines, base checkpoint, settings file to write
+	Write              bool   // write (From, Base, Output) rather than print (Run)
+}
+
+// SettingsFlags declares report settings' options.
+func SettingsFlags() []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "from", Usage: "NAME=VALUE lines to record"},
+		&cli.StringFlag{Name: "base", Usage: "the base checkpoint whose weights hash to record"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "settings file to write"}}
+}
+
+// SettingsFrom reads report settings' options: a run folder as the
+// argument, or --from and -o.
+func SettingsFrom(c *cli.Context) (SettingsOptions, error) {
+	if c.IsSet("from") || c.IsSet("output") {
+		if err := command.Args(c, 0, 0); err != nil {
+			return SettingsOptions{}, err
+		}
+		if c.String("from") == "" || c.String("output") == "" {
+			return SettingsOptions{}, command.Usagef("writing a settings file needs --from and -o")
+		}
+		return SettingsOptions{From: c.String("from"), Base: c.String("base"), Output: c.String("output"), Write: true}, nil
+	}
+	if err := command.Args(c, 1, 1); err != nil {
+		return SettingsOptions{}, err
+	}
+	return SettingsOptions{Run: c.Args().First()}, nil
+}
+
+// RunSettings writes a settings file (WriteSettings) or prints a run's
+// (ShowSettings).
+func RunSettings(_ context.Context, f SettingsOptions, std stage.Streams) error {
+	if f.Write {
+		return WriteSettings(f.From, f.Base, f.Output)
+	}
+	return ShowSettings(f.Run, std.Stdout)
+}
+
+// SummaryFrom reads report run's options: the run folder is its argument.
+func SummaryFrom(c *cli.Context) (SummaryOptions, error) {
+	if err := command.Args(c, 1, 1); err != nil {
+		return SummaryOptions{}, err
+	}
+	return SummaryOptions{Run: c.Args().First()}, nil
+}
+
+// CompareFlags declares report compare's options.
+func CompareFlags() []cli.Flag {
+	return stage.ListFlag("splits", "splits to compare; default valid_seen,valid_unseen")
+}
+
+// CompareFrom reads report compare's options: the entries are its
+// arguments.
+func CompareFrom(c *cli.Context) (CompareOptions, error) {
+	if err := command.Args(c, 1, -1); err != nil {
+		return CompareOptions{}, err
+	}
+	return CompareOptions{Entries: c.Args().Slice(), Splits: stage.Names(c, "splits")}, nil
+}
+
+// GroupsFlags declares report groups' options.
+func GroupsFlags() []cli.Flag { return stage.TrajFlags("trajectory files") }
+
+// GroupsFrom reads report groups' options.
+func GroupsFrom(c *cli.Context) (GroupsOptions, error) {
+	in, err := stage.Traj(c, true)
+	if err != nil {
+		return GroupsOptions{}, err
+	}
+	return GroupsOptions{Inputs: in}, nil
+}
+
+// SweepFlags declares report sweep's options.
+func SweepFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "root", Value: "runs/sweep", Usage: "folder holding VARIANT-sSEED run folders"},
+		&cli.StringSliceFlag{Name: "variants", Required: true, Usage: "variants (repeat it, or give a list separated by commas or spaces)"},
+		&cli.StringSliceFlag{Name: "seeds", Required: true, Usage: "seeds (repeat it, or give a list separated by commas or spaces)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
+		&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
+		&cli.StringFlag{Name: "credit", Usage: "write the credit audits of the runs that have one (RUN/audit/credit.parquet), aggregated per variant and horizon bin (sweep_credit), here"},
+		&cli.BoolFlag{Name: "partial", Usage: "leave out unfinished runs (listed under the table) instead of failing"},
+		&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
+		&cli.StringFlag{Name: "baseline", Usage: "also print each variant's paired difference from this variant (same seeds), with a 95% bootstrap interval"},
+	}
+}
+
+// SweepFrom reads report sweep's options.
+func SweepFrom(c *cli.Context) (SweepOptions, error) {
+	return SweepOptions{Root: c.String("root"), Variants: stage.Names(c, "variants"),
+		Seeds: stage.Names(c, "seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
+		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, nil
+}
+
+// PlotsFlags declares report plots' options.
+func PlotsFlags() []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the PNG files (default RUN/plots or SWEEP/plots)"},
+		&cli.StringSliceFlag{Name: "variants", Usage: "a sweep's variants (repeat it, or give a list separated by commas or spaces); default: the run folders found"},
+		&cli.StringSliceFlag{Name: "seeds", Usage: "a sweep's seeds, with --variants (repeat it, or give a list separated by commas or spaces)"},
+		&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
+		&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named in a note line) instead of failing"}}
+}
+
+// PlotsFrom reads report plots' options: the run or sweep folder is its
+// argument.
+func PlotsFrom(c *cli.Context) (PlotsOptions, error) {
+	if err := command.Args(c, 1, 1); err != nil {
+		return PlotsOptions{}, err
+	}
+	return PlotsOptions{Run: c.Args().First(), Output: c.String("output"),
+		Variants: stage.Names(c, "variants"), Seeds: stage.Names(c, "seeds"), VariantSeeds: c.String("variant-seeds"),
+		Partial: c.Bool("partial")}, nil
+}

@@ -1,0 +1,109 @@
+package validate
+
+import (
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
+)
+
+// The options of validate and its subcommands (init, diff, show) are
+// declared here once (name, type, default, help), the loop's from the
+// stage layer (stage.LoopFlags), and read here (From, InitFrom, DiffFrom,
+// ShowFrom).
+
+func tokenizerFlag() cli.Flag {
+	return &cli.StringFlag{Name: "tokenizer", Usage: "tokenizer.json (or a checkpoint folder) to count tokens with; default the built-in one"}
+}
+
+// Flags declares validate's options.
+func Flags() []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+		&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
+		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
+		&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
+	}, stage.LoopFlags()...)
+}
+
+// From reads validate's options.
+func From(c *cli.Context) (Options, error) {
+	if err := command.Args(c, 0, 0); err != nil {
+		return Options{}, err
+	}
+	loop, err := stage.LoopFrom(c)
+	if err != nil {
+		return Options{}, err
+	}
+	tok, err := stage.Tokenizer(loop.Tokenizer)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{
+		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
+		Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
+		Progress: command.Progress(),
+	}, nil
+}
+
+// InitFlags declares validate init's options.
+func InitFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "from", Usage: "items file to seed the snapshot with (the static expert library)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot 0"},
+		tokenizerFlag(),
+	}
+}
+
+// InitFrom reads validate init's options.
+func InitFrom(c *cli.Context) (InitOptions, error) {
+	if err := command.Args(c, 0, 0); err != nil {
+		return InitOptions{}, err
+	}
+	tok, err := stage.Tokenizer(c.String("tokenizer"))
+	if err != nil {
+		return InitOptions{}, err
+	}
+	return InitOptions{From: c.String("from"), Output: c.String("output"), Tok: tok}, nil
+}
+
+// DiffFlags declares validate diff's options.
+func DiffFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "proposals", Usage: "the step's proposals (with --decisions)"},
+		&cli.StringFlag{Name: "decisions", Usage: "the step's decisions (with --proposals)"},
+	}
+}
+
+// DiffFrom reads validate diff's options: the two snapshots are its
+// arguments.
+func DiffFrom(c *cli.Context) (DiffOptions, error) {
+	if err := command.Args(c, 2, 2); err != nil {
+		return DiffOptions{}, err
+	}
+	return DiffOptions{Old: c.Args().Get(0), New: c.Args().Get(1),
+		Proposals: c.String("proposals"), Decisions: c.String("decisions")}, nil
+}
+
+// ShowFlags declares validate show's options.
+func ShowFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "budget", Value: 400, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
+		&cli.StringSliceFlag{Name: "type", Usage: "task type to show (repeatable); default every type the snapshot mentions"},
+		tokenizerFlag(),
+	}
+}
+
+// ShowFrom reads validate show's options: the snapshot is its argument.
+func ShowFrom(c *cli.Context) (ShowOptions, error) {
+	if err := command.Args(c, 1, 1); err != nil {
+		return ShowOptions{}, err
+	}
+	tok, err := stage.Tokenizer(c.String("tokenizer"))
+	if err != nil {
+		return ShowOptions{}, err
+	}
+	return ShowOptions{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
+		Types: c.StringSlice("type"), Tok: tok}, nil
+}
