@@ -105,6 +105,11 @@ func jsonOf(v reflect.Value) string {
 			parts[i] = jsonOf(v.Index(i))
 		}
 		return "[" + strings.Join(parts, " ") + "]"
+	case reflect.Pointer: // a nullable column's value
+		if v.IsNil() {
+			return "<nil>"
+		}
+		return jsonOf(v.Elem())
 	case reflect.Float32, reflect.Float64: // DuckDB gives a FLOAT's exact value as a double
 		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
 	}

@@ -12,6 +12,7 @@ package pipelines
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,12 +93,14 @@ func TestDuckDBNotebookDoc(t *testing.T) {
 			t.Errorf("sql block %d returns no rows:\n%s", i+1, blocks[i])
 		}
 	}
-	// The NULLs the page shows: no run, no scaffold (block 2), the
+	// The NULLs the page shows: no run, no scaffold, no sampling rule
+	// (block 2), the
 	// random policy's temperature and the "all" row's
 	// task type (block 3), the general layer (block 7), plain JSON inputs
 	// (block 9).
-	if r := res[1][0]; r["no_run"] != true || r["no_scaffold"] != true {
-		t.Errorf("trajectories: run and scaffold_version are not NULL: %v", r)
+	if r := res[1]; len(r) != 1 || r[0]["no_run"] != true || r[0]["no_scaffold"] != true || r[0]["policy"] != "random" ||
+		fmt.Sprint(r[0]["with_temperature"]) != "0" || r[0]["temperature"] != nil {
+		t.Errorf("trajectories: %v; want one row, run, scaffold_version and the random policy's temperature NULL", r)
 	}
 	if r := res[2]; len(r) != 1 || r[0]["run"] != nil || r[0]["temperature"] != nil || r[0]["iteration"] == nil || r[0]["seed"] == nil {
 		t.Errorf("metrics overall row: %v; want one row, run and temperature NULL, iteration and seed set", r)

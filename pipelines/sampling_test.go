@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -100,11 +101,11 @@ func TestSamplingReproduced(t *testing.T) {
 	cases := []struct {
 		name  string
 		flags []string
-		want  table.Trajectory // the sampling columns
+		want  rl.Sampling // the sampling columns
 	}{
-		{"generation_config", nil, table.Trajectory{Temperature: 0.7, TopP: 0.8, TopK: 20, RepetitionPenalty: 1.05}},
+		{"generation_config", nil, rl.Sampling{Temperature: 0.7, TopP: 0.8, TopK: 20, RepPenalty: 1.05}},
 		{"t1p1", []string{"--temperature", "1", "--top-p", "1", "--top-k", "0", "--repetition-penalty", "1", "--iteration", "1"},
-			table.Trajectory{Temperature: 1, TopP: 1, RepetitionPenalty: 1}},
+			rl.Sampling{Temperature: 1, TopP: 1, RepPenalty: 1}},
 	}
 	for _, c := range cases {
 		traj := c.name + ".parquet"
@@ -114,10 +115,10 @@ func TestSamplingReproduced(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range rows {
-			if r.Temperature != c.want.Temperature || r.TopP != c.want.TopP || r.TopK != c.want.TopK ||
-				r.RepetitionPenalty != c.want.RepetitionPenalty || r.PolicyHash != hash {
-				t.Fatalf("%s: recorded temperature %v top-p %v top-k %v penalty %v hash %q, want %+v and %q", c.name,
-					r.Temperature, r.TopP, r.TopK, r.RepetitionPenalty, r.PolicyHash, c.want, hash)
+			if r.Temperature == nil || r.TopP == nil || r.TopK == nil || r.RepetitionPenalty == nil ||
+				rl.SamplingOf(&r) != c.want || r.PolicyHash != hash {
+				t.Fatalf("%s: recorded %s (NULL columns: %v %v %v %v) hash %q, want %s and %q", c.name,
+					rl.SamplingOf(&r), r.Temperature == nil, r.TopP == nil, r.TopK == nil, r.RepetitionPenalty == nil, r.PolicyHash, c.want, hash)
 			}
 		}
 		run("learn", "grpo", "--init", "ckpt0", "--ref", "ckpt0", traj, "-o", "ck-"+c.name, "--metrics", "m-"+c.name+".parquet", "--seed", "1")

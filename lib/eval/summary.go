@@ -160,10 +160,10 @@ func shared(trajs []table.Trajectory) (*int32, *float64) {
 		return nil, nil
 	}
 	it, temp := trajs[0].Iteration, trajs[0].Temperature
-	sameIt, sameTemp := true, trajs[0].PolicyHash != ""
+	sameIt, sameTemp := true, trajs[0].PolicyHash != "" && temp != nil
 	for _, t := range trajs[1:] {
 		sameIt = sameIt && t.Iteration == it
-		sameTemp = sameTemp && t.PolicyHash != "" && t.Temperature == temp
+		sameTemp = sameTemp && t.PolicyHash != "" && t.Temperature != nil && *t.Temperature == *temp
 	}
 	var pi *int32
 	var pt *float64
@@ -171,7 +171,8 @@ func shared(trajs []table.Trajectory) (*int32, *float64) {
 		pi = &it
 	}
 	if sameTemp {
-		pt = &temp
+		x := *temp
+		pt = &x
 	}
 	return pi, pt
 }

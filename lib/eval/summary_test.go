@@ -51,7 +51,7 @@ func TestSummarize(t *testing.T) {
 // temperature only for a checkpoint policy), NULL otherwise.
 func TestSummarizeGroups(t *testing.T) {
 	ck := func(run string, it int32, temp float64, typ string, ok bool) table.Trajectory {
-		return table.Trajectory{Env: "household", Split: "s", Policy: "ckpt/1", PolicyHash: "h", Run: run, Iteration: it, Temperature: temp, TaskType: typ, Success: ok}
+		return table.Trajectory{Env: "household", Split: "s", Policy: "ckpt/1", PolicyHash: "h", Run: run, Iteration: it, Temperature: &temp, TaskType: typ, Success: ok}
 	}
 	or := func(typ string, ok bool) table.Trajectory {
 		return table.Trajectory{Env: "household", Split: "s", Policy: "oracle", Iteration: 3, TaskType: typ, Success: ok}

@@ -237,9 +237,18 @@ type Sampling struct {
 	RepPenalty        float64
 }
 
-// SamplingOf is row r's sampling rule.
+// SamplingOf is row r's sampling rule; the columns' NULLs (a policy that
+// is not a checkpoint, a file that predates them) read as 0.
 func SamplingOf(r *table.Trajectory) Sampling {
-	return Sampling{r.Temperature, r.TopP, r.TopK, r.RepetitionPenalty}
+	return Sampling{orZero(r.Temperature), orZero(r.TopP), orZero(r.TopK), orZero(r.RepetitionPenalty)}
+}
+
+// orZero is *p, or 0 when p is nil.
+func orZero[T int32 | float64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 func (s Sampling) String() string {

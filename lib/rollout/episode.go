@@ -41,18 +41,23 @@ func episode(ctx context.Context, o Options, taskID string, sample int) (table.T
 // identifies it, the policy and its sampling, the goal and the first
 // observation, and empty lists for what the turns add.
 func newTrajectory(o Options, ep env.Episode, taskID string, sample int, seed int64) table.Trajectory {
-	return table.Trajectory{
+	tr := table.Trajectory{
 		Run: o.Run, Iteration: int32(o.Iteration), Env: o.Env.Name(), Split: o.Split,
 		TaskID: taskID, TaskType: ep.TaskType(), GroupID: GroupID(o.Iteration, taskID),
 		Sample: int32(sample), Seed: seed, Policy: o.Policy.Name(), Goal: tokenizer.ValidUTF8(ep.Goal()),
-		Tokenizer:   o.Tok.Hash(),
-		Temperature: short(o.Sampling.Temperature), TopP: short(o.Sampling.TopP), TopK: int32(o.Sampling.TopK),
-		RepetitionPenalty: short(o.Sampling.RepetitionPenalty), PolicyHash: o.PolicyHash,
+		Tokenizer: o.Tok.Hash(), PolicyHash: o.PolicyHash,
 		Actions: []string{}, Observations: []string{tokenizer.ValidUTF8(ep.Observation())},
 		Slate: []string{}, Reads: []string{}, ReadsRight: []bool{}, ReadsMisleading: []bool{},
 		ReadsOutcome: []string{}, ReadTurns: []int32{},
 		StepKeys: []string{}, StepRewards: []float64{},
 	}
+	if o.PolicyHash != "" {
+		// A checkpoint: its sampling rule. Other policies draw no
+		// tokens from a model and leave the columns NULL.
+		t, p, r, k := short(o.Sampling.Temperature), short(o.Sampling.TopP), short(o.Sampling.RepetitionPenalty), int32(o.Sampling.TopK)
+		tr.Temperature, tr.TopP, tr.RepetitionPenalty, tr.TopK = &t, &p, &r, &k
+	}
+	return tr
 }
 
 // prompt is the episode's prompt: goal and first observation, the

@@ -27,7 +27,7 @@ var registry = struct {
 }{byType: map[reflect.Type]KindInfo{}, byName: map[string]KindInfo{}}
 
 func init() {
-	RegisterKind[Trajectory]("trajectory", 7)
+	RegisterKind[Trajectory]("trajectory", 8)
 	RegisterKind[EvalMetrics]("eval_metrics", 3)
 }
 

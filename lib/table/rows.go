@@ -80,16 +80,18 @@ type Trajectory struct {
 	TurnFrom      []int32 `parquet:"turn_from,list" since:"4"`      // version 4: per answer, with a window: index in tokens where the history it saw starts; it saw tokens[:prompt_len], then, when turn_from > prompt_len, history_marker, then tokens[turn_from:turn_at]
 	HistoryMarker []int32 `parquet:"history_marker,list" since:"4"` // version 4: token ids of the line that stands for dropped turns; empty without a window
 
-	// Added in version 5 (read as 0 or empty from older files): how a
-	// checkpoint policy drew its tokens and which weights it was. The
+	// Added in version 5 (read as NULL or empty from older files): how a
+	// checkpoint policy drew its tokens and which weights it was; NULL for
+	// a policy that is not a checkpoint (oracle, random, scripted; version
+	// 8, older files: 0, read as NULL where policy_hash is empty). The
 	// logprobs column is log softmax(logits / temperature) over the whole
 	// vocabulary (temperature 1 when greedy); top-p, top-k and the
 	// repetition penalty only chose the token (model.Rule).
-	Temperature       float64 `parquet:"temperature" since:"5"`          // version 5: sampling temperature of a checkpoint policy; 0: greedy, or not a checkpoint
-	TopP              float64 `parquet:"top_p" since:"5"`                // version 5: nucleus mass (1: no cut); 0: not a checkpoint
-	TopK              int32   `parquet:"top_k" since:"5"`                // version 5: top-k cut (0: none)
-	RepetitionPenalty float64 `parquet:"repetition_penalty" since:"5"`   // version 5: repetition penalty (1: none); 0: not a checkpoint
-	PolicyHash        string  `parquet:"policy_hash,optional" since:"5"` // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); NULL: not a checkpoint (version 7; older files: "")
+	Temperature       *float64 `parquet:"temperature,optional" since:"5"`        // version 5: sampling temperature of a checkpoint policy (0: greedy); NULL: not a checkpoint (version 8; older files: 0)
+	TopP              *float64 `parquet:"top_p,optional" since:"5"`              // version 5: nucleus mass of a checkpoint policy (1: no cut); NULL: not a checkpoint (version 8; older files: 0)
+	TopK              *int32   `parquet:"top_k,optional" since:"5"`              // version 5: top-k cut of a checkpoint policy (0: none); NULL: not a checkpoint (version 8; older files: 0)
+	RepetitionPenalty *float64 `parquet:"repetition_penalty,optional" since:"5"` // version 5: repetition penalty of a checkpoint policy (1: none); NULL: not a checkpoint (version 8; older files: 0)
+	PolicyHash        string   `parquet:"policy_hash,optional" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); NULL: not a checkpoint (version 7; older files: "")
 
 	// Added in version 6 (read as empty from older files): skill bodies
 	// kept in view under a window, and every read action recorded.
@@ -156,10 +158,15 @@ func (m *EvalMetrics) UpgradeFrom(version int) {
 	}
 }
 
-// UpgradeFrom reads a trajectory of version 6 or older: scaffold version
-// -1 (no scaffold) becomes NULL.
+// UpgradeFrom reads a trajectory of an older version: scaffold version -1
+// (no scaffold; version 6 or older) becomes NULL, and so do the sampling
+// columns of a policy that is not a checkpoint (no policy hash; 0 in
+// versions 5 to 7).
 func (r *Trajectory) UpgradeFrom(version int) {
 	if version < 7 && r.ScaffoldVersion != nil && *r.ScaffoldVersion == -1 {
 		r.ScaffoldVersion = nil
+	}
+	if version < 8 && r.PolicyHash == "" {
+		r.Temperature, r.TopP, r.TopK, r.RepetitionPenalty = nil, nil, nil, nil
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,9 +14,10 @@ import (
 )
 
 // oldLayout returns row type t as an older schema version wrote it: every
-// nullable column required, pointer fields as plain values, and the
+// nullable column required, pointer fields as plain values (except the
+// fields named in nullable, which that version wrote as now), and the
 // columns added since version left out.
-func oldLayout(t reflect.Type, version int) reflect.Type {
+func oldLayout(t reflect.Type, version int, nullable ...string) reflect.Type {
 	var fields []reflect.StructField
 	cols, err := columnsOf(t)
 	if err != nil {
@@ -30,7 +32,9 @@ func oldLayout(t reflect.Type, version int) reflect.Type {
 		if c.list {
 			tag += ",list"
 		}
-		if c.ptr {
+		if slices.Contains(nullable, f.Name) {
+			tag += ",optional"
+		} else if c.ptr {
 			f.Type = f.Type.Elem()
 		}
 		f.Tag = reflect.StructTag(`parquet:"` + tag + `"`)
@@ -68,17 +72,20 @@ func setFields(v reflect.Value, fields map[string]any) {
 }
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
-// 6, eval_metrics 2, card 1, type_evidence 1) with their sentinels ("" run,
-// scaffold_version -1, task type "all" or "", representative -1) read as
-// the current version's NULLs; the same rows written now read back equal.
+// 6 and 7, eval_metrics 2, card 1, type_evidence 1) with their sentinels
+// ("" run, scaffold_version -1, task type "all" or "", representative -1,
+// sampling columns 0 without a checkpoint) read as the current version's
+// NULLs; the same rows written now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
+	f := func(x float64) *float64 { return &x }
 	cases := []struct {
-		kind    string
-		version int
-		typ     reflect.Type
-		old     []map[string]any
-		want    any
+		kind     string
+		version  int
+		typ      reflect.Type
+		old      []map[string]any
+		want     any
+		nullable []string // fields the version already wrote as NULL where absent
 	}{
 		{"trajectory", 6, reflect.TypeFor[Trajectory](),
 			[]map[string]any{
@@ -88,7 +95,20 @@ func TestReadSentinelVersions(t *testing.T) {
 			[]Trajectory{
 				{GroupID: "g", Sample: 0, FailureMode: "loop"},
 				{GroupID: "g", Sample: 1, Run: "r1", ScaffoldVersion: v(0)},
-			}},
+			}, nil},
+		{"trajectory", 7, reflect.TypeFor[Trajectory](),
+			[]map[string]any{
+				// the oracle: no sampling rule, written as 0
+				{"GroupID": "g", "Sample": int32(0), "Policy": "oracle"},
+				// a greedy checkpoint: temperature 0 is a value
+				{"GroupID": "g", "Sample": int32(1), "Policy": "ck", "PolicyHash": "h", "TopP": 1.0, "RepetitionPenalty": 1.0},
+				{"GroupID": "g", "Sample": int32(2), "Policy": "ck", "PolicyHash": "h", "Temperature": 0.7, "TopP": 0.8, "TopK": int32(20), "RepetitionPenalty": 1.05},
+			},
+			[]Trajectory{
+				{GroupID: "g", Sample: 0, Policy: "oracle"},
+				{GroupID: "g", Sample: 1, Policy: "ck", PolicyHash: "h", Temperature: f(0), TopP: f(1), TopK: v(0), RepetitionPenalty: f(1)},
+				{GroupID: "g", Sample: 2, Policy: "ck", PolicyHash: "h", Temperature: f(0.7), TopP: f(0.8), TopK: v(20), RepetitionPenalty: f(1.05)},
+			}, []string{"Run", "FailureMode", "ScaffoldVersion", "PolicyHash"}},
 		{"eval_metrics", 2, reflect.TypeFor[EvalMetrics](),
 			[]map[string]any{
 				{"Env": "household", "TaskType": "all", "Episodes": int32(4), "Success": 0.5},
@@ -97,18 +117,18 @@ func TestReadSentinelVersions(t *testing.T) {
 			[]EvalMetrics{
 				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5},
 				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, Success: 0.5, Scaffold: "snap/1.parquet"},
-			}},
+			}, nil},
 		{"card", 1, reflect.TypeFor[Card](),
 			[]map[string]any{
 				{"CardID": "c-0-a", "NEpisodes": int32(2), "NSuccess": int32(2), "SuccessRate": 1.0, "RepSuccessSample": int32(1), "RepFailureSample": int32(-1)},
 			},
-			[]Card{{CardID: "c-0-a", NEpisodes: 2, NSuccess: 2, SuccessRate: 1, RepSuccessSample: v(1)}}},
+			[]Card{{CardID: "c-0-a", NEpisodes: 2, NSuccess: 2, SuccessRate: 1, RepSuccessSample: v(1)}}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
-			[]TypeEvidence{{NCards: 1}, {TaskType: "pick", NCards: 1}}},
+			[]TypeEvidence{{NCards: 1}, {TaskType: "pick", NCards: 1}}, nil},
 	}
 	for _, c := range cases {
-		old := oldLayout(c.typ, c.version)
+		old := oldLayout(c.typ, c.version, c.nullable...)
 		rows := reflect.MakeSlice(reflect.SliceOf(old), len(c.old), len(c.old))
 		for i, fields := range c.old {
 			setFields(rows.Index(i), fields)

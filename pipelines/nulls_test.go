@@ -1,0 +1,112 @@
+package pipelines
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+)
+
+// nullCounts returns the NULL count of each named column of a Parquet
+// file (from its column chunks' statistics) and its row count.
+func nullCounts(t *testing.T, path string, cols []string) (map[string]int64, int64) {
+	t.Helper()
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parquet.OpenFile(fh, st.Size())
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	got := map[string]int64{}
+	for _, name := range cols {
+		l, ok := f.Schema().Lookup(name)
+		if !ok {
+			t.Fatalf("%s: no column %s", path, name)
+		}
+		got[name] = 0
+		for _, rg := range f.Metadata().RowGroups {
+			got[name] += rg.Columns[l.ColumnIndex].MetaData.Statistics.NullCount
+		}
+	}
+	return got, f.NumRows()
+}
+
+// rolloutFile runs the rollout stage with policy (oracle, random or a
+// checkpoint folder) into dir/name and returns its path.
+func rolloutFile(t *testing.T, dir, name, policy string) string {
+	t.Helper()
+	out := filepath.Join(dir, name)
+	ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "train", Tasks: 3, Group: 2, Seed: 5,
+		Policy: policy, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, MaxActionTokens: 4,
+			Admissible: "none"}, InvalidPenalty: 0.1, Output: out}
+	if err := ro.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rollout.Run(context.Background(), ro, stage.Streams{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNullsInOutputs: the files the stages write from real runs carry
+// NULL, not a stand-in (0, NaN, -1, ""), where a value is absent, and a
+// value where it is not. Each case names a column's NULL count as a share
+// of the file's rows: all (every row lacks it), none, or an exact count.
+func TestNullsInOutputs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs rollouts and training on a tiny checkpoint")
+	}
+	dir := t.TempDir()
+	ck := filepath.Join(dir, "tinyck")
+	tinyWordLevelCheckpoint(t, ck)
+	const all = -1 // every row
+	cases := []struct {
+		name string
+		file func() string
+		want map[string]int64 // column -> NULL count (all: every row)
+	}{
+		{"oracle rollout: no sampling rule, no weights", func() string { return rolloutFile(t, dir, "oracle.parquet", "oracle") },
+			map[string]int64{"temperature": all, "top_p": all, "top_k": all, "repetition_penalty": all, "policy_hash": all, "run": all, "env": 0}},
+		{"random rollout", func() string { return rolloutFile(t, dir, "random.parquet", "random") },
+			map[string]int64{"temperature": all, "top_p": all, "top_k": all, "repetition_penalty": all, "policy_hash": all}},
+		{"checkpoint rollout: its sampling rule", func() string { return rolloutFile(t, dir, "ckpt.parquet", ck) },
+			map[string]int64{"temperature": 0, "top_p": 0, "top_k": 0, "repetition_penalty": 0, "policy_hash": 0}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := c.file()
+			var cols []string
+			for col := range c.want {
+				cols = append(cols, col)
+			}
+			got, n := nullCounts(t, path, cols)
+			if n == 0 {
+				t.Fatalf("%s: no rows", path)
+			}
+			want := map[string]int64{}
+			for col, k := range c.want {
+				if k == all {
+					k = n
+				}
+				want[col] = k
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("NULL counts of %d rows (-want +got):\n%s", n, diff)
+			}
+		})
+	}
+}
