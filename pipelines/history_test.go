@@ -74,7 +74,7 @@ func TestHistoryWindow(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(ms) == 0 || math.Abs(ms[0].RatioMean-1) > 1e-4 {
+				if len(ms) == 0 || ms[0].RatioMean == nil || math.Abs(*ms[0].RatioMean-1) > 1e-4 {
 					t.Errorf("%s: first step's ratio mean %v, want 1 within 1e-4", credit, ms)
 				}
 			}

@@ -10,9 +10,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 )
+
+var quiet = stage.Streams{Stdout: io.Discard, Stderr: io.Discard}
 
 // nullCounts returns the NULL count of each named column of a Parquet
 // file (from its column chunks' statistics) and its row count.
@@ -56,7 +60,7 @@ func rolloutFile(t *testing.T, dir, name, policy string) string {
 	if err := ro.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := rollout.Run(context.Background(), ro, stage.Streams{Stdout: io.Discard, Stderr: io.Discard}); err != nil {
+	if err := rollout.Run(context.Background(), ro, quiet); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -85,6 +89,29 @@ func TestNullsInOutputs(t *testing.T) {
 			map[string]int64{"temperature": all, "top_p": all, "top_k": all, "repetition_penalty": all, "policy_hash": all}},
 		{"checkpoint rollout: its sampling rule", func() string { return rolloutFile(t, dir, "ckpt.parquet", ck) },
 			map[string]int64{"temperature": 0, "top_p": 0, "top_k": 0, "repetition_penalty": 0, "policy_hash": 0}},
+		{"learn sft metrics: no GRPO columns", func() string {
+			out := filepath.Join(dir, "sft.parquet")
+			cfg := rl.DefaultSFT()
+			cfg.Epochs = 1
+			if err := learn.RunSFT(context.Background(), learn.SFTOptions{Init: ck, Demos: []string{filepath.Join(dir, "oracle.parquet")},
+				Output: filepath.Join(dir, "ck-sft"), Metrics: out, Seed: 1, Config: cfg}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}, map[string]int64{"policy_loss": all, "kl": all, "clip_frac": all, "ratio_mean": all, "adv_mean": all, "adv_std": all,
+			"skill_name_share": all, "zero_var_groups": all, "groups": all, "entropy": 0, "loss": 0}},
+		{"learn grpo metrics: every GRPO column", func() string {
+			out := filepath.Join(dir, "grpo.parquet")
+			if err := learn.RunGRPO(context.Background(), learn.GRPOOptions{Init: ck, Ref: ck, Traj: []string{filepath.Join(dir, "ckpt.parquet")},
+				Output: filepath.Join(dir, "ck-grpo"), Metrics: out, Seed: 1, Config: rl.DefaultGRPO()}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return out
+			// The random checkpoint fails every episode: every group is
+			// flat, no token carries loss weight, and the share of that
+			// weight on skill names (0/0) is NULL.
+		}, map[string]int64{"policy_loss": 0, "kl": 0, "clip_frac": 0, "ratio_mean": 0, "adv_mean": 0, "adv_std": 0,
+			"skill_name_share": all, "zero_var_groups": 0, "groups": 0, "entropy": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -59,7 +59,10 @@ func firstRatio(t *testing.T, path string) float64 {
 	if err != nil || len(ms) == 0 {
 		t.Fatalf("%s: %v (%d rows)", path, err, len(ms))
 	}
-	return ms[0].RatioMean
+	if ms[0].RatioMean == nil {
+		t.Fatalf("%s: first step's ratio_mean is NULL", path)
+	}
+	return *ms[0].RatioMean
 }
 
 // TestSamplingReproduced is the sampling contract between rollout and learn

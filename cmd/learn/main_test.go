@@ -170,7 +170,7 @@ func TestGRPO(t *testing.T) {
 		if len(ms) != 4 { // 6 episodes, minibatch 4: 2 steps per epoch
 			t.Errorf("%d metrics rows, want 4", len(ms))
 		}
-		if ms[0].ClipFrac != 0 || math.Abs(ms[0].RatioMean-1) > 1e-3 {
+		if ms[0].ClipFrac == nil || *ms[0].ClipFrac != 0 || ms[0].RatioMean == nil || math.Abs(*ms[0].RatioMean-1) > 1e-3 {
 			t.Errorf("first step off-policy: %+v", ms[0])
 		}
 		m, err := model.Load(out)

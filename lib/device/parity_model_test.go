@@ -426,8 +426,11 @@ func TestParityGRPO(t *testing.T) {
 				}
 				mc, md := metrics[0][0], metrics[1][0]
 				within(t, "GRPO gradient norm, relative", math.Abs(md.GradNorm-mc.GradNorm)/mc.GradNorm, tolNorm)
-				within(t, "GRPO entropy (nats)", math.Abs(md.Entropy-mc.Entropy), tolLP)
-				within(t, "GRPO mean ratio", math.Abs(md.RatioMean-mc.RatioMean), math.Expm1(tolLP))
+				if md.Entropy == nil || mc.Entropy == nil || md.RatioMean == nil || mc.RatioMean == nil {
+					t.Fatalf("GRPO entropy or ratio mean NULL: cpu %+v, device %+v", mc, md)
+				}
+				within(t, "GRPO entropy (nats)", math.Abs(*md.Entropy-*mc.Entropy), tolLP)
+				within(t, "GRPO mean ratio", math.Abs(*md.RatioMean-*mc.RatioMean), math.Expm1(tolLP))
 				compareUpdate(t, "GRPO", before, params(t, cpu), params(t, dev), md.LR)
 				checkStep(t, "GRPO", dev, opts[1], before, md.LR)
 			})

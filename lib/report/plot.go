@@ -163,10 +163,10 @@ func zeroVariance(dir string) (plotter.XYs, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(rows) == 0 || rows[0].Groups == 0 {
+		if len(rows) == 0 || rows[0].Groups == nil || *rows[0].Groups == 0 || rows[0].ZeroVarGroups == nil {
 			continue
 		}
-		xy = append(xy, plotter.XY{X: float64(k), Y: float64(rows[0].ZeroVarGroups) / float64(rows[0].Groups)})
+		xy = append(xy, plotter.XY{X: float64(k), Y: float64(*rows[0].ZeroVarGroups) / float64(*rows[0].Groups)})
 	}
 	return xy, nil
 }

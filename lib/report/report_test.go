@@ -148,7 +148,9 @@ func fakeRun(t *testing.T, succ float64) string {
 	// c (one success): two of three with equal rewards
 	trajs := []table.Trajectory{{GroupID: "a", Success: true, Reward: 1}, {GroupID: "a", Sample: 1}, {GroupID: "b"}, {GroupID: "c", Success: true, Reward: 1}}
 	must(table.WriteFile(filepath.Join(dir, "traj", "0.parquet"), trajs, table.Meta{}))
-	m := []table.TrainMetrics{{Loss: 1, KL: 0.1, Groups: 8, ZeroVarGroups: 3}, {Loss: 3, KL: 0.3, Groups: 8, ZeroVarGroups: 3}}
+	f := func(x float64) *float64 { return &x }
+	n := func(x int32) *int32 { return &x }
+	m := []table.TrainMetrics{{Phase: "grpo", Loss: 1, KL: f(0.1), Groups: n(8), ZeroVarGroups: n(3)}, {Phase: "grpo", Loss: 3, KL: f(0.3), Groups: n(8), ZeroVarGroups: n(3)}}
 	must(table.WriteFile(filepath.Join(dir, "metrics", "grpo-0.parquet"), m, table.Meta{}))
 	must(os.WriteFile(filepath.Join(dir, "ckpt", "0", "config.json"), []byte("{}"), 0o644))
 	must(os.WriteFile(filepath.Join(dir, "ckpt", "1", "config.json"), []byte("{}"), 0o644))

@@ -320,7 +320,9 @@ func Iteration(dir string, k int, scaffold string) (IterationStats, error) {
 	}
 	for _, row := range m {
 		s.Loss += row.Loss
-		s.KL += row.KL
+		if row.KL != nil { // NULL only on SFT rows
+			s.KL += *row.KL
+		}
 	}
 	s.Steps = len(m)
 	if len(m) > 0 {

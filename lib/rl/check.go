@@ -243,6 +243,9 @@ func SamplingOf(r *table.Trajectory) Sampling {
 	return Sampling{orZero(r.Temperature), orZero(r.TopP), orZero(r.TopK), orZero(r.RepetitionPenalty)}
 }
 
+// ptr is a pointer to a copy of x (a nullable column's value).
+func ptr[T any](x T) *T { return &x }
+
 // orZero is *p, or 0 when p is nil.
 func orZero[T int32 | float64](p *T) T {
 	if p == nil {

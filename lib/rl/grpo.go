@@ -376,26 +376,27 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 				return nil, err
 			}
 			row := table.TrainMetrics{Phase: "grpo", Step: int32(step), GlobalStep: int32(opt.StepN), Epoch: int32(epoch),
-				Loss: st.loss, PolicyLoss: st.pg, KL: st.kl, GradNorm: gn, LR: lr,
-				ZeroVarGroups: int32(len(zv)), Groups: int32(len(groups)), Sequences: int32(len(idx)),
+				Loss: st.loss, PolicyLoss: ptr(st.pg), KL: ptr(st.kl), GradNorm: gn, LR: lr,
+				ZeroVarGroups: ptr(int32(len(zv))), Groups: ptr(int32(len(groups))), Sequences: int32(len(idx)),
 				Tokens: int32(st.tokens), Seconds: time.Since(start).Seconds()}
+			// A mean over nothing is NULL, not 0.
 			if st.tokens > 0 {
-				row.ClipFrac = float64(st.clipped) / float64(st.tokens)
-				row.Entropy = st.ent / float64(st.tokens)
-				row.RatioMean = st.ratio / float64(st.tokens)
+				row.ClipFrac = ptr(float64(st.clipped) / float64(st.tokens))
+				row.Entropy = ptr(st.ent / float64(st.tokens))
+				row.RatioMean = ptr(st.ratio / float64(st.tokens))
 			}
 			if st.advN > 0 {
-				row.AdvMean = st.advSum / float64(st.advN)
-				row.AdvStd = math.Sqrt(math.Max(0, st.advSq/float64(st.advN)-row.AdvMean*row.AdvMean))
+				mean := st.advSum / float64(st.advN)
+				row.AdvMean, row.AdvStd = ptr(mean), ptr(math.Sqrt(math.Max(0, st.advSq/float64(st.advN)-mean*mean)))
 			}
 			if st.allW > 0 {
-				row.SkillNameShare = st.nameW / st.allW
+				row.SkillNameShare = ptr(st.nameW / st.allW)
 			}
 			metrics = append(metrics, row)
 			if step == 1 {
 				meter.Note("%s", FirstStepNote)
 			}
-			meter.Update(step, fmt.Sprintf("loss %.4f kl %.5f clip %.3f grad %.3g", row.Loss, row.KL, row.ClipFrac, gn))
+			meter.Update(step, fmt.Sprintf("loss %.4f kl %.5f clip %.3f grad %.3g", row.Loss, *row.KL, orZero(row.ClipFrac), gn))
 		}
 	}
 	meter.Finish()

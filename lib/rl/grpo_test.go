@@ -105,14 +105,17 @@ func TestGRPOOnModelRollouts(t *testing.T) {
 	r := metrics[0]
 	t.Logf("step 1: %+v", r)
 	t.Logf("advantage-weighted mean log-likelihood %.5f -> %.5f", before, after)
-	if math.Abs(r.RatioMean-1) > 1e-3 || r.ClipFrac != 0 {
-		t.Errorf("first step not on-policy: ratio mean %v, clip fraction %v", r.RatioMean, r.ClipFrac)
+	if r.RatioMean == nil || r.ClipFrac == nil || r.KL == nil || r.Groups == nil || r.ZeroVarGroups == nil {
+		t.Fatalf("a GRPO column is NULL: %+v", r)
 	}
-	if math.Abs(r.KL) > 1e-6 {
-		t.Errorf("KL to a reference equal to the policy: %v", r.KL)
+	if math.Abs(*r.RatioMean-1) > 1e-3 || *r.ClipFrac != 0 {
+		t.Errorf("first step not on-policy: ratio mean %v, clip fraction %v", *r.RatioMean, *r.ClipFrac)
 	}
-	if r.ZeroVarGroups != 1 || r.Groups != 3 || r.Sequences != 9 {
-		t.Errorf("groups %d (zero-variance %d), sequences %d; want 3 (1), 9", r.Groups, r.ZeroVarGroups, r.Sequences)
+	if math.Abs(*r.KL) > 1e-6 {
+		t.Errorf("KL to a reference equal to the policy: %v", *r.KL)
+	}
+	if *r.ZeroVarGroups != 1 || *r.Groups != 3 || r.Sequences != 9 {
+		t.Errorf("groups %d (zero-variance %d), sequences %d; want 3 (1), 9", *r.Groups, *r.ZeroVarGroups, r.Sequences)
 	}
 	if !(after > before) {
 		t.Errorf("update did not raise the objective: %v -> %v", before, after)

@@ -154,8 +154,8 @@ func TestBodyPinnedAtTurnTen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(ms[0].RatioMean-1) > 1e-5 {
-		t.Errorf("first step's ratio mean %v, want 1 within 1e-5", ms[0].RatioMean)
+	if math.Abs(orZero(ms[0].RatioMean)-1) > 1e-5 {
+		t.Errorf("first step's ratio mean %v, want 1 within 1e-5", orZero(ms[0].RatioMean))
 	}
-	t.Logf("%d episodes, %d answer tokens, largest log-probability difference %.2g, first ratio mean %.8f", len(rows), n, worst, ms[0].RatioMean)
+	t.Logf("%d episodes, %d answer tokens, largest log-probability difference %.2g, first ratio mean %.8f", len(rows), n, worst, orZero(ms[0].RatioMean))
 }

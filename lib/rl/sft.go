@@ -149,9 +149,13 @@ func TrainSFT(ctx context.Context, m *model.Model, opt *model.AdamW, rows []tabl
 			if err := opt.Step(lr); err != nil {
 				return nil, err
 			}
-			metrics = append(metrics, table.TrainMetrics{Phase: "sft", Step: int32(step), GlobalStep: int32(opt.StepN),
-				Epoch: int32(epoch), Loss: loss, Entropy: ent / float64(n), GradNorm: gn, LR: lr,
-				Sequences: int32(nseq), Tokens: int32(n), Seconds: time.Since(start).Seconds()})
+			row := table.TrainMetrics{Phase: "sft", Step: int32(step), GlobalStep: int32(opt.StepN),
+				Epoch: int32(epoch), Loss: loss, GradNorm: gn, LR: lr,
+				Sequences: int32(nseq), Tokens: int32(n), Seconds: time.Since(start).Seconds()}
+			if n > 0 {
+				row.Entropy = ptr(ent / float64(n))
+			}
+			metrics = append(metrics, row)
 			meter.Update(step, fmt.Sprintf("epoch %d loss %.4f", epoch, loss))
 		}
 	}

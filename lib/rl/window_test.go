@@ -155,7 +155,7 @@ func TestWindowWithoutDrops(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ratios = append(ratios, ms[0].RatioMean)
+		ratios = append(ratios, orZero(ms[0].RatioMean))
 		var w []float32
 		for _, p := range m.Params() {
 			w = append(w, p.W...)

@@ -5,36 +5,53 @@ package table
 // tables written by audit (lib/rl and lib/audit hold the logic).
 
 func init() {
-	RegisterKind[TrainMetrics]("train_metrics", 1)
+	RegisterKind[TrainMetrics]("train_metrics", 2)
 	RegisterKind[TokenAdvantages]("token_advantages", 3)
 	RegisterKind[CreditAudit]("credit_audit", 3)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
 
 // TrainMetrics is one optimizer step of learn sft or learn grpo. Losses are
-// in nats per token under the step's aggregation; SFT leaves the GRPO
-// columns at zero.
+// in nats per token under the step's aggregation. The GRPO columns are
+// NULL on SFT rows, and a mean is NULL where nothing was averaged (version
+// 2; version 1 wrote 0 for both: an SFT row's GRPO columns, and a GRPO
+// row's token means without scored tokens, read as NULL).
 type TrainMetrics struct {
-	Phase          string  `parquet:"phase"`            // sft or grpo
-	Step           int32   `parquet:"step"`             // optimizer step of this run, from 1
-	GlobalStep     int32   `parquet:"global_step"`      // optimizer steps of the checkpoint's whole history, this one included
-	Epoch          int32   `parquet:"epoch"`            // pass over the input, from 0
-	Loss           float64 `parquet:"loss"`             // total loss of the step (SFT: mean negative log-likelihood)
-	PolicyLoss     float64 `parquet:"policy_loss"`      // GRPO clipped-surrogate part of the loss
-	KL             float64 `parquet:"kl"`               // GRPO k3 estimate of KL(policy || reference), aggregated like the loss
-	ClipFrac       float64 `parquet:"clip_frac"`        // share of policy-written tokens whose ratio was clipped
-	RatioMean      float64 `parquet:"ratio_mean"`       // GRPO mean importance ratio exp(logp - behaviour logp) over policy-written tokens
-	Entropy        float64 `parquet:"entropy"`          // mean entropy of the next-token distribution at policy-written tokens
-	GradNorm       float64 `parquet:"grad_norm"`        // global gradient L2 norm before clipping
-	LR             float64 `parquet:"lr"`               // learning rate of the step
-	AdvMean        float64 `parquet:"adv_mean"`         // mean advantage over the step's credited tokens (channel 1 or 2)
-	AdvStd         float64 `parquet:"adv_std"`          // its standard deviation
-	SkillNameShare float64 `parquet:"skill_name_share"` // share of the absolute loss weight (aggregation weight times advantage) on skill-name tokens
-	ZeroVarGroups  int32   `parquet:"zero_var_groups"`  // groups in the step whose rewards are all equal
-	Groups         int32   `parquet:"groups"`           // groups with an episode in the step
-	Sequences      int32   `parquet:"sequences"`        // episodes (sequences) in the step
-	Tokens         int32   `parquet:"tokens"`           // policy-written tokens scored in the step
-	Seconds        float64 `parquet:"seconds"`          // wall time of the step
+	Phase          string   `parquet:"phase"`                     // sft or grpo
+	Step           int32    `parquet:"step"`                      // optimizer step of this run, from 1
+	GlobalStep     int32    `parquet:"global_step"`               // optimizer steps of the checkpoint's whole history, this one included
+	Epoch          int32    `parquet:"epoch"`                     // pass over the input, from 0
+	Loss           float64  `parquet:"loss"`                      // total loss of the step (SFT: mean negative log-likelihood)
+	PolicyLoss     *float64 `parquet:"policy_loss,optional"`      // GRPO clipped-surrogate part of the loss; NULL on SFT rows (version 2; older files: 0)
+	KL             *float64 `parquet:"kl,optional"`               // GRPO k3 estimate of KL(policy || reference), aggregated like the loss; NULL on SFT rows (version 2; older files: 0)
+	ClipFrac       *float64 `parquet:"clip_frac,optional"`        // GRPO share of policy-written tokens whose ratio was clipped; NULL on SFT rows and without scored tokens (version 2; older files: 0)
+	RatioMean      *float64 `parquet:"ratio_mean,optional"`       // GRPO mean importance ratio exp(logp - behaviour logp) over policy-written tokens; NULL on SFT rows and without scored tokens (version 2; older files: 0)
+	Entropy        *float64 `parquet:"entropy,optional"`          // mean entropy of the next-token distribution at policy-written tokens; NULL without scored tokens (version 2; older files: 0)
+	GradNorm       float64  `parquet:"grad_norm"`                 // global gradient L2 norm before clipping
+	LR             float64  `parquet:"lr"`                        // learning rate of the step
+	AdvMean        *float64 `parquet:"adv_mean,optional"`         // GRPO mean advantage over the step's credited tokens (channel 1 or 2); NULL on SFT rows and without credited tokens (version 2; older files: 0)
+	AdvStd         *float64 `parquet:"adv_std,optional"`          // its standard deviation; NULL where adv_mean is
+	SkillNameShare *float64 `parquet:"skill_name_share,optional"` // GRPO share of the absolute loss weight (aggregation weight times advantage) on skill-name tokens; NULL on SFT rows and without loss weight (version 2; older files: 0)
+	ZeroVarGroups  *int32   `parquet:"zero_var_groups,optional"`  // GRPO groups in the step whose rewards are all equal; NULL on SFT rows (version 2; older files: 0)
+	Groups         *int32   `parquet:"groups,optional"`           // GRPO groups with an episode in the step; NULL on SFT rows (version 2; older files: 0)
+	Sequences      int32    `parquet:"sequences"`                 // episodes (sequences) in the step
+	Tokens         int32    `parquet:"tokens"`                    // policy-written tokens scored in the step
+	Seconds        float64  `parquet:"seconds"`                   // wall time of the step
+}
+
+// UpgradeFrom reads a version 1 row: the GRPO columns of an SFT row, and
+// the token means of a step without scored tokens, become NULL.
+func (m *TrainMetrics) UpgradeFrom(version int) {
+	if version >= 2 {
+		return
+	}
+	if m.Phase != "grpo" {
+		m.PolicyLoss, m.KL, m.ClipFrac, m.RatioMean = nil, nil, nil, nil
+		m.AdvMean, m.AdvStd, m.SkillNameShare, m.ZeroVarGroups, m.Groups = nil, nil, nil, nil, nil
+	}
+	if m.Tokens == 0 {
+		m.ClipFrac, m.RatioMean, m.Entropy = nil, nil, nil
+	}
 }
 
 // TokenAdvantages is the credit learn grpo gave one episode, exactly as

@@ -72,10 +72,11 @@ func setFields(v reflect.Value, fields map[string]any) {
 }
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
-// 6 and 7, eval_metrics 2, card 1, type_evidence 1) with their sentinels
-// ("" run, scaffold_version -1, task type "all" or "", representative -1,
-// sampling columns 0 without a checkpoint) read as the current version's
-// NULLs; the same rows written now read back equal.
+// 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1) with
+// their sentinels ("" run, scaffold_version -1, task type "all" or "",
+// representative -1, sampling columns 0 without a checkpoint, GRPO
+// columns 0 on SFT rows) read as the current version's NULLs; the same
+// rows written now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
 	f := func(x float64) *float64 { return &x }
@@ -123,6 +124,21 @@ func TestReadSentinelVersions(t *testing.T) {
 				{"CardID": "c-0-a", "NEpisodes": int32(2), "NSuccess": int32(2), "SuccessRate": 1.0, "RepSuccessSample": int32(1), "RepFailureSample": int32(-1)},
 			},
 			[]Card{{CardID: "c-0-a", NEpisodes: 2, NSuccess: 2, SuccessRate: 1, RepSuccessSample: v(1)}}, nil},
+		{"train_metrics", 1, reflect.TypeFor[TrainMetrics](),
+			[]map[string]any{
+				// SFT: the GRPO columns written as 0
+				{"Phase": "sft", "Step": int32(1), "Loss": 2.5, "Entropy": 1.5, "Tokens": int32(40)},
+				// GRPO: its zeros are values (on-policy, no KL yet)...
+				{"Phase": "grpo", "Step": int32(1), "Loss": 0.1, "PolicyLoss": 0.1, "RatioMean": 1.0, "Entropy": 1.2, "AdvStd": 0.5, "Groups": int32(2), "Tokens": int32(30)},
+				// ...but its token means without tokens are not
+				{"Phase": "grpo", "Step": int32(2), "Groups": int32(1), "ZeroVarGroups": int32(1)},
+			},
+			[]TrainMetrics{
+				{Phase: "sft", Step: 1, Loss: 2.5, Entropy: f(1.5), Tokens: 40},
+				{Phase: "grpo", Step: 1, Loss: 0.1, PolicyLoss: f(0.1), KL: f(0), ClipFrac: f(0), RatioMean: f(1), Entropy: f(1.2),
+					AdvMean: f(0), AdvStd: f(0.5), SkillNameShare: f(0), ZeroVarGroups: v(0), Groups: v(2), Tokens: 30},
+				{Phase: "grpo", Step: 2, PolicyLoss: f(0), KL: f(0), AdvMean: f(0), AdvStd: f(0), SkillNameShare: f(0), ZeroVarGroups: v(1), Groups: v(1)},
+			}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
 			[]TypeEvidence{{NCards: 1}, {TaskType: "pick", NCards: 1}}, nil},

@@ -730,7 +730,7 @@ func TestKinds(t *testing.T) {
 	if KindOf[Trajectory]() != "trajectory" || KindOf[EvalMetrics]() != "eval_metrics" || KindOf[int]() != "" {
 		t.Errorf("KindOf: %q %q %q", KindOf[Trajectory](), KindOf[EvalMetrics](), KindOf[int]())
 	}
-	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 7 {
+	if k, ok := LookupKind("trajectory"); !ok || k.Type != reflect.TypeFor[Trajectory]() || k.Version != 8 {
 		t.Errorf("LookupKind: %+v %v", k, ok)
 	}
 	mustPanic := func(name string, fn func()) {
