@@ -49,7 +49,8 @@ func sweepFixture(t *testing.T, audits bool) string {
 			if err := os.Rename(fakeRun(t, 0.1*float64(seed)+0.05*float64(i)), dir); err != nil {
 				t.Fatal(err)
 			}
-			m := []table.TrainMetrics{{Groups: 8, ZeroVarGroups: int32(seed + 2*int64(i))}}
+			groups, zv := int32(8), int32(seed+2*int64(i))
+			m := []table.TrainMetrics{{Phase: "grpo", Groups: &groups, ZeroVarGroups: &zv}}
 			if err := table.WriteFile(filepath.Join(dir, "metrics", "grpo-1.parquet"), m, table.Meta{}); err != nil {
 				t.Fatal(err)
 			}

@@ -83,8 +83,8 @@ func TestTailPastPositions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(ms[0].RatioMean-1) > 1e-5 {
-		t.Errorf("first step's ratio mean %v, want 1 within 1e-5", ms[0].RatioMean)
+	if math.Abs(orZero(ms[0].RatioMean)-1) > 1e-5 {
+		t.Errorf("first step's ratio mean %v, want 1 within 1e-5", orZero(ms[0].RatioMean))
 	}
 	cut := make([]table.Trajectory, len(rows))
 	for i := range rows {
@@ -95,5 +95,5 @@ func TestTailPastPositions(t *testing.T) {
 	if _, err := TrainSFT(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), cut, scfg); err != nil {
 		t.Fatalf("SFT on the cut episodes: %v", err)
 	}
-	t.Logf("%d of %d episodes past %d positions; first ratio mean %.8f", over, len(rows), limit, ms[0].RatioMean)
+	t.Logf("%d of %d episodes past %d positions; first ratio mean %.8f", over, len(rows), limit, orZero(ms[0].RatioMean))
 }
