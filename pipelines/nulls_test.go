@@ -11,9 +11,13 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/cards"
+	"github.com/pats-rl/pats/lib/stage/control"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/table"
 )
 
 var quiet = stage.Streams{Stdout: io.Discard, Stderr: io.Discard}
@@ -112,6 +116,39 @@ func TestNullsInOutputs(t *testing.T) {
 			// weight on skill names (0/0) is NULL.
 		}, map[string]int64{"policy_loss": 0, "kl": 0, "clip_frac": 0, "ratio_mean": 0, "adv_mean": 0, "adv_std": 0,
 			"skill_name_share": all, "zero_var_groups": 0, "groups": 0, "entropy": 0}},
+		{"controller state: no success rate before a type's first evidence", func() string {
+			// Cards of the oracle's episodes, and a snapshot with an item
+			// of a task type those episodes do not have: its state has no
+			// success rate yet; each observed type (and the general
+			// layer) has one.
+			p := func(n string) string { return filepath.Join(dir, n) }
+			if err := cards.Run(context.Background(), cards.Options{Inputs: []string{p("oracle.parquet")}, Output: p("cards.parquet"),
+				Per: "group", Top: 8}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			item := table.ScaffoldItem{ID: "t-unseen-0001", Layer: "task", TaskType: "unseen", Text: "look first", Tokens: 2}
+			if err := scaffold.WriteSnapshot(p("snap0.parquet"), scaffold.Snapshot{Items: []table.ScaffoldItem{item}}, table.Meta{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := control.Run(context.Background(), control.Options{Cards: p("cards.parquet"), Scaffold: p("snap0.parquet"),
+				Output: p("proposals.parquet"), StateOut: p("state0.parquet"), Loop: stage.DefaultLoop()}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			states, _, err := table.ReadFiles[table.ControllerState](p("state0.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			observed := 0
+			for _, s := range states {
+				if s.Observed {
+					observed++
+				}
+			}
+			if observed == 0 || observed == len(states) {
+				t.Fatalf("%d of %d states observed; the case wants both kinds", observed, len(states))
+			}
+			return p("state0.parquet")
+		}, map[string]int64{"smoothed_success": 1, "last_success": 1, "task_type": 1, "primitive": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

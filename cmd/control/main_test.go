@@ -10,6 +10,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
@@ -71,7 +72,7 @@ func TestControlOnHousehold(t *testing.T) {
 	}
 	for _, s := range states {
 		if s.Observed && s.Primitive != scaffold.Expand {
-			t.Errorf("scope %q at success %.2f got %s, want EXPAND", s.TaskType, s.SmoothedSuccess, s.Primitive)
+			t.Errorf("scope %q at success %s got %s, want EXPAND", s.TaskType, control.Rate(s.SmoothedSuccess), s.Primitive)
 		}
 	}
 	props, pm, err := table.ReadFiles[table.Proposal](p("proposals/0.parquet"))

@@ -3,6 +3,7 @@ package control
 import (
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
@@ -62,6 +63,15 @@ func Smooth(prev float64, havePrev bool, x, a float64) float64 {
 		return x
 	}
 	return a*prev + (1-a)*x
+}
+
+// Rate formats a nullable success rate for a log line: two decimals, or
+// "none" before a type's first evidence.
+func Rate(x *float64) string {
+	if x == nil {
+		return "none"
+	}
+	return strconv.FormatFloat(*x, 'f', 2, 64)
 }
 
 // Choose returns the primitive for smoothed success s and a scope of nItems
@@ -161,11 +171,15 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 		st.Primitive = scaffold.None
 		if e, ok := obs[t]; ok && e.NCards > 0 {
 			st.Observed = true
-			st.LastSuccess = e.SuccessRate
-			st.SmoothedSuccess = Smooth(p.SmoothedSuccess, had && p.NObserved > 0, e.SuccessRate, o.EMA)
+			prev := 0.0
+			if p.SmoothedSuccess != nil {
+				prev = *p.SmoothedSuccess
+			}
+			x, s := e.SuccessRate, Smooth(prev, had && p.NObserved > 0 && p.SmoothedSuccess != nil, e.SuccessRate, o.EMA)
+			st.LastSuccess, st.SmoothedSuccess = &x, &s
 			st.NObserved++
 			mi, mt := o.Caps(t)
-			st.Primitive = Choose(st.SmoothedSuccess, n, tok, mi, mt, o)
+			st.Primitive = Choose(s, n, tok, mi, mt, o)
 		}
 		switch st.Primitive {
 		case scaffold.Expand:

@@ -91,8 +91,8 @@ func TestStepEMAAndHistory(t *testing.T) {
 		} else {
 			s = o.EMA*s + (1-o.EMA)*x
 		}
-		if math.Abs(st[0].SmoothedSuccess-s) > 1e-12 || st[0].LastSuccess != x {
-			t.Fatalf("k=%d: s=%v, want %v", k, st[0].SmoothedSuccess, s)
+		if st[0].SmoothedSuccess == nil || st[0].LastSuccess == nil || math.Abs(*st[0].SmoothedSuccess-s) > 1e-12 || *st[0].LastSuccess != x {
+			t.Fatalf("k=%d: s=%s, want %v", k, Rate(st[0].SmoothedSuccess), s)
 		}
 		want := Choose(s, 0, 0, 12, 400, o)
 		if st[0].Primitive != want {
@@ -155,16 +155,16 @@ func TestStepScopesCapsAndNoEvidence(t *testing.T) {
 	if g := byType[""]; g.NItems != 1 || g.NTokens != 5 || g.Primitive != scaffold.Expand {
 		t.Fatalf("general: %+v", g)
 	}
-	if d := byType["d"]; d.Observed || d.Primitive != scaffold.None || d.NNone != 1 || d.NObserved != 0 {
+	if d := byType["d"]; d.Observed || d.Primitive != scaffold.None || d.NNone != 1 || d.NObserved != 0 || d.SmoothedSuccess != nil || d.LastSuccess != nil {
 		t.Fatalf("unobserved: %+v", d)
 	}
 	// d observed for the first time at k=1: initialised from x, not smoothed with 0.
 	st2, _ := Step(st, []table.TypeEvidence{ev(1, "d", 0.8)}, items, nil, 1, o)
 	for _, s := range st2 {
-		if s.TaskType == "d" && (s.SmoothedSuccess != 0.8 || s.Primitive != scaffold.Compress) {
+		if s.TaskType == "d" && (Rate(s.SmoothedSuccess) != "0.80" || s.Primitive != scaffold.Compress) {
 			t.Fatalf("first observation: %+v", s)
 		}
-		if s.TaskType == "a" && (s.Primitive != scaffold.None || s.SmoothedSuccess != 0.1) {
+		if s.TaskType == "a" && (s.Primitive != scaffold.None || Rate(s.SmoothedSuccess) != "0.10") {
 			t.Fatalf("a without evidence keeps s: %+v", s)
 		}
 	}

@@ -70,7 +70,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 		var props []table.Proposal
 		var line []string
 		for _, s := range st {
-			line = append(line, fmt.Sprintf("%s:%s(%.2f)", ScopeName(s.TaskType), s.Primitive, s.SmoothedSuccess))
+			line = append(line, fmt.Sprintf("%s:%s(%s)", ScopeName(s.TaskType), s.Primitive, control.Rate(s.SmoothedSuccess)))
 			if s.Primitive == scaffold.None {
 				continue
 			}

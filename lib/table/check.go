@@ -112,6 +112,14 @@ func share(col string, x float64) error {
 	return nil
 }
 
+// optShare checks a nullable share: NULL, or in [0, 1].
+func optShare(col string, x *float64) error {
+	if x == nil {
+		return nil
+	}
+	return share(col, *x)
+}
+
 func count(col string, n int32) error {
 	if n < 0 {
 		return colErr(col, "negative count %d", n)
@@ -323,7 +331,7 @@ func (s *ControllerState) CheckRow() error {
 	return firstErr(
 		iteration("iteration", s.Iteration),
 		oneOf("primitive", s.Primitive, Primitives),
-		share("smoothed_success", s.SmoothedSuccess), share("last_success", s.LastSuccess),
+		optShare("smoothed_success", s.SmoothedSuccess), optShare("last_success", s.LastSuccess),
 		count("n_observed", s.NObserved), count("n_items", s.NItems), count("n_tokens", s.NTokens),
 		count("n_expand", s.NExpand), count("n_revise", s.NRevise), count("n_compress", s.NCompress),
 		count("n_forced_prune", s.NForcedPrune), count("n_none", s.NNone),

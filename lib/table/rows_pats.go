@@ -10,7 +10,7 @@ func init() {
 	RegisterKind[Card]("card", 2)
 	RegisterKind[TypeEvidence]("type_evidence", 2)
 	RegisterKind[ScaffoldItem]("scaffold_item", 2)
-	RegisterKind[ControllerState]("controller_state", 2)
+	RegisterKind[ControllerState]("controller_state", 3)
 	RegisterKind[Proposal]("proposal", 2)
 	RegisterKind[Decision]("decision", 2)
 }
@@ -102,20 +102,28 @@ type TypeEvidence struct {
 // iteration k (an empty TaskType is the general layer). Rerunning the
 // controller at k+1 from these rows reproduces its decisions.
 type ControllerState struct {
-	TaskType        string  `parquet:"task_type,optional"` // task type; NULL = general layer (version 2; older files: "")
-	Iteration       int32   `parquet:"iteration"`          // iteration k
-	SmoothedSuccess float64 `parquet:"smoothed_success"`   // EMA of the success rate, s_k
-	LastSuccess     float64 `parquet:"last_success"`       // the success rate observed at k (x_k); NaN-free: the last one seen
-	Observed        bool    `parquet:"observed"`           // the type had evidence at k
-	NObserved       int32   `parquet:"n_observed"`         // iterations so far with evidence (0: s not yet initialised)
-	Primitive       string  `parquet:"primitive"`          // EXPAND, REVISE, COMPRESS, FORCED_PRUNE or NONE
-	NItems          int32   `parquet:"n_items"`            // the type's items in the snapshot (task + mistake; general for "")
-	NTokens         int32   `parquet:"n_tokens"`           // their tokens
-	NExpand         int32   `parquet:"n_expand"`           // iterations so far that chose EXPAND
-	NRevise         int32   `parquet:"n_revise"`           // ... REVISE
-	NCompress       int32   `parquet:"n_compress"`         // ... COMPRESS
-	NForcedPrune    int32   `parquet:"n_forced_prune"`     // ... FORCED_PRUNE
-	NNone           int32   `parquet:"n_none"`             // ... NONE (frozen, disabled primitive, or no evidence)
+	TaskType        string   `parquet:"task_type,optional"`        // task type; NULL = general layer (version 2; older files: "")
+	Iteration       int32    `parquet:"iteration"`                 // iteration k
+	SmoothedSuccess *float64 `parquet:"smoothed_success,optional"` // EMA of the success rate, s_k; NULL before the type's first evidence (version 3; older files: 0 with n_observed 0)
+	LastSuccess     *float64 `parquet:"last_success,optional"`     // the last success rate observed, at k or before (x_k when observed); NULL before the type's first evidence (version 3; older files: 0 with n_observed 0)
+	Observed        bool     `parquet:"observed"`                  // the type had evidence at k
+	NObserved       int32    `parquet:"n_observed"`                // iterations so far with evidence (0: s not yet initialised)
+	Primitive       string   `parquet:"primitive"`                 // EXPAND, REVISE, COMPRESS, FORCED_PRUNE or NONE
+	NItems          int32    `parquet:"n_items"`                   // the type's items in the snapshot (task + mistake; general for "")
+	NTokens         int32    `parquet:"n_tokens"`                  // their tokens
+	NExpand         int32    `parquet:"n_expand"`                  // iterations so far that chose EXPAND
+	NRevise         int32    `parquet:"n_revise"`                  // ... REVISE
+	NCompress       int32    `parquet:"n_compress"`                // ... COMPRESS
+	NForcedPrune    int32    `parquet:"n_forced_prune"`            // ... FORCED_PRUNE
+	NNone           int32    `parquet:"n_none"`                    // ... NONE (frozen, disabled primitive, or no evidence)
+}
+
+// UpgradeFrom reads a state of version 2 or older: the success rates of a
+// type never observed (0) become NULL.
+func (s *ControllerState) UpgradeFrom(version int) {
+	if version < 3 && s.NObserved == 0 {
+		s.SmoothedSuccess, s.LastSuccess = nil, nil
+	}
 }
 
 // Proposal is one edit a refiner proposes; only the validator changes the

@@ -72,11 +72,12 @@ func setFields(v reflect.Value, fields map[string]any) {
 }
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
-// 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1) with
-// their sentinels ("" run, scaffold_version -1, task type "all" or "",
-// representative -1, sampling columns 0 without a checkpoint, GRPO
-// columns 0 on SFT rows) read as the current version's NULLs; the same
-// rows written now read back equal.
+// 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1,
+// controller_state 2) with their sentinels ("" run, scaffold_version -1,
+// task type "all" or "", representative -1, sampling columns 0 without a
+// checkpoint, GRPO columns 0 on SFT rows, success rates 0 before any
+// evidence) read as the current version's NULLs; the same rows written
+// now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
 	f := func(x float64) *float64 { return &x }
@@ -138,6 +139,17 @@ func TestReadSentinelVersions(t *testing.T) {
 				{Phase: "grpo", Step: 1, Loss: 0.1, PolicyLoss: f(0.1), KL: f(0), ClipFrac: f(0), RatioMean: f(1), Entropy: f(1.2),
 					AdvMean: f(0), AdvStd: f(0.5), SkillNameShare: f(0), ZeroVarGroups: v(0), Groups: v(2), Tokens: 30},
 				{Phase: "grpo", Step: 2, PolicyLoss: f(0), KL: f(0), AdvMean: f(0), AdvStd: f(0), SkillNameShare: f(0), ZeroVarGroups: v(1), Groups: v(1)},
+			}, nil},
+		{"controller_state", 2, reflect.TypeFor[ControllerState](),
+			[]map[string]any{
+				// never observed: rates written as 0
+				{"TaskType": "a", "Primitive": "NONE", "NNone": int32(1)},
+				// observed with no success: 0 is a value
+				{"TaskType": "b", "Primitive": "EXPAND", "Observed": true, "NObserved": int32(1), "NExpand": int32(1)},
+			},
+			[]ControllerState{
+				{TaskType: "a", Primitive: "NONE", NNone: 1},
+				{TaskType: "b", Primitive: "EXPAND", Observed: true, NObserved: 1, NExpand: 1, SmoothedSuccess: f(0), LastSuccess: f(0)},
 			}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},

@@ -204,7 +204,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		}
 		props = append(props, res.Proposals...)
 		if f.Progress != nil {
-			fmt.Fprintf(f.Progress, "control: %s %s (s=%.2f): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, st.SmoothedSuccess, len(res.Proposals), table.Scrub(res.Reason))
+			fmt.Fprintf(f.Progress, "control: %s %s (s=%s): %d proposals %s\n", refiner.ScopeName(st.TaskType), st.Primitive, control.Rate(st.SmoothedSuccess), len(res.Proposals), table.Scrub(res.Reason))
 		}
 	}
 	sort.SliceStable(props, func(i, j int) bool { return props[i].ProposalID < props[j].ProposalID })
