@@ -13,6 +13,7 @@ import (
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
+	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	"github.com/pats-rl/pats/lib/stage/control"
 	"github.com/pats-rl/pats/lib/stage/learn"
@@ -149,6 +150,17 @@ func TestNullsInOutputs(t *testing.T) {
 			}
 			return p("state0.parquet")
 		}, map[string]int64{"smoothed_success": 1, "last_success": 1, "task_type": 1, "primitive": 0}},
+		{"audit reading: no right-read share without reads", func() string {
+			// With a slate the oracle reads only in the two skill
+			// conditions (its given read); the other three have no reads.
+			out := filepath.Join(dir, "reading.parquet")
+			if err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{Policy: "oracle", Env: "household", Split: "train",
+				Tasks: 2, Group: 1, Seed: 3, Skills: true, Slate: 4, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, Admissible: "none"},
+				Output: out}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}, map[string]int64{"right_reads": 3, "reads": 0, "success": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -209,9 +209,9 @@ func readingRow(cond string, o rollout.Options, trajs []table.Trajectory) table.
 		r.Steps, r.Tokens = steps/n, tokens/n
 		r.Reads = float64(reads) / n
 	}
-	r.RightReads = math.NaN()
-	if reads > 0 {
-		r.RightReads = float64(right) / float64(reads)
+	if reads > 0 { // else NULL: a share of no reads
+		x := float64(right) / float64(reads)
+		r.RightReads = &x
 	}
 	r.Lo, r.Hi = Wilson(int(r.Successes), len(trajs), 1.959963984540054)
 	return r
@@ -250,8 +250,8 @@ func ReadingMarkdown(w io.Writer, rows []table.ReadingAudit) error {
 	b.WriteString("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
 		right := "-"
-		if !math.IsNaN(r.RightReads) {
-			right = fmt.Sprintf("%.3f", r.RightReads)
+		if r.RightReads != nil {
+			right = fmt.Sprintf("%.3f", *r.RightReads)
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.3f | %.3f-%.3f | %+.3f | %.1f | %.0f | %.2f | %s |\n", r.Condition, r.Context,
 			r.Episodes, r.Success, r.Lo, r.Hi, r.Delta, r.Steps, r.Tokens, r.Reads, right)

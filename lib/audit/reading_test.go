@@ -130,8 +130,8 @@ func TestReadingWithSlate(t *testing.T) {
 		{CondRightSkill, 1, 1}, {CondWrongSkill, 1, 0},
 	} {
 		r := got[c.cond]
-		if r.Reads != c.reads || (math.IsNaN(c.right) != math.IsNaN(r.RightReads)) || (!math.IsNaN(c.right) && r.RightReads != c.right) {
-			t.Errorf("%s: reads %v right %v, want %v and %v", c.cond, r.Reads, r.RightReads, c.reads, c.right)
+		if r.Reads != c.reads || (math.IsNaN(c.right) != (r.RightReads == nil)) || (!math.IsNaN(c.right) && *r.RightReads != c.right) {
+			t.Errorf("%s: reads %v right %v (NULL: NaN), want %v and %v", c.cond, r.Reads, r.RightReads, c.reads, c.right)
 		}
 	}
 	// the slate's picks

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -73,11 +74,11 @@ func setFields(v reflect.Value, fields map[string]any) {
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
 // 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1,
-// controller_state 2) with their sentinels ("" run, scaffold_version -1,
-// task type "all" or "", representative -1, sampling columns 0 without a
-// checkpoint, GRPO columns 0 on SFT rows, success rates 0 before any
-// evidence) read as the current version's NULLs; the same rows written
-// now read back equal.
+// controller_state 2, reading_audit 2) with their sentinels ("" run,
+// scaffold_version -1, task type "all" or "", representative -1, sampling
+// columns 0 without a checkpoint, GRPO columns 0 on SFT rows, success
+// rates 0 before any evidence, a share NaN without reads) read as the
+// current version's NULLs; the same rows written now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
 	f := func(x float64) *float64 { return &x }
@@ -150,6 +151,15 @@ func TestReadSentinelVersions(t *testing.T) {
 			[]ControllerState{
 				{TaskType: "a", Primitive: "NONE", NNone: 1},
 				{TaskType: "b", Primitive: "EXPAND", Observed: true, NObserved: 1, NExpand: 1, SmoothedSuccess: f(0), LastSuccess: f(0)},
+			}, nil},
+		{"reading_audit", 2, reflect.TypeFor[ReadingAudit](),
+			[]map[string]any{
+				{"Condition": "none", "Episodes": int32(2), "RightReads": math.NaN()},
+				{"Condition": "wrong-skill", "Episodes": int32(2), "Reads": 1.0, "RightReads": 0.0},
+			},
+			[]ReadingAudit{
+				{Condition: "none", Episodes: 2},
+				{Condition: "wrong-skill", Episodes: 2, Reads: 1, RightReads: f(0)},
 			}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
