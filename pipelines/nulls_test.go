@@ -108,7 +108,7 @@ func TestNullsInOutputs(t *testing.T) {
 		{"learn grpo metrics: every GRPO column", func() string {
 			out := filepath.Join(dir, "grpo.parquet")
 			if err := learn.RunGRPO(context.Background(), learn.GRPOOptions{Init: ck, Ref: ck, Traj: []string{filepath.Join(dir, "ckpt.parquet")},
-				Output: filepath.Join(dir, "ck-grpo"), Metrics: out, Seed: 1, Config: rl.DefaultGRPO()}, quiet); err != nil {
+				Output: filepath.Join(dir, "ck-grpo"), Metrics: out, Advantages: filepath.Join(dir, "adv.parquet"), Seed: 1, Config: rl.DefaultGRPO()}, quiet); err != nil {
 				t.Fatal(err)
 			}
 			return out
@@ -161,6 +161,18 @@ func TestNullsInOutputs(t *testing.T) {
 			}
 			return out
 		}, map[string]int64{"right_reads": 3, "reads": 0, "success": 0}},
+		{"audit credit: no read figures without reads", func() string {
+			// The checkpoint's episodes had no slate, hence no reads: every
+			// bin's read figures are NULL; their turns have step keys, so
+			// the anchor coverage and step-group size are values.
+			out := filepath.Join(dir, "credit.parquet")
+			if err := stageaudit.RunCredit(context.Background(), stageaudit.CreditOptions{Traj: []string{filepath.Join(dir, "ckpt.parquet")},
+				Advantages: filepath.Join(dir, "adv.parquet"), Output: out, Bins: 2}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}, map[string]int64{"right_neg_frac": all, "right_sign": all, "wrong_sign": all, "rho_right_neg": all, "rho_right_sign": all,
+			"rho_wrong_sign": all, "anchor_coverage": 0, "step_group_size": 0, "episodes": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,12 +82,12 @@ func TestCredit(t *testing.T) {
 	wantShare := []float64{(1.0/5 + 1.0/7) / 2, (1.0/15 + 1.0/19) / 2}
 	for b := 0; b < 2; b++ {
 		r := rows[b]
-		if r.Horizon != "steps" || r.Episodes != 2 || math.Abs(r.SkillNameShare-wantShare[b]) > 1e-9 ||
-			r.RightNegFrac != float64(b) || r.RightSign != float64(1-2*b) {
+		if r.Horizon != "steps" || r.Episodes != 2 || math.Abs(table.OrNaN(r.SkillNameShare)-wantShare[b]) > 1e-9 ||
+			table.OrNaN(r.RightNegFrac) != float64(b) || table.OrNaN(r.RightSign) != float64(1-2*b) {
 			t.Errorf("bin %d: %+v", b, r)
 		}
-		if math.Abs(r.RhoRightSign+math.Sqrt(0.8)) > 1e-9 { // ranks 1..4 against (3.5,3.5,1.5,1.5)
-			t.Errorf("bin %d: rho of the right-read sign %v", b, r.RhoRightSign)
+		if math.Abs(table.OrNaN(r.RhoRightSign)+math.Sqrt(0.8)) > 1e-9 { // ranks 1..4 against (3.5,3.5,1.5,1.5)
+			t.Errorf("bin %d: rho of the right-read sign %v", b, table.OrNaN(r.RhoRightSign))
 		}
 	}
 	b, err := os.ReadFile(png)

@@ -101,12 +101,12 @@ func TestCreditHandMade(t *testing.T) {
 		if r.Horizon != []string{"steps", "tokens"}[i/4] || r.Bin != int32(i%4) || r.Lo != lo || r.Hi != lo || r.Episodes != 1 {
 			t.Errorf("row %d: %s bin %d [%v, %v] %d episodes", i, r.Horizon, r.Bin, r.Lo, r.Hi, r.Episodes)
 		}
-		if !same(r.SkillNameShare, w.share) || !same(r.RightNegFrac, w.neg) || !same(r.RightSign, w.rsign) ||
-			!same(r.WrongSign, w.wsign) || r.RightReads != w.right || r.WrongReads != w.wrong {
+		if !same(table.OrNaN(r.SkillNameShare), w.share) || !same(table.OrNaN(r.RightNegFrac), w.neg) || !same(table.OrNaN(r.RightSign), w.rsign) ||
+			!same(table.OrNaN(r.WrongSign), w.wsign) || r.RightReads != w.right || r.WrongReads != w.wrong {
 			t.Errorf("row %d: %+v, want %+v", i, r, w)
 		}
-		if !same(r.RhoSkillNameShare, -1) || !same(r.RhoRightNeg, rho) || !same(r.RhoRightSign, -rho) || !math.IsNaN(r.RhoWrongSign) {
-			t.Errorf("row %d: correlations %v %v %v %v, want -1 %v %v NaN", i, r.RhoSkillNameShare, r.RhoRightNeg, r.RhoRightSign, r.RhoWrongSign, rho, -rho)
+		if !same(table.OrNaN(r.RhoSkillNameShare), -1) || !same(table.OrNaN(r.RhoRightNeg), rho) || !same(table.OrNaN(r.RhoRightSign), -rho) || r.RhoWrongSign != nil {
+			t.Errorf("row %d: correlations %v %v %v %v, want -1 %v %v NULL", i, table.OrNaN(r.RhoSkillNameShare), table.OrNaN(r.RhoRightNeg), table.OrNaN(r.RhoRightSign), table.OrNaN(r.RhoWrongSign), rho, -rho)
 		}
 	}
 	var md bytes.Buffer
@@ -300,7 +300,7 @@ func TestAnchorCoverage(t *testing.T) {
 	}
 	got := map[string][3]float64{}
 	for _, r := range rows {
-		got[fmt.Sprintf("%s %d", r.Horizon, r.Bin)] = [3]float64{float64(r.Turns), r.AnchorCoverage, r.StepGroupSize}
+		got[fmt.Sprintf("%s %d", r.Horizon, r.Bin)] = [3]float64{float64(r.Turns), table.OrNaN(r.AnchorCoverage), table.OrNaN(r.StepGroupSize)}
 	}
 	want := map[string][3]float64{"steps 0": {4, 0.5, 1.5}, "steps 1": {8, 0.25, 1.25}, "tokens 0": {12, 4.0 / 12, 16.0 / 12}}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
@@ -314,8 +314,8 @@ func TestAnchorCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range rows {
-		if r.Turns != 0 || !math.IsNaN(r.AnchorCoverage) || !math.IsNaN(r.StepGroupSize) {
-			t.Errorf("without step keys: %d turns, coverage %v, step-group size %v", r.Turns, r.AnchorCoverage, r.StepGroupSize)
+		if r.Turns != 0 || r.AnchorCoverage != nil || r.StepGroupSize != nil {
+			t.Errorf("without step keys: %d turns, coverage %v, step-group size %v (want NULL)", r.Turns, r.AnchorCoverage, r.StepGroupSize)
 		}
 	}
 }

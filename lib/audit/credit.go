@@ -327,17 +327,18 @@ func creditRows(eps []episodeCredit, bins int) []table.CreditAudit {
 		rhoShare, rhoNeg, rhoRight, rhoWrong := Spearman(shH, shV), Spearman(rnH, rnV), Spearman(rsH, rsV), Spearman(wsH, wsV)
 		for b := range rows {
 			rw := &rows[b]
-			rw.SkillNameShare = mean(shares[b])
-			rw.RightNegFrac = mean(rightNeg[b])
-			rw.RightSign = mean(rightSign[b])
-			rw.WrongSign = mean(wrongSign[b])
+			// A mean or a correlation over nothing (NaN) is NULL.
+			rw.SkillNameShare = table.NullNaN(mean(shares[b]))
+			rw.RightNegFrac = table.NullNaN(mean(rightNeg[b]))
+			rw.RightSign = table.NullNaN(mean(rightSign[b]))
+			rw.WrongSign = table.NullNaN(mean(wrongSign[b]))
 			rw.Turns = int32(turns[b])
-			rw.AnchorCoverage, rw.StepGroupSize = math.NaN(), math.NaN()
 			if turns[b] > 0 {
-				rw.AnchorCoverage = float64(anchored[b]) / float64(turns[b])
-				rw.StepGroupSize = float64(groupSizes[b]) / float64(turns[b])
+				rw.AnchorCoverage = table.NullNaN(float64(anchored[b]) / float64(turns[b]))
+				rw.StepGroupSize = table.NullNaN(float64(groupSizes[b]) / float64(turns[b]))
 			}
-			rw.RhoSkillNameShare, rw.RhoRightNeg, rw.RhoRightSign, rw.RhoWrongSign = rhoShare, rhoNeg, rhoRight, rhoWrong
+			rw.RhoSkillNameShare, rw.RhoRightNeg = table.NullNaN(rhoShare), table.NullNaN(rhoNeg)
+			rw.RhoRightSign, rw.RhoWrongSign = table.NullNaN(rhoRight), table.NullNaN(rhoWrong)
 		}
 		out = append(out, rows...)
 	}

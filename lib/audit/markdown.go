@@ -25,7 +25,8 @@ func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %s-%s | %d | %d | %d | %s | %s | %s | %s | %s | %s |\n", r.Horizon, r.Bin,
 			num(r.Lo, 0), num(r.Hi, 0), r.Episodes, r.RightReads, r.WrongReads,
-			num(r.SkillNameShare, 4), num(r.RightNegFrac, 3), num(r.RightSign, 3), num(r.WrongSign, 3), num(r.AnchorCoverage, 3), num(r.StepGroupSize, 2))
+			num(table.OrNaN(r.SkillNameShare), 4), num(table.OrNaN(r.RightNegFrac), 3), num(table.OrNaN(r.RightSign), 3), num(table.OrNaN(r.WrongSign), 3),
+			num(table.OrNaN(r.AnchorCoverage), 3), num(table.OrNaN(r.StepGroupSize), 2))
 	}
 	b.WriteString("\n")
 	seen := map[string]bool{}
@@ -35,7 +36,7 @@ func CreditMarkdown(w io.Writer, rows []table.CreditAudit) error {
 		}
 		seen[r.Horizon] = true
 		fmt.Fprintf(&b, "Spearman with horizon (%s): skill-name share %s, right credited < 0 %s, sign right %s, sign wrong %s\n",
-			r.Horizon, num(r.RhoSkillNameShare, 3), num(r.RhoRightNeg, 3), num(r.RhoRightSign, 3), num(r.RhoWrongSign, 3))
+			r.Horizon, num(table.OrNaN(r.RhoSkillNameShare), 3), num(table.OrNaN(r.RhoRightNeg), 3), num(table.OrNaN(r.RhoRightSign), 3), num(table.OrNaN(r.RhoWrongSign), 3))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -82,7 +82,7 @@ func PlotCredit(w io.Writer, rows []table.CreditAudit) error {
 				continue
 			}
 			x := (r.Lo + r.Hi) / 2
-			for k, y := range []float64{r.SkillNameShare, r.RightNegFrac, r.RightSign, r.WrongSign} {
+			for k, y := range []float64{table.OrNaN(r.SkillNameShare), table.OrNaN(r.RightNegFrac), table.OrNaN(r.RightSign), table.OrNaN(r.WrongSign)} {
 				ss[k].xy = append(ss[k].xy, plotter.XY{X: x, Y: y})
 			}
 		}

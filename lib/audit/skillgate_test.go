@@ -6,6 +6,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/rollout/episodetest"
+	"github.com/pats-rl/pats/lib/table"
 )
 
 // TestBroadcastVersusSkillGate audits the credit of real household
@@ -46,7 +47,7 @@ func TestBroadcastVersusSkillGate(t *testing.T) {
 		if r.Episodes != int32(len(rows)) || r.RightReads != int32(len(rows)-1) || r.WrongReads != 2 {
 			t.Fatalf("%v: %+v", c, r)
 		}
-		return r.SkillNameShare, r.RightNegFrac, r.RightSign
+		return table.OrNaN(r.SkillNameShare), table.OrNaN(r.RightNegFrac), table.OrNaN(r.RightSign)
 	}
 	bs, bn, bsign := pooled(rl.Broadcast, rl.SelectNone)
 	gs, gn, gsign := pooled(rl.SkillGate, rl.SelectNone)

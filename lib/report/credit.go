@@ -79,14 +79,14 @@ func AggregateCredit(runs []SweepRun, audits [][]table.CreditAudit, variants []s
 				}
 				c.lo, c.hi = math.Min(c.lo, a.Lo), math.Max(c.hi, a.Hi)
 				c.eps = append(c.eps, float64(a.Episodes))
-				c.share = appendNum(c.share, a.SkillNameShare)
+				c.share = appendNum(c.share, table.OrNaN(a.SkillNameShare))
 				if a.RightReads > 0 {
-					c.neg = appendNum(c.neg, a.RightNegFrac)
+					c.neg = appendNum(c.neg, table.OrNaN(a.RightNegFrac))
 				}
 				if a.Turns > 0 {
-					c.cover = appendNum(c.cover, a.AnchorCoverage)
-					if a.StepGroupSize > 0 {
-						c.groups = appendNum(c.groups, a.StepGroupSize)
+					c.cover = appendNum(c.cover, table.OrNaN(a.AnchorCoverage))
+					if table.OrNaN(a.StepGroupSize) > 0 {
+						c.groups = appendNum(c.groups, table.OrNaN(a.StepGroupSize))
 					}
 				}
 			}

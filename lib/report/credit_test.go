@@ -23,18 +23,19 @@ import (
 func TestSweepCredit(t *testing.T) {
 	root := t.TempDir()
 	nan := math.NaN()
+	x := func(v float64) *float64 { return &v }
 	audits := map[string][]table.CreditAudit{
 		"gigpo-s1": {
-			{Horizon: "steps", Bin: 0, Lo: 5, Hi: 10, Episodes: 20, SkillNameShare: nan, RightNegFrac: nan, Turns: 100, AnchorCoverage: 0.9, StepGroupSize: 4},
-			{Horizon: "steps", Bin: 1, Lo: 11, Hi: 50, Episodes: 44, SkillNameShare: nan, RightNegFrac: nan, Turns: 2000, AnchorCoverage: 0.99, StepGroupSize: 7},
-			{Horizon: "tokens", Bin: 0, Lo: 100, Hi: 900, Episodes: 64, SkillNameShare: nan, RightNegFrac: nan, Turns: 2100, AnchorCoverage: 0.95},
+			{Horizon: "steps", Bin: 0, Lo: 5, Hi: 10, Episodes: 20, Turns: 100, AnchorCoverage: x(0.9), StepGroupSize: x(4)},
+			{Horizon: "steps", Bin: 1, Lo: 11, Hi: 50, Episodes: 44, Turns: 2000, AnchorCoverage: x(0.99), StepGroupSize: x(7)},
+			{Horizon: "tokens", Bin: 0, Lo: 100, Hi: 900, Episodes: 64, Turns: 2100, AnchorCoverage: x(0.95)},
 		},
 		"gigpo-s2": {
-			{Horizon: "steps", Bin: 0, Lo: 4, Hi: 12, Episodes: 30, SkillNameShare: nan, RightNegFrac: nan, Turns: 150, AnchorCoverage: 0.8, StepGroupSize: 3},
-			{Horizon: "steps", Bin: 1, Lo: 13, Hi: 50, Episodes: 34, SkillNameShare: nan, RightNegFrac: nan, Turns: 1500, AnchorCoverage: 0.97, StepGroupSize: 5},
+			{Horizon: "steps", Bin: 0, Lo: 4, Hi: 12, Episodes: 30, Turns: 150, AnchorCoverage: x(0.8), StepGroupSize: x(3)},
+			{Horizon: "steps", Bin: 1, Lo: 13, Hi: 50, Episodes: 34, Turns: 1500, AnchorCoverage: x(0.97), StepGroupSize: x(5)},
 		},
 		"skillgate-s1": {
-			{Horizon: "steps", Bin: 0, Lo: 3, Hi: 9, Episodes: 10, SkillNameShare: 0.25, RightReads: 4, RightNegFrac: 0, AnchorCoverage: nan, StepGroupSize: nan},
+			{Horizon: "steps", Bin: 0, Lo: 3, Hi: 9, Episodes: 10, SkillNameShare: x(0.25), RightReads: 4, RightNegFrac: x(0)},
 		},
 	}
 	for run, rows := range audits {

@@ -7,7 +7,7 @@ package table
 func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 2)
 	RegisterKind[TokenAdvantages]("token_advantages", 3)
-	RegisterKind[CreditAudit]("credit_audit", 3)
+	RegisterKind[CreditAudit]("credit_audit", 4)
 	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
 }
 
@@ -81,28 +81,37 @@ type TokenAdvantages struct {
 // over all episodes (or reads) of the file; they repeat on every bin row
 // of the same horizon measure.
 type CreditAudit struct {
-	Horizon           string  `parquet:"horizon"`              // what the horizon counts: steps or tokens
-	Bin               int32   `parquet:"bin"`                  // bin index, shortest horizons first
-	Lo                float64 `parquet:"lo"`                   // smallest horizon in the bin
-	Hi                float64 `parquet:"hi"`                   // largest horizon in the bin
-	Episodes          int32   `parquet:"episodes"`             // episodes in the bin
-	RightReads        int32   `parquet:"right_reads"`          // right reads in the bin
-	WrongReads        int32   `parquet:"wrong_reads"`          // reads that were not right
-	SkillNameShare    float64 `parquet:"skill_name_share"`     // mean over credited episodes of |credit| on skill-name tokens / |credit| on all tokens
-	RightNegFrac      float64 `parquet:"right_neg_frac"`       // share of right reads whose credit is negative
-	RightSign         float64 `parquet:"right_sign"`           // mean sign (-1, 0, 1) of the credit of right reads
-	WrongSign         float64 `parquet:"wrong_sign"`           // mean sign of the credit of wrong reads
-	RhoSkillNameShare float64 `parquet:"rho_skill_name_share"` // Spearman correlation of the per-episode share with the horizon
-	RhoRightNeg       float64 `parquet:"rho_right_neg"`        // ... of "credit negative" per right read
-	RhoRightSign      float64 `parquet:"rho_right_sign"`       // ... of the credit sign per right read
-	RhoWrongSign      float64 `parquet:"rho_wrong_sign"`       // ... of the credit sign per wrong read
+	Horizon           string   `parquet:"horizon"`                       // what the horizon counts: steps or tokens
+	Bin               int32    `parquet:"bin"`                           // bin index, shortest horizons first
+	Lo                float64  `parquet:"lo"`                            // smallest horizon in the bin
+	Hi                float64  `parquet:"hi"`                            // largest horizon in the bin
+	Episodes          int32    `parquet:"episodes"`                      // episodes in the bin
+	RightReads        int32    `parquet:"right_reads"`                   // right reads in the bin
+	WrongReads        int32    `parquet:"wrong_reads"`                   // reads that were not right
+	SkillNameShare    *float64 `parquet:"skill_name_share,optional"`     // mean over credited episodes of |credit| on skill-name tokens / |credit| on all tokens; NULL without a credited episode (version 4; older files: NaN, read as NULL)
+	RightNegFrac      *float64 `parquet:"right_neg_frac,optional"`       // share of right reads whose credit is negative; NULL without right reads (version 4; older files: NaN, read as NULL)
+	RightSign         *float64 `parquet:"right_sign,optional"`           // mean sign (-1, 0, 1) of the credit of right reads; NULL without right reads (version 4; older files: NaN, read as NULL)
+	WrongSign         *float64 `parquet:"wrong_sign,optional"`           // mean sign of the credit of wrong reads; NULL without wrong reads (version 4; older files: NaN, read as NULL)
+	RhoSkillNameShare *float64 `parquet:"rho_skill_name_share,optional"` // Spearman correlation of the per-episode share with the horizon; NULL with fewer than two points or a constant side (version 4; older files: NaN, read as NULL)
+	RhoRightNeg       *float64 `parquet:"rho_right_neg,optional"`        // ... of "credit negative" per right read; NULL with fewer than two points or a constant side (version 4; older files: NaN, read as NULL)
+	RhoRightSign      *float64 `parquet:"rho_right_sign,optional"`       // ... of the credit sign per right read; NULL with fewer than two points or a constant side (version 4; older files: NaN, read as NULL)
+	RhoWrongSign      *float64 `parquet:"rho_wrong_sign,optional"`       // ... of the credit sign per wrong read; NULL with fewer than two points or a constant side (version 4; older files: NaN, read as NULL)
 
-	// Added in version 2 (read as 0 from older files).
-	Turns          int32   `parquet:"turns" since:"2"`           // version 2: turns (step keys) of the bin's episodes
-	AnchorCoverage float64 `parquet:"anchor_coverage" since:"2"` // version 2: share of those turns in a GiGPO step group of two or more (same group, same step key); NaN without step keys
+	// Added in version 2 (read as 0 or NULL from older files).
+	Turns          int32    `parquet:"turns" since:"2"`                    // version 2: turns (step keys) of the bin's episodes
+	AnchorCoverage *float64 `parquet:"anchor_coverage,optional" since:"2"` // version 2: share of those turns in a GiGPO step group of two or more (same group, same step key); NULL without step keys (version 4; older files: NaN, read as NULL)
 
-	// Added in version 3 (read as 0 from older files).
-	StepGroupSize float64 `parquet:"step_group_size" since:"3"` // version 3: mean over those turns of the size of the GiGPO step group the turn is in (itself included, so at least 1); NaN without step keys
+	// Added in version 3 (read as NULL from older files).
+	StepGroupSize *float64 `parquet:"step_group_size,optional" since:"3"` // version 3: mean over those turns of the size of the GiGPO step group the turn is in (itself included, so at least 1); NULL without step keys (version 4; older files: NaN, read as NULL)
+}
+
+// UpgradeFrom reads a row of version 3 or older: NaN (nothing to take a
+// mean or a correlation over) becomes NULL.
+func (a *CreditAudit) UpgradeFrom(version int) {
+	if version < 4 {
+		nanToNull(&a.SkillNameShare, &a.RightNegFrac, &a.RightSign, &a.WrongSign, &a.RhoSkillNameShare, &a.RhoRightNeg,
+			&a.RhoRightSign, &a.RhoWrongSign, &a.AnchorCoverage, &a.StepGroupSize)
+	}
 }
 
 // ScaffoldAudit is one checkpoint of audit scaffold: the mean negative

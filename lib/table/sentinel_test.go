@@ -74,10 +74,11 @@ func setFields(v reflect.Value, fields map[string]any) {
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
 // 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1,
-// controller_state 2, reading_audit 2) with their sentinels ("" run,
+// controller_state 2, reading_audit 2, credit_audit 3) with their sentinels ("" run,
 // scaffold_version -1, task type "all" or "", representative -1, sampling
 // columns 0 without a checkpoint, GRPO columns 0 on SFT rows, success
-// rates 0 before any evidence, a share NaN without reads) read as the
+// rates 0 before any evidence, NaN for a mean or correlation over
+// nothing) read as the
 // current version's NULLs; the same rows written now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
@@ -160,6 +161,20 @@ func TestReadSentinelVersions(t *testing.T) {
 			[]ReadingAudit{
 				{Condition: "none", Episodes: 2},
 				{Condition: "wrong-skill", Episodes: 2, Reads: 1, RightReads: f(0)},
+			}, nil},
+		{"credit_audit", 3, reflect.TypeFor[CreditAudit](),
+			[]map[string]any{
+				{"Horizon": "steps", "Episodes": int32(2), "SkillNameShare": 0.5, "RightNegFrac": math.NaN(), "RightSign": math.NaN(), "WrongSign": -1.0,
+					"RhoSkillNameShare": math.NaN(), "RhoRightNeg": math.NaN(), "RhoRightSign": math.NaN(), "RhoWrongSign": math.NaN(),
+					"AnchorCoverage": math.NaN(), "StepGroupSize": math.NaN()},
+				{"Horizon": "steps", "Bin": int32(1), "Episodes": int32(2), "SkillNameShare": 0.0, "RightReads": int32(1), "RightNegFrac": 0.0, "RightSign": 1.0, "WrongSign": math.NaN(),
+					"RhoSkillNameShare": 1.0, "RhoRightNeg": math.NaN(), "RhoRightSign": math.NaN(), "RhoWrongSign": math.NaN(),
+					"Turns": int32(4), "AnchorCoverage": 0.5, "StepGroupSize": 1.5},
+			},
+			[]CreditAudit{
+				{Horizon: "steps", Episodes: 2, SkillNameShare: f(0.5), WrongSign: f(-1)},
+				{Horizon: "steps", Bin: 1, Episodes: 2, SkillNameShare: f(0), RightReads: 1, RightNegFrac: f(0), RightSign: f(1),
+					RhoSkillNameShare: f(1), Turns: 4, AnchorCoverage: f(0.5), StepGroupSize: f(1.5)},
 			}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
