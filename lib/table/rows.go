@@ -132,8 +132,8 @@ type EvalMetrics struct {
 	Tokens         float64 `parquet:"tokens"`               // mean tokens per episode
 	PolicyTokens   float64 `parquet:"policy_tokens"`        // mean policy-written tokens per episode
 	ReadsPerEp     float64 `parquet:"reads_per_episode"`    // mean skill reads per episode
-	RightReadRate  float64 `parquet:"right_read_rate"`      // share of reads that were right
-	MisleadingRate float64 `parquet:"misleading_read_rate"` // share of reads that were misleading
+	RightReadRate  float64 `parquet:"right_read_rate"`      // share of reads that were right; 0 without reads
+	MisleadingRate float64 `parquet:"misleading_read_rate"` // share of reads that were misleading; 0 without reads
 
 	// Added in version 2 (read as 0 from older files).
 	MisleadingExposure float64 `parquet:"misleading_exposure" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode)

@@ -122,8 +122,8 @@ type ScaffoldAudit struct {
 	Index       int32   `parquet:"index"`        // its position in audit scaffold's --policy list, from 0
 	Episodes    int32   `parquet:"episodes"`     // episodes scored (those with scaffold tokens)
 	Tokens      int64   `parquet:"tokens"`       // policy-written tokens scored
-	NLLWith     float64 `parquet:"nll_with"`     // mean NLL in nats per token, scaffold in the context
-	NLLWithout  float64 `parquet:"nll_without"`  // mean NLL with the scaffold tokens removed
+	NLLWith     float64 `parquet:"nll_with"`     // mean NLL in nats per token, scaffold in the context; NaN without scored tokens
+	NLLWithout  float64 `parquet:"nll_without"`  // mean NLL with the scaffold tokens removed; NaN without scored tokens
 	Gap         float64 `parquet:"gap"`          // nll_without - nll_with
 	GapRelative float64 `parquet:"gap_relative"` // (gap - first gap) / |first gap|: the gap's change since the first checkpoint
 }
