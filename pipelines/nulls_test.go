@@ -16,6 +16,7 @@ import (
 	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	"github.com/pats-rl/pats/lib/stage/control"
+	"github.com/pats-rl/pats/lib/stage/evaluate"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
@@ -173,6 +174,16 @@ func TestNullsInOutputs(t *testing.T) {
 			return out
 		}, map[string]int64{"right_neg_frac": all, "right_sign": all, "wrong_sign": all, "rho_right_neg": all, "rho_right_sign": all,
 			"rho_wrong_sign": all, "anchor_coverage": 0, "step_group_size": 0, "episodes": 0}},
+		{"evaluate: no read rates without reads", func() string {
+			// The oracle's episodes without a slate read nothing: every
+			// row's read rates are NULL, the "all" row's task type too,
+			// and the oracle has no temperature.
+			out := filepath.Join(dir, "metrics.parquet")
+			if err := evaluate.Run(context.Background(), evaluate.Options{Inputs: []string{filepath.Join(dir, "oracle.parquet")}, Output: out}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return out
+		}, map[string]int64{"right_read_rate": all, "misleading_read_rate": all, "reads_per_episode": 0, "temperature": all, "task_type": 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -216,11 +216,19 @@ func summarize(trajs []table.Trajectory, l Labels, scope, taskType string) table
 	m.PolicyTokens /= n
 	m.ReadsPerEp = float64(reads) / n
 	m.MisleadingExposure = float64(exposed) / n
-	if reads > 0 {
-		m.RightReadRate = float64(right) / float64(reads)
-		m.MisleadingRate = float64(misleading) / float64(reads)
+	if reads > 0 { // else NULL: shares of no reads
+		r, mr := float64(right)/float64(reads), float64(misleading)/float64(reads)
+		m.RightReadRate, m.MisleadingRate = &r, &mr
 	}
 	return m
+}
+
+// rate formats a nullable share: three decimals, or "-" (NULL: no reads).
+func rate(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *x)
 }
 
 // WriteMarkdown prints rows as Markdown: a heading line and a table for
@@ -257,8 +265,8 @@ func WriteMarkdown(w io.Writer, rows []table.EvalMetrics) error {
 		if r.Scope == table.ScopeAll {
 			name = "**all**"
 		}
-		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %.3f | %.3f | %.3f |\n",
-			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, r.RightReadRate, r.MisleadingRate, r.MisleadingExposure); err != nil {
+		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %s | %s | %.3f |\n",
+			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, rate(r.RightReadRate), rate(r.MisleadingRate), r.MisleadingExposure); err != nil {
 			return err
 		}
 	}

@@ -21,13 +21,14 @@ func TestSummarize(t *testing.T) {
 	}
 	got := Summarize(trajs, Labels{Run: "r"})
 	zero := int32(0)
+	third, twoThirds := 1.0/3, 2.0/3
 	want := []table.EvalMetrics{
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "all", Episodes: 3,
-			Success: 2.0 / 3, Score: 2.5 / 3, Steps: 5, Tokens: 120, PolicyTokens: 14, ReadsPerEp: 1, RightReadRate: 1.0 / 3, MisleadingRate: 2.0 / 3, MisleadingExposure: 1.0 / 3, Iteration: &zero},
+			Success: 2.0 / 3, Score: 2.5 / 3, Steps: 5, Tokens: 120, PolicyTokens: 14, ReadsPerEp: 1, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: 1.0 / 3, Iteration: &zero},
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "type", TaskType: "a", Episodes: 1,
 			Success: 1, Score: 1, Steps: 1, Tokens: 60, PolicyTokens: 2, Iteration: &zero},
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "type", TaskType: "b", Episodes: 2,
-			Success: 0.5, Score: 0.75, Steps: 7, Tokens: 150, PolicyTokens: 20, ReadsPerEp: 1.5, RightReadRate: 1.0 / 3, MisleadingRate: 2.0 / 3, MisleadingExposure: 0.5, Iteration: &zero},
+			Success: 0.5, Score: 0.75, Steps: 7, Tokens: 150, PolicyTokens: 20, ReadsPerEp: 1.5, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: 0.5, Iteration: &zero},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("Summarize (-want +got):\n%s", diff)

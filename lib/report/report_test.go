@@ -104,7 +104,7 @@ func writeEvalAll(t *testing.T, dir string, k int, kind string, all table.EvalMe
 	all.Scope, all.TaskType = table.ScopeAll, ""
 	rows := []table.EvalMetrics{
 		all,
-		{Split: all.Split, Scope: table.ScopeType, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1, ReadsPerEp: 9, RightReadRate: 0.99, MisleadingRate: 0.99},
+		{Split: all.Split, Scope: table.ScopeType, TaskType: "t1", Episodes: 10, Success: 0.99, Tokens: 1, ReadsPerEp: 9, RightReadRate: table.NullNaN(0.99), MisleadingRate: table.NullNaN(0.99)},
 	}
 	if err := table.WriteFile(p, rows, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -333,9 +333,9 @@ func TestSweepReads(t *testing.T) {
 		finish(t, dir)
 		for i, name := range []string{"valid_seen", "valid_unseen"} {
 			m := table.EvalMetrics{Split: name, Episodes: 10, Success: 0.5, Score: 0.5, Tokens: 100,
-				ReadsPerEp: sp[i].reads, RightReadRate: sp[i].right, MisleadingRate: sp[i].misleading, MisleadingExposure: sp[i].exposure}
+				ReadsPerEp: sp[i].reads, RightReadRate: table.NullNaN(sp[i].right), MisleadingRate: table.NullNaN(sp[i].misleading), MisleadingExposure: sp[i].exposure}
 			writeEvalAll(t, dir, 3, "bare", m)
-			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: 0.9, MisleadingRate: 0.05, MisleadingExposure: 0.3}
+			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: table.NullNaN(0.9), MisleadingRate: table.NullNaN(0.05), MisleadingExposure: 0.3}
 			writeEvalAll(t, dir, 1, "bare", other)
 			writeEvalAll(t, dir, 3, "scaffold", other)
 		}

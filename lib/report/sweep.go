@@ -177,8 +177,8 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 		Score:        (s.Score*float64(s.Episodes) + u.Score*float64(u.Episodes)) / n,
 		Tokens:       (s.Tokens*float64(s.Episodes) + u.Tokens*float64(u.Episodes)) / n,
 		SeenEpisodes: s.Episodes, UnseenEps: u.Episodes,
-		SeenReads: s.ReadsPerEp, SeenRightReads: s.RightReadRate, SeenMisleading: s.MisleadingRate,
-		UnseenReads: u.ReadsPerEp, UnseenRightReads: u.RightReadRate, UnseenMisleading: u.MisleadingRate,
+		SeenReads: s.ReadsPerEp, SeenRightReads: table.OrZero(s.RightReadRate), SeenMisleading: table.OrZero(s.MisleadingRate),
+		UnseenReads: u.ReadsPerEp, UnseenRightReads: table.OrZero(u.RightReadRate), UnseenMisleading: table.OrZero(u.MisleadingRate),
 		SeenExposure: s.MisleadingExposure, UnseenExposure: u.MisleadingExposure,
 	}, nil
 }

@@ -407,7 +407,7 @@ func (m *EvalMetrics) CheckRow() error {
 	if err := firstErr(
 		count("episodes", m.Episodes),
 		share("success", m.Success), share("score", m.Score),
-		share("right_read_rate", m.RightReadRate), share("misleading_read_rate", m.MisleadingRate),
+		optShare("right_read_rate", m.RightReadRate), optShare("misleading_read_rate", m.MisleadingRate),
 		share("misleading_exposure", m.MisleadingExposure),
 	); err != nil {
 		return err

@@ -29,3 +29,12 @@ func nanToNull(ps ...**float64) {
 		}
 	}
 }
+
+// OrZero is a nullable float column's value where an absent one counts as
+// 0: *p, or 0 when p is nil (NULL).
+func OrZero(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -119,21 +119,21 @@ const (
 // or older marked the overall row by task type "all"; they read as Scope
 // "all" with TaskType NULL.
 type EvalMetrics struct {
-	Run            string  `parquet:"run,optional"`       // run name (evaluate --run, else the trajectories' run); NULL when none (version 3; older files: "")
-	Env            string  `parquet:"env"`                // environment
-	Split          string  `parquet:"split"`              // task split
-	Policy         string  `parquet:"policy"`             // oracle, random, or the checkpoint path
-	Scaffold       string  `parquet:"scaffold,optional"`  // snapshot path; NULL without a scaffold (version 3; older files: "")
-	TaskType       string  `parquet:"task_type,optional"` // the task type of a "type" row; NULL on the "all" row (version 3; older files: "all")
-	Episodes       int32   `parquet:"episodes"`
-	Success        float64 `parquet:"success"`              // share of successful episodes
-	Score          float64 `parquet:"score"`                // mean score
-	Steps          float64 `parquet:"steps"`                // mean steps per episode
-	Tokens         float64 `parquet:"tokens"`               // mean tokens per episode
-	PolicyTokens   float64 `parquet:"policy_tokens"`        // mean policy-written tokens per episode
-	ReadsPerEp     float64 `parquet:"reads_per_episode"`    // mean skill reads per episode
-	RightReadRate  float64 `parquet:"right_read_rate"`      // share of reads that were right; 0 without reads
-	MisleadingRate float64 `parquet:"misleading_read_rate"` // share of reads that were misleading; 0 without reads
+	Run            string   `parquet:"run,optional"`       // run name (evaluate --run, else the trajectories' run); NULL when none (version 3; older files: "")
+	Env            string   `parquet:"env"`                // environment
+	Split          string   `parquet:"split"`              // task split
+	Policy         string   `parquet:"policy"`             // oracle, random, or the checkpoint path
+	Scaffold       string   `parquet:"scaffold,optional"`  // snapshot path; NULL without a scaffold (version 3; older files: "")
+	TaskType       string   `parquet:"task_type,optional"` // the task type of a "type" row; NULL on the "all" row (version 3; older files: "all")
+	Episodes       int32    `parquet:"episodes"`
+	Success        float64  `parquet:"success"`                       // share of successful episodes
+	Score          float64  `parquet:"score"`                         // mean score
+	Steps          float64  `parquet:"steps"`                         // mean steps per episode
+	Tokens         float64  `parquet:"tokens"`                        // mean tokens per episode
+	PolicyTokens   float64  `parquet:"policy_tokens"`                 // mean policy-written tokens per episode
+	ReadsPerEp     float64  `parquet:"reads_per_episode"`             // mean skill reads per episode
+	RightReadRate  *float64 `parquet:"right_read_rate,optional"`      // share of reads that were right; NULL without reads (version 4; older files: 0, read as NULL where reads_per_episode is 0)
+	MisleadingRate *float64 `parquet:"misleading_read_rate,optional"` // share of reads that were misleading; NULL without reads (version 4; older files: 0, read as NULL where reads_per_episode is 0)
 
 	// Added in version 2 (read as 0 from older files).
 	MisleadingExposure float64 `parquet:"misleading_exposure" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode)
@@ -147,14 +147,18 @@ type EvalMetrics struct {
 	Temperature *float64 `parquet:"temperature,optional" since:"3"` // version 3: sampling temperature of a checkpoint policy (0: greedy); NULL for other policies or when the episodes differ
 }
 
-// UpgradeFrom reads a version 1 or 2 row: the overall row's task type
-// "all" becomes Scope "all" with no task type.
+// UpgradeFrom reads an older row: the overall row's task type "all"
+// becomes Scope "all" with no task type (versions 1 and 2), and the read
+// rates of a row without reads (0) become NULL (versions 1 to 3).
 func (m *EvalMetrics) UpgradeFrom(version int) {
 	if version < 3 {
 		m.Scope = ScopeType
 		if m.TaskType == "all" {
 			m.Scope, m.TaskType = ScopeAll, ""
 		}
+	}
+	if version < 4 && m.ReadsPerEp == 0 {
+		m.RightReadRate, m.MisleadingRate = nil, nil
 	}
 }
 

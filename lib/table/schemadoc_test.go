@@ -154,7 +154,7 @@ func renderSchemas(t *testing.T) (doc []byte, problems []string) {
 	p("A column whose type says `or NULL` is nullable: NULL stands for an absent value (no run name, no scaffold, the\n")
 	p("general layer's task type, an unknown iteration, the sampling rule of a policy that is not a checkpoint, the GRPO\n")
 	p("figures of an SFT step, a mean over nothing), and no sentinel (\"\", -1, 0, NaN, \"all\") does, but where a column's\n")
-	p("description names one: eval_metrics' read rates are 0 without reads and scaffold_audit's NLLs NaN without tokens. Every other column is\n")
+	p("description names one (scaffold_audit's NLLs are NaN without scored tokens). Every other column is\n")
 	p("required; an empty list is stored as an empty list, never as null. Files of older schema versions wrote\n")
 	p("sentinels; the readers take them as NULL (a description says which), so a Go program sees one meaning.\n")
 	p("Notebooks read such a file's sentinels as they were written: [notebook.md](notebook.md) shows the SQL for both.\n")

@@ -73,7 +73,7 @@ func setFields(v reflect.Value, fields map[string]any) {
 }
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
-// 6 and 7, eval_metrics 2, card 1, type_evidence 1, train_metrics 1,
+// 6 and 7, eval_metrics 2 and 3, card 1, type_evidence 1, train_metrics 1,
 // controller_state 2, reading_audit 2, credit_audit 3) with their sentinels ("" run,
 // scaffold_version -1, task type "all" or "", representative -1, sampling
 // columns 0 without a checkpoint, GRPO columns 0 on SFT rows, success
@@ -122,6 +122,15 @@ func TestReadSentinelVersions(t *testing.T) {
 				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5},
 				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, Success: 0.5, Scaffold: "snap/1.parquet"},
 			}, nil},
+		{"eval_metrics", 3, reflect.TypeFor[EvalMetrics](),
+			[]map[string]any{
+				{"Env": "household", "Scope": "all", "Episodes": int32(4)},
+				{"Env": "household", "Scope": "type", "TaskType": "pick", "Episodes": int32(4), "ReadsPerEp": 1.0, "RightReadRate": 0.0, "MisleadingRate": 0.25},
+			},
+			[]EvalMetrics{
+				{Env: "household", Scope: ScopeAll, Episodes: 4},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, ReadsPerEp: 1, RightReadRate: f(0), MisleadingRate: f(0.25)},
+			}, []string{"Run", "Scaffold", "TaskType", "Iteration", "Seed", "Temperature"}},
 		{"card", 1, reflect.TypeFor[Card](),
 			[]map[string]any{
 				{"CardID": "c-0-a", "NEpisodes": int32(2), "NSuccess": int32(2), "SuccessRate": 1.0, "RepSuccessSample": int32(1), "RepFailureSample": int32(-1)},
@@ -235,7 +244,7 @@ func TestNullsInFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{"run": 2, "scaffold": 2, "task_type": 1, "iteration": 2, "seed": 2, "temperature": 2, "env": 0, "scope": 0}
+	want := map[string]int64{"run": 2, "scaffold": 2, "task_type": 1, "iteration": 2, "seed": 2, "temperature": 2, "right_read_rate": 2, "misleading_read_rate": 2, "env": 0, "scope": 0}
 	got := map[string]int64{}
 	for name := range want {
 		l, ok := f.Schema().Lookup(name)

@@ -123,7 +123,7 @@ func TestSilentAcceptanceRefused(t *testing.T) {
 		{"proposal iteration -2", readProposals, encodeStream(t, []Proposal{{ProposalID: "p", Iteration: -2, Primitive: "EXPAND", Op: "add"}}), "column iteration: -2"},
 		{"score 7", readTraj, encodeStream(t, []Trajectory{{Score: 7}}), "column score: 7 is not a share"},
 		{"eval success NaN", readEval, encodeStream(t, []EvalMetrics{{TaskType: "all", Success: math.NaN()}}), "column success: NaN"},
-		{"eval read rate 1.5", readEval, encodeStream(t, []EvalMetrics{{TaskType: "all", RightReadRate: 1.5}}), "column right_read_rate: 1.5"},
+		{"eval read rate 1.5", readEval, encodeStream(t, []EvalMetrics{{TaskType: "all", RightReadRate: NullNaN(1.5)}}), "column right_read_rate: 1.5"},
 		{"eval steps -1", readEval, encodeStream(t, []EvalMetrics{{TaskType: "all", Steps: -1}}), "column steps: -1"},
 		{"eval tokens +Inf", readEval, encodeStream(t, []EvalMetrics{{TaskType: "all", Tokens: math.Inf(1)}}), "column tokens: +Inf"},
 		{"card iteration -3", readCards, encodeStream(t, []Card{{CardID: "c", Iteration: -3}}), "column iteration: -3"},

@@ -72,7 +72,7 @@ func sampleTrajectories(n int, seed uint64) []Trajectory {
 
 func sampleEvalMetrics() []EvalMetrics {
 	return []EvalMetrics{
-		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scope: ScopeAll, Episodes: 40, Success: 0.625, Score: 0.7, Steps: 9.5, Tokens: 812.25, PolicyTokens: 90, ReadsPerEp: 1, RightReadRate: 0.8, MisleadingRate: 0.05},
+		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scope: ScopeAll, Episodes: 40, Success: 0.625, Score: 0.7, Steps: 9.5, Tokens: 812.25, PolicyTokens: 90, ReadsPerEp: 1, RightReadRate: NullNaN(0.8), MisleadingRate: NullNaN(0.05)},
 		{Run: "r", Env: "shop", Split: "valid_seen", Policy: "ckpt/3", Scaffold: "snap/3.parquet", Scope: ScopeType, TaskType: "search", Episodes: 0},
 	}
 }
@@ -591,7 +591,8 @@ func mkdir(t *testing.T, p string) string {
 func TestVersionAndForeignFiles(t *testing.T) {
 	dir := t.TempDir()
 	newer := filepath.Join(dir, "newer.parquet")
-	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: 4}); err != nil {
+	k, _ := LookupKind("eval_metrics")
+	if err := WriteFile(newer, sampleEvalMetrics(), Meta{SchemaVersion: k.Version + 1}); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := ReadFiles[EvalMetrics](newer); !IsInputError(err) || !strings.Contains(err.Error(), "newer") {

@@ -221,7 +221,7 @@ func run(mutation, in, out string) error {
 		if mutation == "eval-nan-success" {
 			rows[0].Success = math.NaN()
 		} else {
-			rows[0].RightReadRate = 1.5
+			rows[0].RightReadRate = table.NullNaN(1.5)
 		}
 		return table.WriteUnchecked(out, rows, metas[0])
 	case "snap-wrong-hash":
