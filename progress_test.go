@@ -36,16 +36,13 @@ func TestProgressToPipe(t *testing.T) {
 			if !strings.HasSuffix(last.text, "(done)") {
 				t.Errorf("last line %q does not say the work is done", last.text)
 			}
-			// The lines before the end come one interval apart at least
-			// (never one per step), and the first one interval in.
+			// Every line before the end says what, how far, the rate and
+			// the loss. Their spacing is checked by count, not by arrival
+			// times: a reader descheduled on a loaded machine receives
+			// lines written an interval apart together.
 			for i, l := range lines[:len(lines)-1] {
 				if !strings.HasPrefix(l.text, "learn sft: step ") || !strings.Contains(l.text, "steps/s") || !strings.Contains(l.text, "loss ") {
 					t.Errorf("line %d %q: want what, how far, the rate and the loss", i, l.text)
-				}
-				if i > 0 {
-					if gap := l.at - lines[i-1].at; gap < interval-50*time.Millisecond {
-						t.Errorf("lines %d and %d %v apart, want at least the interval %v", i-1, i, gap, interval)
-					}
 				}
 			}
 			if max := int(wall/interval) + 2; len(lines) > max {
