@@ -241,12 +241,3 @@ func Args(c *cli.Context, min, max int) error {
 	return nil
 }
 
-// Progress returns stderr when it is a terminal, else nil: long work
-// reports progress to a person and stays quiet in pipes and CI.
-func Progress() io.Writer {
-	fi, err := os.Stderr.Stat()
-	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return nil
-	}
-	return os.Stderr
-}

@@ -45,7 +45,7 @@ func ScaffoldFlags() []cli.Flag {
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
 		deviceflag.Flag(),
 	)
-	return append(fs, command.ProgressFlags()...)
+	return append(fs, stage.ProgressFlags()...)
 }
 
 // ScaffoldFrom reads audit scaffold's options.
@@ -53,7 +53,7 @@ func ScaffoldFrom(c *cli.Context) (ScaffoldOptions, error) {
 	if err := command.Args(c, 0, -1); err != nil {
 		return ScaffoldOptions{}, err
 	}
-	prog, err := command.ProgressSettings(c)
+	prog, err := stage.ProgressSettings(c)
 	if err != nil {
 		return ScaffoldOptions{}, err
 	}
@@ -81,7 +81,7 @@ func ReadingFlags() []cli.Flag {
 		deviceflag.Flag(),
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
 	)
-	return append(fs, command.ProgressFlags()...)
+	return append(fs, stage.ProgressFlags()...)
 }
 
 // ReadingFrom reads audit reading's options; the policy options as a
@@ -91,7 +91,7 @@ func ReadingFrom(c *cli.Context) (ReadingOptions, error) {
 	if err := command.Args(c, 0, 0); err != nil {
 		return ReadingOptions{}, err
 	}
-	prog, err := command.ProgressSettings(c)
+	prog, err := stage.ProgressSettings(c)
 	if err != nil {
 		return ReadingOptions{}, err
 	}

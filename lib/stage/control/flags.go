@@ -52,7 +52,7 @@ func From(c *cli.Context) (Options, error) {
 		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
-		Tok: tok, Progress: command.Progress(),
+		Tok: tok, Progress: stage.Progress(),
 		ContinueOnFailure: onFail == "continue",
 	}, nil
 }

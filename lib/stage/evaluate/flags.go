@@ -37,7 +37,7 @@ func Flags() []cli.Flag {
 	fs = append(fs, rollout.PolicyFlags(rollout.EvalDefaults)...)
 	fs = append(fs, &cli.StringFlag{Name: "trajectories", Usage: "also keep the episodes it ran in this file (with --policy)"})
 	fs = append(fs, stage.ListFlag("group-by", "summarise each env, policy or run apart (any of env, policy, run) instead of refusing trajectory files that mix them")...)
-	return append(fs, command.ProgressFlags()...)
+	return append(fs, stage.ProgressFlags()...)
 }
 
 // From reads the evaluate command's options; with --policy the episodes'
@@ -47,7 +47,7 @@ func From(c *cli.Context) (Options, error) {
 	if len(in) > 0 && c.IsSet("policy") {
 		return Options{}, command.Usagef("give trajectory files or --policy, not both")
 	}
-	prog, err := command.ProgressSettings(c)
+	prog, err := stage.ProgressSettings(c)
 	if err != nil {
 		return Options{}, err
 	}

@@ -54,7 +54,7 @@ func SFTFlags() []cli.Flag {
 		&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 		&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
 		deviceflag.Flag()),
-		append(optimFlags(sft.Optim, "cosine"), command.ProgressFlags()...)...)...)
+		append(optimFlags(sft.Optim, "cosine"), stage.ProgressFlags()...)...)...)
 }
 
 // SFTFrom reads learn sft's options.
@@ -63,7 +63,7 @@ func SFTFrom(c *cli.Context) (SFTOptions, error) {
 	if err != nil {
 		return SFTOptions{}, err
 	}
-	prog, err := command.ProgressSettings(c)
+	prog, err := stage.ProgressSettings(c)
 	if err != nil {
 		return SFTOptions{}, err
 	}
@@ -99,7 +99,7 @@ func GRPOFlags() []cli.Flag {
 		&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
 		&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "skillgate: scale of the selection loss term (baseline group) or magnitude of the selection advantage (baseline none)"},
 		&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
-	), append(optimFlags(grpo.Optim, "constant"), command.ProgressFlags()...)...)
+	), append(optimFlags(grpo.Optim, "constant"), stage.ProgressFlags()...)...)
 }
 
 // GRPOFrom reads learn grpo's options. --credit gigpo is broadcast with
@@ -111,7 +111,7 @@ func GRPOFrom(c *cli.Context) (GRPOOptions, error) {
 		return GRPOOptions{}, err
 	}
 	cfg := rl.DefaultGRPO()
-	if cfg.Progress, err = command.ProgressSettings(c); err != nil {
+	if cfg.Progress, err = stage.ProgressSettings(c); err != nil {
 		return GRPOOptions{}, err
 	}
 	cfg.Optim = o

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
 
@@ -40,7 +41,7 @@ func Flags() []cli.Flag {
 		&cli.IntFlag{Name: "batch", Value: 32, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "output file, or - for an Arrow stream on stdout"},
 	)
-	return append(fs, command.ProgressFlags()...)
+	return append(fs, stage.ProgressFlags()...)
 }
 
 // From reads the rollout command's options and checks them (Check).
@@ -48,7 +49,7 @@ func From(c *cli.Context) (Options, error) {
 	if err := command.Args(c, 0, 0); err != nil {
 		return Options{}, err
 	}
-	prog, err := command.ProgressSettings(c)
+	prog, err := stage.ProgressSettings(c)
 	if err != nil {
 		return Options{}, err
 	}

@@ -43,7 +43,7 @@ func From(c *cli.Context) (Options, error) {
 	return Options{
 		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
 		Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
-		Progress: command.Progress(),
+		Progress: stage.Progress(),
 	}, nil
 }
 

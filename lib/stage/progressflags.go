@@ -1,10 +1,12 @@
-package command
+package stage
 
 import (
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/progress"
 )
@@ -27,7 +29,7 @@ func ProgressFlags() []cli.Flag {
 func ProgressSettings(c *cli.Context) (*progress.Settings, error) {
 	mode, err := progress.ParseMode(c.String("progress"))
 	if err != nil {
-		return nil, Usagef("--progress: %v", err)
+		return nil, command.Usagef("--progress: %v", err)
 	}
 	if mode == progress.None {
 		return nil, nil
@@ -41,4 +43,14 @@ func ProgressSettings(c *cli.Context) (*progress.Settings, error) {
 		term = output.IsTerminal(f)
 	}
 	return &progress.Settings{W: w, Terminal: term, Mode: mode, Interval: c.Duration("progress-interval")}, nil
+}
+
+// Progress returns stderr when it is a terminal, else nil: long work
+// reports progress to a person and stays quiet in pipes and CI.
+func Progress() io.Writer {
+	fi, err := os.Stderr.Stat()
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return os.Stderr
 }
