@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"syscall"
@@ -67,6 +68,29 @@ func makeCmd(root, bin, dir string, extra ...string) *exec.Cmd {
 // The per-iteration log lines are left out (they report wall seconds), and
 // training metrics are hashed without their seconds column (the wall time
 // of each step); every other byte must repeat.
+// rowsText prints rows field by field, a nullable field by its value or
+// "NULL" (printing the pointer would give its address, which differs
+// between two reads of the same file).
+func rowsText[T any](rows []T) string {
+	var b strings.Builder
+	for i := range rows {
+		v := reflect.ValueOf(rows[i])
+		for f := 0; f < v.NumField(); f++ {
+			x := v.Field(f)
+			if x.Kind() == reflect.Pointer {
+				if x.IsNil() {
+					fmt.Fprintf(&b, "%s=NULL ", v.Type().Field(f).Name)
+					continue
+				}
+				x = x.Elem()
+			}
+			fmt.Fprintf(&b, "%s=%v ", v.Type().Field(f).Name, x)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
 func hashes(t *testing.T, run string) map[string]string {
 	m := map[string]string{}
 	err := filepath.WalkDir(run, func(p string, d fs.DirEntry, err error) error {
@@ -89,7 +113,7 @@ func hashes(t *testing.T, run string) map[string]string {
 			for i := range rows {
 				rows[i].Seconds = 0
 			}
-			b = []byte(fmt.Sprintf("%+v", rows))
+			b = []byte(rowsText(rows))
 		}
 		s := sha256.Sum256(b)
 		m[rel] = hex.EncodeToString(s[:])
