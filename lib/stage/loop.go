@@ -5,6 +5,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // LoopHelp explains the defaults of the loop options (LoopFlags), for a
@@ -86,4 +87,22 @@ func LoopFrom(c *cli.Context) (Loop, error) {
 		return l, command.Usagef("%v", err)
 	}
 	return l, nil
+}
+
+// LoopCommand is the start of a scaffold stage that takes no positional
+// arguments (control, validate): the loop options and the tokenizer they
+// count tokens with.
+func LoopCommand(c *cli.Context) (Loop, tokenizer.Tokenizer, error) {
+	if err := command.Args(c, 0, 0); err != nil {
+		return Loop{}, nil, err
+	}
+	loop, err := LoopFrom(c)
+	if err != nil {
+		return Loop{}, nil, err
+	}
+	tok, err := Tokenizer(loop.Tokenizer)
+	if err != nil {
+		return Loop{}, nil, err
+	}
+	return loop, tok, nil
 }

@@ -32,14 +32,7 @@ func Flags() []cli.Flag {
 
 // From reads the control command's options.
 func From(c *cli.Context) (Options, error) {
-	if err := command.Args(c, 0, 0); err != nil {
-		return Options{}, err
-	}
-	loop, err := stage.LoopFrom(c)
-	if err != nil {
-		return Options{}, err
-	}
-	tok, err := stage.Tokenizer(loop.Tokenizer)
+	loop, tok, err := stage.LoopCommand(c)
 	if err != nil {
 		return Options{}, err
 	}
