@@ -130,7 +130,7 @@ func TestChatMLLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nll) != 2 || nll[0].Episodes != 6 || nll[0].Tokens == 0 || math.IsNaN(nll[0].Gap) || nll[0].NLLWith < 10 {
+	if len(nll) != 2 || nll[0].Episodes != 6 || nll[0].Tokens == 0 || nll[0].Gap == nil || table.OrNaN(nll[0].NLLWith) < 10 {
 		t.Errorf("audit scaffold rows %+v", nll)
 	}
 

@@ -184,6 +184,53 @@ func TestNullsInOutputs(t *testing.T) {
 			}
 			return out
 		}, map[string]int64{"right_read_rate": all, "misleading_read_rate": all, "reads_per_episode": 0, "temperature": all, "task_type": 1}},
+		{"audit scaffold: NLLs and gap where tokens were scored", func() string {
+			// The checkpoint's episodes with a general-layer scaffold in
+			// their context, audited at the checkpoint twice.
+			p := func(n string) string { return filepath.Join(dir, n) }
+			item := table.ScaffoldItem{ID: "g-0001", Layer: "general", Text: "look first", Tokens: 2}
+			if err := scaffold.WriteSnapshot(p("snap-general.parquet"), scaffold.Snapshot{Items: []table.ScaffoldItem{item}}, table.Meta{}); err != nil {
+				t.Fatal(err)
+			}
+			ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "train", Tasks: 2, Group: 1, Seed: 5,
+				Policy: ck, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, MaxActionTokens: 4,
+					Admissible: "none"}, InvalidPenalty: 0.1, Scaffold: p("snap-general.parquet"), Output: p("scaffolded.parquet")}
+			if err := ro.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if err := rollout.Run(context.Background(), ro, quiet); err != nil {
+				t.Fatal(err)
+			}
+			if err := stageaudit.RunScaffold(context.Background(), stageaudit.ScaffoldOptions{Checkpoints: []string{ck, ck},
+				Traj: []string{p("scaffolded.parquet")}, Output: p("nll.parquet")}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return p("nll.parquet")
+		}, map[string]int64{"nll_with": 0, "nll_without": 0, "gap": 0, "gap_relative": 0, "tokens": 0}},
+		{"audit scaffold: no NLL without scored tokens", func() string {
+			// The same episodes with their policy-written tokens marked as
+			// observations: scaffold tokens, nothing to score.
+			p := func(n string) string { return filepath.Join(dir, n) }
+			traj, _, err := table.ReadFiles[table.Trajectory](p("scaffolded.parquet"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range traj {
+				for j, r := range traj[i].Roles {
+					if table.PolicyWritten(r) {
+						traj[i].Roles[j] = table.RoleObservation
+					}
+				}
+			}
+			if err := table.WriteFile(p("silent.parquet"), traj, table.Meta{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := stageaudit.RunScaffold(context.Background(), stageaudit.ScaffoldOptions{Checkpoints: []string{ck, ck},
+				Traj: []string{p("silent.parquet")}, Output: p("nll-silent.parquet")}, quiet); err != nil {
+				t.Fatal(err)
+			}
+			return p("nll-silent.parquet")
+		}, map[string]int64{"nll_with": all, "nll_without": all, "gap": all, "gap_relative": all, "tokens": 0}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

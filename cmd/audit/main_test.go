@@ -161,7 +161,7 @@ func TestScaffold(t *testing.T) {
 	if len(rows) != 2 || rows[0].Checkpoint != ckpts[0] || rows[1].Index != 1 || rows[0].Episodes != 2 || rows[0].Tokens != (3+2)+(3+6) {
 		t.Errorf("rows %+v", rows)
 	}
-	if rows[1].GapRelative != (rows[1].Gap-rows[0].Gap)/math.Abs(rows[0].Gap) || rows[0].NLLWith <= 0 {
+	if table.OrNaN(rows[1].GapRelative) != (table.OrNaN(rows[1].Gap)-table.OrNaN(rows[0].Gap))/math.Abs(table.OrNaN(rows[0].Gap)) || table.OrNaN(rows[0].NLLWith) <= 0 {
 		t.Errorf("rows %+v", rows)
 	}
 	// Bad input: another tokenizer; no scaffold tokens; missing checkpoint.

@@ -240,7 +240,7 @@ func TestScaffoldNLL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows[0].Gap != 0 || rows[0].Episodes != 1 || rows[0].Tokens != 3 {
+	if table.OrNaN(rows[0].Gap) != 0 || rows[0].Episodes != 1 || rows[0].Tokens != 3 {
 		t.Errorf("scaffold after the policy's tokens: %+v, want gap 0, 1 episode, 3 tokens", rows[0])
 	}
 
@@ -252,13 +252,14 @@ func TestScaffoldNLL(t *testing.T) {
 	for k, name := range []string{"a", "b"} {
 		with, _, _ := NLL(models[name], [][]int32{early.Tokens}, [][]int8{early.Roles})
 		without, _, _ := NLL(models[name], [][]int32{short}, [][]int8{roles("STAAOAA")})
-		if !same(rows[k].NLLWith, with) || !same(rows[k].NLLWithout, without) || !same(rows[k].Gap, without-with) {
+		if !same(table.OrNaN(rows[k].NLLWith), with) || !same(table.OrNaN(rows[k].NLLWithout), without) || !same(table.OrNaN(rows[k].Gap), without-with) {
 			t.Errorf("%s: %+v, want with %v without %v", name, rows[k], with, without)
 		}
 	}
-	g0 := rows[0].Gap
-	if !same(rows[1].GapRelative, (rows[1].Gap-g0)/math.Abs(g0)) || rows[2].GapRelative != 0 || rows[0].GapRelative != 0 {
-		t.Errorf("relative gap changes %v %v %v", rows[0].GapRelative, rows[1].GapRelative, rows[2].GapRelative)
+	g0 := *rows[0].Gap
+	rel := func(k int) float64 { return table.OrNaN(rows[k].GapRelative) }
+	if !same(rel(1), (*rows[1].Gap-g0)/math.Abs(g0)) || rel(2) != 0 || rel(0) != 0 {
+		t.Errorf("relative gap changes %v %v %v", rel(0), rel(1), rel(2))
 	}
 	if _, err := Scaffold([]string{"a"}, load, []table.Trajectory{noScaffold}); err != ErrNoScaffold {
 		t.Errorf("no scaffold: %v", err)
@@ -269,6 +270,29 @@ func TestScaffoldNLL(t *testing.T) {
 	}
 	if err := PlotScaffold(&png, rows); err != nil || !bytes.HasPrefix(png.Bytes(), []byte("\x89PNG")) {
 		t.Errorf("plot: %v", err)
+	}
+
+	// Scaffold tokens but no policy-written token to score: the NLLs,
+	// the gap and its change are NULL (no NaN), the table shows "-" and
+	// the plot has no point for them.
+	silent := table.Trajectory{Tokens: []int32{1, 9, 9, 3, 4}, Roles: roles("SCCTO")}
+	rows, err = Scaffold([]string{"a", "b"}, load, []table.Trajectory{silent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.NLLWith != nil || r.NLLWithout != nil || r.Gap != nil || r.GapRelative != nil || r.Tokens != 0 || r.Episodes != 1 {
+			t.Errorf("no scored tokens: %s NLL %v/%v gap %v change %v, %d tokens; want NULLs and 0 tokens", r.Checkpoint,
+				table.OrNaN(r.NLLWith), table.OrNaN(r.NLLWithout), table.OrNaN(r.Gap), table.OrNaN(r.GapRelative), r.Tokens)
+		}
+	}
+	md.Reset()
+	png.Reset()
+	if err := ScaffoldMarkdown(&md, rows); err != nil || !strings.Contains(md.String(), "| b | 1 | 0 | - | - | - | - |") {
+		t.Errorf("Markdown without scored tokens: %v\n%s", err, md.String())
+	}
+	if err := PlotScaffold(&png, rows); err != nil {
+		t.Errorf("plot without scored tokens: %v", err)
 	}
 }
 

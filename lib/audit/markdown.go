@@ -49,11 +49,11 @@ func ScaffoldMarkdown(w io.Writer, rows []table.ScaffoldAudit) error {
 	b.WriteString("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rows {
 		change := "-"
-		if r.Index > 0 {
-			change = fmt.Sprintf("%+.1f%%", 100*r.GapRelative)
+		if r.Index > 0 && r.GapRelative != nil {
+			change = fmt.Sprintf("%+.1f%%", 100**r.GapRelative)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %s | %s | %s | %s |\n", r.Checkpoint, r.Episodes, r.Tokens,
-			num(r.NLLWith, 4), num(r.NLLWithout, 4), num(r.Gap, 4), change)
+			num(table.OrNaN(r.NLLWith), 4), num(table.OrNaN(r.NLLWithout), 4), num(table.OrNaN(r.Gap), 4), change)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

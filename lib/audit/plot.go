@@ -102,8 +102,10 @@ func PlotScaffold(w io.Writer, rows []table.ScaffoldAudit) error {
 	ss := []series{{name: "NLL with scaffold"}, {name: "NLL without scaffold"}, {name: "gap"}}
 	for _, r := range rows {
 		x := float64(r.Index)
-		for k, y := range []float64{r.NLLWith, r.NLLWithout, r.Gap} {
-			ss[k].xy = append(ss[k].xy, plotter.XY{X: x, Y: y})
+		for k, y := range []*float64{r.NLLWith, r.NLLWithout, r.Gap} {
+			if y != nil { // NULL: no scored tokens, no point
+				ss[k].xy = append(ss[k].xy, plotter.XY{X: x, Y: *y})
+			}
 		}
 	}
 	p, err := linePlot("scaffold internalisation", "checkpoint (order given)", "nats per policy token", ss)

@@ -133,14 +133,26 @@ func ScaffoldProgress(ctx context.Context, ckpts []string, load func(name string
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		row := table.ScaffoldAudit{Checkpoint: name, Index: int32(k), Episodes: int32(episodes), Tokens: n,
-			NLLWith: a, NLLWithout: b, Gap: b - a}
+			NLLWith: table.NullNaN(a), NLLWithout: table.NullNaN(b), Gap: table.NullNaN(b - a)}
+		first := row.Gap
 		if k > 0 {
-			g0 := out[0].Gap
-			row.GapRelative = (row.Gap - g0) / math.Abs(g0)
+			first = out[0].Gap
+		}
+		if row.Gap != nil && first != nil && *first != 0 {
+			row.GapRelative = table.NullNaN((*row.Gap - *first) / math.Abs(*first))
 		}
 		out = append(out, row)
-		meter.Update(k+1, fmt.Sprintf("%s gap %.4f nats/token", name, row.Gap))
+		meter.Update(k+1, fmt.Sprintf("%s gap %s nats/token", name, gapText(row.Gap)))
 	}
 	meter.Finish()
 	return out, nil
+}
+
+// gapText formats a gap for progress lines: "-" for NULL (no scored
+// tokens).
+func gapText(g *float64) string {
+	if g == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.4f", *g)
 }

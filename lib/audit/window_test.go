@@ -66,7 +66,7 @@ func TestScaffoldWindow(t *testing.T) {
 	}
 	with, without := score(false), score(true)
 	if len(rows) != 1 || rows[0].Episodes != 1 || rows[0].Tokens != 4 ||
-		math.Abs(rows[0].NLLWith-with) > 1e-6 || math.Abs(rows[0].NLLWithout-without) > 1e-6 {
+		math.Abs(table.OrNaN(rows[0].NLLWith)-with) > 1e-6 || math.Abs(table.OrNaN(rows[0].NLLWithout)-without) > 1e-6 {
 		t.Errorf("row %+v, want 1 episode, 4 tokens, NLL with %v without %v", rows, with, without)
 	}
 }

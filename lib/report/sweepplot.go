@@ -77,7 +77,8 @@ var auditFile = regexp.MustCompile(`^scaffold-traj([0-9]+)\.parquet$`)
 
 // LoadAudits reads a run's scaffold audits, RUN/audit/scaffold-trajK.parquet,
 // sorted by K. Each checkpoint must be a RUN/ckpt/K folder, whose K is the
-// point's iteration.
+// point's iteration; a checkpoint whose gap is NULL (no scored tokens) has
+// no point.
 func LoadAudits(dir string) ([]AuditCurve, error) {
 	ents, err := os.ReadDir(filepath.Join(dir, "audit"))
 	if os.IsNotExist(err) {
@@ -104,7 +105,9 @@ func LoadAudits(dir string) ([]AuditCurve, error) {
 			if err != nil {
 				return nil, &table.InputError{Path: path, Problem: fmt.Sprintf("checkpoint %q is not a RUN/ckpt/K folder", r.Checkpoint)}
 			}
-			c.Points = append(c.Points, plotter.XY{X: float64(it), Y: r.Gap})
+			if r.Gap != nil { // NULL: no scored tokens, no point
+				c.Points = append(c.Points, plotter.XY{X: float64(it), Y: *r.Gap})
+			}
 		}
 		sort.SliceStable(c.Points, func(i, j int) bool { return c.Points[i].X < c.Points[j].X })
 		out = append(out, c)

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,13 +19,13 @@ import (
 )
 
 // writeAudit writes RUN/audit/scaffold-trajK.parquet with one row per
-// checkpoint iteration and its gap.
+// checkpoint iteration and its gap (NaN: NULL, no scored tokens).
 func writeAudit(t *testing.T, dir string, k int, gaps map[int]float64) {
 	t.Helper()
 	var rows []table.ScaffoldAudit
 	for i := 0; i <= 4; i++ {
 		if g, ok := gaps[i]; ok {
-			rows = append(rows, table.ScaffoldAudit{Checkpoint: filepath.Join(dir, "ckpt", itoa(i)), Index: int32(len(rows)), Gap: g})
+			rows = append(rows, table.ScaffoldAudit{Checkpoint: filepath.Join(dir, "ckpt", itoa(i)), Index: int32(len(rows)), Gap: table.NullNaN(g)})
 		}
 	}
 	p := filepath.Join(dir, "audit", "scaffold-traj"+itoa(k)+".parquet")
@@ -66,7 +67,9 @@ func sweepFixture(t *testing.T, audits bool) string {
 			if v == "pats" && audits {
 				s := float64(seed)
 				writeAudit(t, dir, 1, map[int]float64{0: 0.5 * s, 2: 0.25 * s, 4: 0.1 * s})
-				writeAudit(t, dir, 3, map[int]float64{0: 0.4 * s, 2: 0.3 * s, 4: 0.2})
+				// seed 2 scored no token at checkpoint 4 of the late audit
+				late4 := map[int64]float64{1: 0.2, 2: math.NaN()}[seed]
+				writeAudit(t, dir, 3, map[int]float64{0: 0.4 * s, 2: 0.3 * s, 4: late4})
 			}
 		}
 	}
@@ -216,6 +219,10 @@ func TestSweepPlotSeries(t *testing.T) {
 	// spot values: zero-variance 3/8 at 0 for all; at 1, pats seeds 1/8 and 2/8
 	if p := d.ZeroVar[0].Points[1]; p.Mean != 1.5/8 || p.Seeds != 2 {
 		t.Errorf("pats zero-variance at 1: %+v, want mean 1.5/8 over 2 seeds", p)
+	}
+	// a NULL gap is no point: the late line's last point is seed 1's alone
+	if p := last(t, d.Gap, "pats", "late"); p != (Point{Iteration: 4, Mean: 0.2, Seeds: 1}) {
+		t.Errorf("pats late gap at 4: %+v, want seed 1's 0.2 alone (seed 2's gap is NULL)", p)
 	}
 	// an unfinished run is an error naming it, as in report sweep
 	os.Remove(filepath.Join(RunDir(root, "grpo", 2), SummaryFile))

@@ -1,5 +1,7 @@
 package table
 
+import "math"
+
 // Row kinds of training and of the audit: per-step training metrics written
 // by learn, per-token advantages written by learn grpo, and the two audit
 // tables written by audit (lib/rl and lib/audit hold the logic).
@@ -8,7 +10,7 @@ func init() {
 	RegisterKind[TrainMetrics]("train_metrics", 2)
 	RegisterKind[TokenAdvantages]("token_advantages", 3)
 	RegisterKind[CreditAudit]("credit_audit", 4)
-	RegisterKind[ScaffoldAudit]("scaffold_audit", 1)
+	RegisterKind[ScaffoldAudit]("scaffold_audit", 2)
 }
 
 // TrainMetrics is one optimizer step of learn sft or learn grpo. Losses are
@@ -116,14 +118,32 @@ func (a *CreditAudit) UpgradeFrom(version int) {
 
 // ScaffoldAudit is one checkpoint of audit scaffold: the mean negative
 // log-likelihood of the policy-written tokens with the scaffold in the
-// context and with it removed.
+// context and with it removed. Without scored tokens the NLLs and the gap
+// are NULL (version 2; version 1 wrote NaN, read as NULL).
 type ScaffoldAudit struct {
-	Checkpoint  string  `parquet:"checkpoint"`   // checkpoint folder as given
-	Index       int32   `parquet:"index"`        // its position in audit scaffold's --policy list, from 0
-	Episodes    int32   `parquet:"episodes"`     // episodes scored (those with scaffold tokens)
-	Tokens      int64   `parquet:"tokens"`       // policy-written tokens scored
-	NLLWith     float64 `parquet:"nll_with"`     // mean NLL in nats per token, scaffold in the context; NaN without scored tokens
-	NLLWithout  float64 `parquet:"nll_without"`  // mean NLL with the scaffold tokens removed; NaN without scored tokens
-	Gap         float64 `parquet:"gap"`          // nll_without - nll_with
-	GapRelative float64 `parquet:"gap_relative"` // (gap - first gap) / |first gap|: the gap's change since the first checkpoint
+	Checkpoint  string   `parquet:"checkpoint"`            // checkpoint folder as given
+	Index       int32    `parquet:"index"`                 // its position in audit scaffold's --policy list, from 0
+	Episodes    int32    `parquet:"episodes"`              // episodes scored (those with scaffold tokens)
+	Tokens      int64    `parquet:"tokens"`                // policy-written tokens scored
+	NLLWith     *float64 `parquet:"nll_with,optional"`     // mean NLL in nats per token, scaffold in the context; NULL without scored tokens (version 2; older files: NaN, read as NULL)
+	NLLWithout  *float64 `parquet:"nll_without,optional"`  // mean NLL with the scaffold tokens removed; NULL without scored tokens (version 2; older files: NaN, read as NULL)
+	Gap         *float64 `parquet:"gap,optional"`          // nll_without - nll_with; NULL without scored tokens (version 2; older files: NaN, read as NULL)
+	GapRelative *float64 `parquet:"gap_relative,optional"` // (gap - first gap) / |first gap|: the gap's change since the first checkpoint (0 on the first); NULL where this or the first gap is NULL, or the first gap is 0 (version 2; older files: NaN or ±Inf, read as NULL)
+}
+
+// UpgradeFrom reads a row of version 1: NaN (no scored tokens) becomes
+// NULL, and so does a relative change without a gap, or that is not
+// finite (a first gap of 0 or NaN), or the first checkpoint's 0 over a
+// gap of 0.
+func (a *ScaffoldAudit) UpgradeFrom(version int) {
+	if version >= 2 {
+		return
+	}
+	nanToNull(&a.NLLWith, &a.NLLWithout, &a.Gap)
+	if a.GapRelative == nil {
+		return
+	}
+	if r := *a.GapRelative; a.Gap == nil || math.IsNaN(r) || math.IsInf(r, 0) || (a.Index == 0 && *a.Gap == 0) {
+		a.GapRelative = nil
+	}
 }

@@ -74,11 +74,11 @@ func setFields(v reflect.Value, fields map[string]any) {
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
 // 6 and 7, eval_metrics 2 and 3, card 1, type_evidence 1, train_metrics 1,
-// controller_state 2, reading_audit 2, credit_audit 3) with their sentinels ("" run,
+// controller_state 2, reading_audit 2, credit_audit 3, scaffold_audit 1) with their sentinels ("" run,
 // scaffold_version -1, task type "all" or "", representative -1, sampling
 // columns 0 without a checkpoint, GRPO columns 0 on SFT rows, success
 // rates 0 before any evidence, NaN for a mean or correlation over
-// nothing) read as the
+// nothing, a relative change over a first gap of 0) read as the
 // current version's NULLs; the same rows written now read back equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
@@ -184,6 +184,26 @@ func TestReadSentinelVersions(t *testing.T) {
 				{Horizon: "steps", Episodes: 2, SkillNameShare: f(0.5), WrongSign: f(-1)},
 				{Horizon: "steps", Bin: 1, Episodes: 2, SkillNameShare: f(0), RightReads: 1, RightNegFrac: f(0), RightSign: f(1),
 					RhoSkillNameShare: f(1), Turns: 4, AnchorCoverage: f(0.5), StepGroupSize: f(1.5)},
+			}, nil},
+		{"scaffold_audit", 1, reflect.TypeFor[ScaffoldAudit](),
+			[]map[string]any{
+				// no scored tokens: NaN, and the first checkpoint's change 0
+				{"Checkpoint": "a0", "Episodes": int32(1), "NLLWith": math.NaN(), "NLLWithout": math.NaN(), "Gap": math.NaN(), "GapRelative": 0.0},
+				{"Checkpoint": "a1", "Index": int32(1), "Episodes": int32(1), "NLLWith": math.NaN(), "NLLWithout": math.NaN(), "Gap": math.NaN(), "GapRelative": math.NaN()},
+				// scored: values, the first checkpoint's change 0 among them
+				{"Checkpoint": "b0", "Episodes": int32(2), "Tokens": int64(10), "NLLWith": 2.0, "NLLWithout": 2.5, "Gap": 0.5, "GapRelative": 0.0},
+				{"Checkpoint": "b1", "Index": int32(1), "Episodes": int32(2), "Tokens": int64(10), "NLLWith": 2.0, "NLLWithout": 2.75, "Gap": 0.75, "GapRelative": 0.5},
+				// a first gap of 0: no relative change
+				{"Checkpoint": "c0", "Episodes": int32(2), "Tokens": int64(10), "NLLWith": 2.0, "NLLWithout": 2.0, "Gap": 0.0, "GapRelative": 0.0},
+				{"Checkpoint": "c1", "Index": int32(1), "Episodes": int32(2), "Tokens": int64(10), "NLLWith": 2.0, "NLLWithout": 2.25, "Gap": 0.25, "GapRelative": math.Inf(1)},
+			},
+			[]ScaffoldAudit{
+				{Checkpoint: "a0", Episodes: 1},
+				{Checkpoint: "a1", Index: 1, Episodes: 1},
+				{Checkpoint: "b0", Episodes: 2, Tokens: 10, NLLWith: f(2), NLLWithout: f(2.5), Gap: f(0.5), GapRelative: f(0)},
+				{Checkpoint: "b1", Index: 1, Episodes: 2, Tokens: 10, NLLWith: f(2), NLLWithout: f(2.75), Gap: f(0.75), GapRelative: f(0.5)},
+				{Checkpoint: "c0", Episodes: 2, Tokens: 10, NLLWith: f(2), NLLWithout: f(2), Gap: f(0)},
+				{Checkpoint: "c1", Index: 1, Episodes: 2, Tokens: 10, NLLWith: f(2), NLLWithout: f(2.25), Gap: f(0.25)},
 			}, nil},
 		{"type_evidence", 1, reflect.TypeFor[TypeEvidence](),
 			[]map[string]any{{"TaskType": "", "NCards": int32(1)}, {"TaskType": "pick", "NCards": int32(1)}},
