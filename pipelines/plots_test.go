@@ -114,7 +114,7 @@ func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 	}{
 		{"valid_seen", report.Point{Mean: res["pats"].SeenMean, Std: res["pats"].SeenStd, Seeds: n}},
 		{"valid_unseen", report.Point{Mean: res["pats"].UnseenMean, Std: res["pats"].UnseenStd, Seeds: n}},
-		{"valid_seen, scaffold", report.Point{Mean: res["pats"].ReattachSeenMean, Std: res["pats"].ReattachSeenStd, Seeds: n}},
+		{"valid_seen, scaffold", report.Point{Mean: *res["pats"].ReattachSeenMean, Std: *res["pats"].ReattachSeenStd, Seeds: n}},
 		{"valid_unseen, scaffold", report.Point{Mean: res["keep"].UnseenMean, Std: res["keep"].UnseenStd, Seeds: n}},
 	}
 	for _, c := range cases {

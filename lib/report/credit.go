@@ -21,23 +21,32 @@ var CreditFile = filepath.Join("audit", "credit.parquet")
 // seeds, per horizon measure and bin (bin b of each run: its b-th shortest
 // horizons; the bins of different runs cover somewhat different ranges,
 // Lo and Hi span them all). Means and sample standard deviations (n-1; 0
-// for one seed) over the seeds whose bin has the measure; NaN where none.
+// for one seed) over the seeds whose bin has the measure; NULL where none
+// (version 2; version 1 wrote NaN, read as NULL).
 type SweepCredit struct {
-	Variant       string  `parquet:"variant"`
-	Horizon       string  `parquet:"horizon"`               // steps or tokens
-	Bin           int32   `parquet:"bin"`                   // bin index, shortest horizons first
-	Seeds         int32   `parquet:"seeds"`                 // runs with this bin
-	Lo            float64 `parquet:"lo"`                    // smallest horizon of the bin over those runs
-	Hi            float64 `parquet:"hi"`                    // largest horizon
-	EpisodesMean  float64 `parquet:"episodes_mean"`         // episodes in the bin, mean over seeds
-	ShareMean     float64 `parquet:"skill_name_share_mean"` // |credit| share of skill-name tokens
-	ShareStd      float64 `parquet:"skill_name_share_std"`
-	RightNegMean  float64 `parquet:"right_neg_frac_mean"` // share of right reads credited < 0
-	RightNegStd   float64 `parquet:"right_neg_frac_std"`
-	CoverageMean  float64 `parquet:"anchor_coverage_mean"` // GiGPO's anchor coverage of the bin's turns
-	CoverageStd   float64 `parquet:"anchor_coverage_std"`
-	GroupSizeMean float64 `parquet:"step_group_size_mean"` // mean size of the turns' GiGPO step groups
-	GroupSizeStd  float64 `parquet:"step_group_size_std"`
+	Variant       string   `parquet:"variant"`
+	Horizon       string   `parquet:"horizon"`                        // steps or tokens
+	Bin           int32    `parquet:"bin"`                            // bin index, shortest horizons first
+	Seeds         int32    `parquet:"seeds"`                          // runs with this bin
+	Lo            float64  `parquet:"lo"`                             // smallest horizon of the bin over those runs
+	Hi            float64  `parquet:"hi"`                             // largest horizon
+	EpisodesMean  float64  `parquet:"episodes_mean"`                  // episodes in the bin, mean over seeds
+	ShareMean     *float64 `parquet:"skill_name_share_mean,optional"` // |credit| share of skill-name tokens
+	ShareStd      *float64 `parquet:"skill_name_share_std,optional"`
+	RightNegMean  *float64 `parquet:"right_neg_frac_mean,optional"` // share of right reads credited < 0
+	RightNegStd   *float64 `parquet:"right_neg_frac_std,optional"`
+	CoverageMean  *float64 `parquet:"anchor_coverage_mean,optional"` // GiGPO's anchor coverage of the bin's turns
+	CoverageStd   *float64 `parquet:"anchor_coverage_std,optional"`
+	GroupSizeMean *float64 `parquet:"step_group_size_mean,optional"` // mean size of the turns' GiGPO step groups
+	GroupSizeStd  *float64 `parquet:"step_group_size_std,optional"`
+}
+
+// UpgradeFrom reads a row of version 1: NaN (no seed with the measure)
+// becomes NULL.
+func (c *SweepCredit) UpgradeFrom(version int) {
+	if version < 2 {
+		nanToNull(&c.ShareMean, &c.ShareStd, &c.RightNegMean, &c.RightNegStd, &c.CoverageMean, &c.CoverageStd, &c.GroupSizeMean, &c.GroupSizeStd)
+	}
 }
 
 // LoadCreditAudit reads a run folder's credit audit (CreditFile); a run
@@ -105,10 +114,10 @@ func AggregateCredit(runs []SweepRun, audits [][]table.CreditAudit, variants []s
 			c := by[k]
 			row := SweepCredit{Variant: v, Horizon: k.horizon, Bin: k.bin, Seeds: int32(len(c.eps)), Lo: c.lo, Hi: c.hi}
 			row.EpisodesMean, _ = MeanStd(c.eps)
-			row.ShareMean, row.ShareStd = MeanStd(c.share)
-			row.RightNegMean, row.RightNegStd = MeanStd(c.neg)
-			row.CoverageMean, row.CoverageStd = MeanStd(c.cover)
-			row.GroupSizeMean, row.GroupSizeStd = MeanStd(c.groups)
+			row.ShareMean, row.ShareStd = meanStdOrNull(c.share)
+			row.RightNegMean, row.RightNegStd = meanStdOrNull(c.neg)
+			row.CoverageMean, row.CoverageStd = meanStdOrNull(c.cover)
+			row.GroupSizeMean, row.GroupSizeStd = meanStdOrNull(c.groups)
 			out = append(out, row)
 		}
 	}
@@ -149,15 +158,15 @@ func WriteCreditMarkdown(w io.Writer, rows []SweepCredit) {
 	fmt.Fprintln(w, "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rows {
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f-%.0f | %d | %.1f | %s | %s | %s | %s |\n", r.Variant, r.Horizon, r.Bin, r.Lo, r.Hi, r.Seeds, r.EpisodesMean,
-			pmOrDash(r.ShareMean, r.ShareStd, 4), pmOrDash(r.RightNegMean, r.RightNegStd, 3),
-			pmOrDash(r.CoverageMean, r.CoverageStd, 3), pmOrDash(r.GroupSizeMean, r.GroupSizeStd, 2))
+			pmOrDash(r.ShareMean, r.ShareStd, 1, 4), pmOrDash(r.RightNegMean, r.RightNegStd, 1, 3),
+			pmOrDash(r.CoverageMean, r.CoverageStd, 1, 3), pmOrDash(r.GroupSizeMean, r.GroupSizeStd, 1, 2))
 	}
 }
 
-// pmOrDash is pm, or — for NaN.
-func pmOrDash(m, s float64, prec int) string {
-	if math.IsNaN(m) {
+// pmOrDash is pm of the mean and sd times scale, or — for NULL.
+func pmOrDash(m, s *float64, scale float64, prec int) string {
+	if m == nil || s == nil {
 		return "—"
 	}
-	return pm(m, s, prec)
+	return pm(scale**m, scale**s, prec)
 }

@@ -22,7 +22,6 @@ import (
 // shows them. A broken audit file is an error naming it.
 func TestSweepCredit(t *testing.T) {
 	root := t.TempDir()
-	nan := math.NaN()
 	x := func(v float64) *float64 { return &v }
 	audits := map[string][]table.CreditAudit{
 		"gigpo-s1": {
@@ -65,17 +64,17 @@ func TestSweepCredit(t *testing.T) {
 	}
 	res := AggregateCredit(runs, got, []string{"skillgate", "gigpo", "grpo"})
 	s2 := math.Sqrt2
+	f := func(x float64) *float64 { return &x }
 	want := []SweepCredit{
-		{Variant: "skillgate", Horizon: "steps", Bin: 0, Seeds: 1, Lo: 3, Hi: 9, EpisodesMean: 10, ShareMean: 0.25, RightNegMean: 0,
-			CoverageMean: nan, CoverageStd: nan, GroupSizeMean: nan, GroupSizeStd: nan},
+		{Variant: "skillgate", Horizon: "steps", Bin: 0, Seeds: 1, Lo: 3, Hi: 9, EpisodesMean: 10, ShareMean: f(0.25), ShareStd: f(0), RightNegMean: f(0), RightNegStd: f(0)},
 		// steps 0: coverage 0.9, 0.8 -> 0.85 ± 0.05*sqrt(2); sizes 4, 3 ->
 		// 3.5 ± 0.5*sqrt(2); range 4-12 over both runs.
-		{Variant: "gigpo", Horizon: "steps", Bin: 0, Seeds: 2, Lo: 4, Hi: 12, EpisodesMean: 25, ShareMean: nan, ShareStd: nan, RightNegMean: nan, RightNegStd: nan,
-			CoverageMean: 0.85, CoverageStd: 0.05 * s2, GroupSizeMean: 3.5, GroupSizeStd: 0.5 * s2},
-		{Variant: "gigpo", Horizon: "steps", Bin: 1, Seeds: 2, Lo: 11, Hi: 50, EpisodesMean: 39, ShareMean: nan, ShareStd: nan, RightNegMean: nan, RightNegStd: nan,
-			CoverageMean: 0.98, CoverageStd: 0.01 * s2, GroupSizeMean: 6, GroupSizeStd: s2},
-		{Variant: "gigpo", Horizon: "tokens", Bin: 0, Seeds: 1, Lo: 100, Hi: 900, EpisodesMean: 64, ShareMean: nan, ShareStd: nan, RightNegMean: nan, RightNegStd: nan,
-			CoverageMean: 0.95, GroupSizeMean: nan, GroupSizeStd: nan},
+		{Variant: "gigpo", Horizon: "steps", Bin: 0, Seeds: 2, Lo: 4, Hi: 12, EpisodesMean: 25,
+			CoverageMean: f(0.85), CoverageStd: f(0.05 * s2), GroupSizeMean: f(3.5), GroupSizeStd: f(0.5 * s2)},
+		{Variant: "gigpo", Horizon: "steps", Bin: 1, Seeds: 2, Lo: 11, Hi: 50, EpisodesMean: 39,
+			CoverageMean: f(0.98), CoverageStd: f(0.01 * s2), GroupSizeMean: f(6), GroupSizeStd: f(s2)},
+		{Variant: "gigpo", Horizon: "tokens", Bin: 0, Seeds: 1, Lo: 100, Hi: 900, EpisodesMean: 64,
+			CoverageMean: f(0.95), CoverageStd: f(0)},
 	}
 	if d := cmp.Diff(want, res, cmpopts.EquateApprox(0, 1e-12), cmpopts.EquateNaNs()); d != "" {
 		t.Errorf("aggregated credit (-want +got):\n%s", d)

@@ -134,8 +134,8 @@ func WriteReattachMarkdown(w io.Writer, res []SweepResult) {
 			continue
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.ReattachSeeds,
-			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(100*r.ReattachSeenMean, 100*r.ReattachSeenStd, 1),
-			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pm(100*r.ReattachUnseenMean, 100*r.ReattachUnseenStd, 1),
-			pm(r.TokensMean, r.TokensStd, 0), pm(r.ReattachTokensMean, r.ReattachTokensStd, 0))
+			pm(100*r.SeenMean, 100*r.SeenStd, 1), pmOrDash(r.ReattachSeenMean, r.ReattachSeenStd, 100, 1),
+			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pmOrDash(r.ReattachUnseenMean, r.ReattachUnseenStd, 100, 1),
+			pm(r.TokensMean, r.TokensStd, 0), pmOrDash(r.ReattachTokensMean, r.ReattachTokensStd, 1, 0))
 	}
 }

@@ -243,10 +243,10 @@ func TestSweep(t *testing.T) {
 		t.Fatalf("%d results, want 2 (grpo has no runs)", len(res))
 	}
 	p, k := res[0], res[1]
-	if math.Abs(p.SeenMean-0.3) > 1e-12 || math.Abs(p.SeenStd-math.Sqrt(0.02)) > 1e-12 || p.PaperSuccess != 80.71 {
+	if math.Abs(p.SeenMean-0.3) > 1e-12 || math.Abs(p.SeenStd-math.Sqrt(0.02)) > 1e-12 || p.PaperSuccess == nil || *p.PaperSuccess != 80.71 {
 		t.Errorf("pats %+v", p)
 	}
-	if !k.Scaffold || math.Abs(k.SeenMean-0.4) > 1e-12 || !math.IsNaN(k.PaperSuccess) || k.TokensMean != 200 {
+	if !k.Scaffold || math.Abs(k.SeenMean-0.4) > 1e-12 || k.PaperSuccess != nil || k.TokensMean != 200 {
 		t.Errorf("keep %+v", k)
 	}
 	var b bytes.Buffer
@@ -350,18 +350,22 @@ func TestSweepReads(t *testing.T) {
 			runs = append(runs, r)
 		}
 	}
+	// A split without reads has NULL shares (NaN here), not 0.
 	type reads struct{ SeenReads, SeenRight, SeenMis, SeenExpo, UnseenReads, UnseenRight, UnseenMis, UnseenExpo float64 }
 	var gotRuns []reads
 	for _, r := range runs {
-		gotRuns = append(gotRuns, reads{r.SeenReads, r.SeenRightReads, r.SeenMisleading, r.SeenExposure, r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading, r.UnseenExposure})
+		gotRuns = append(gotRuns, reads{r.SeenReads, table.OrNaN(r.SeenRightReads), table.OrNaN(r.SeenMisleading), r.SeenExposure,
+			r.UnseenReads, table.OrNaN(r.UnseenRightReads), table.OrNaN(r.UnseenMisleading), r.UnseenExposure})
 	}
-	wantRuns := []reads{{2, 0.5, 0.25, 0.4, 3, 0.4, 0.2, 0.5}, {4, 0.7, 0.15, 0.2, 0, 0, 0, 0}, {}, {}}
-	if d := cmp.Diff(wantRuns, gotRuns); d != "" {
+	nan := math.NaN()
+	none := reads{0, nan, nan, 0, 0, nan, nan, 0}
+	wantRuns := []reads{{2, 0.5, 0.25, 0.4, 3, 0.4, 0.2, 0.5}, {4, 0.7, 0.15, 0.2, 0, nan, nan, 0}, none, none}
+	if d := cmp.Diff(wantRuns, gotRuns, cmpopts.EquateNaNs()); d != "" {
 		t.Errorf("per-run reads (-want +got):\n%s", d)
 	}
 
 	res := Aggregate(runs, []string{"skillgate", "broadcast"})
-	nan := math.NaN()
+	f := func(x float64) *float64 { return &x }
 	// skillgate, valid_seen: reads 2 and 4 -> 3 ± sqrt(2); right 0.5 and 0.7
 	// -> 0.6 ± 0.1*sqrt(2); misleading 0.25 and 0.15 -> 0.2 ± 0.05*sqrt(2).
 	// valid_unseen: reads 3 and 0 -> 1.5 ± 1.5*sqrt(2); only seed 1 read,
@@ -369,24 +373,25 @@ func TestSweepReads(t *testing.T) {
 	// is per episode, over every seed: 0.4 and 0.2 -> 0.3 ± 0.1*sqrt(2);
 	// 0.5 and 0 -> 0.25 ± 0.25*sqrt(2).
 	want := []SweepResult{
-		{Variant: "skillgate", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
+		{Variant: "skillgate", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100,
 			SeenReadsMean: 3, SeenReadsStd: math.Sqrt2, SeenReadSeeds: 2,
-			SeenRightReadsMean: 0.6, SeenRightReadsStd: 0.1 * math.Sqrt2, SeenMisleadingMean: 0.2, SeenMisleadingStd: 0.05 * math.Sqrt2,
+			SeenRightReadsMean: f(0.6), SeenRightReadsStd: f(0.1 * math.Sqrt2), SeenMisleadingMean: f(0.2), SeenMisleadingStd: f(0.05 * math.Sqrt2),
 			UnseenReadsMean: 1.5, UnseenReadsStd: 1.5 * math.Sqrt2, UnseenReadSeeds: 1,
-			UnseenRightReadsMean: 0.4, UnseenMisleadingMean: 0.2,
+			UnseenRightReadsMean: f(0.4), UnseenRightReadsStd: f(0), UnseenMisleadingMean: f(0.2), UnseenMisleadingStd: f(0),
 			SeenExposureMean: 0.3, SeenExposureStd: 0.1 * math.Sqrt2, UnseenExposureMean: 0.25, UnseenExposureStd: 0.25 * math.Sqrt2,
-			ReattachSeeds: 2}, // the scaffold evaluations at iteration 3: success 0, tokens 0
-		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100, PaperSuccess: nan,
-			SeenRightReadsMean: nan, SeenRightReadsStd: nan, SeenMisleadingMean: nan, SeenMisleadingStd: nan,
-			UnseenRightReadsMean: nan, UnseenRightReadsStd: nan, UnseenMisleadingMean: nan, UnseenMisleadingStd: nan,
-			ReattachSeeds: 2},
+			// the scaffold evaluations at iteration 3: success 0, tokens 0
+			ReattachSeeds: 2, ReattachSeenMean: f(0), ReattachSeenStd: f(0), ReattachUnseenMean: f(0), ReattachUnseenStd: f(0), ReattachTokensMean: f(0), ReattachTokensStd: f(0)},
+		// no reads: NULL shares; no paper figure for either: NULL
+		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100,
+			ReattachSeeds: 2, ReattachSeenMean: f(0), ReattachSeenStd: f(0), ReattachUnseenMean: f(0), ReattachUnseenStd: f(0), ReattachTokensMean: f(0), ReattachTokensStd: f(0)},
 	}
-	approx := cmp.Options{cmpopts.EquateApprox(0, 1e-12), cmpopts.EquateNaNs()}
+	approx := cmp.Options{cmpopts.EquateApprox(0, 1e-12)}
 	if d := cmp.Diff(want, res, approx); d != "" {
 		t.Errorf("aggregated reads (-want +got):\n%s", d)
 	}
 
-	// Both kinds survive a Parquet round trip at schema version 4.
+	// Both kinds survive a Parquet round trip at schema version 5, the
+	// absent values stored as NULLs.
 	p := filepath.Join(t.TempDir(), "results.parquet")
 	if err := table.WriteFile(p, res, table.Meta{}); err != nil {
 		t.Fatal(err)
@@ -398,8 +403,12 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(res, back, approx); d != "" {
 		t.Errorf("sweep_result round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 4 {
-		t.Errorf("metadata %s version %d, want sweep_result version 4", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 5 {
+		t.Errorf("metadata %s version %d, want sweep_result version 5", metas[0].Kind, metas[0].SchemaVersion)
+	}
+	if d := cmp.Diff(map[string]int64{"paper_success": 2, "paper_variant": 2, "seen_right_reads_mean": 1, "unseen_misleading_reads_std": 1, "reattach_seen_mean": 0, "seen_mean": 0},
+		nullCounts(t, p, "paper_success", "paper_variant", "seen_right_reads_mean", "unseen_misleading_reads_std", "reattach_seen_mean", "seen_mean")); d != "" {
+		t.Errorf("sweep_result NULL counts (-want +got):\n%s", d)
 	}
 	p = filepath.Join(t.TempDir(), "runs.parquet")
 	if err := table.WriteFile(p, runs, table.Meta{}); err != nil {
@@ -412,8 +421,12 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(runs, backRuns); d != "" {
 		t.Errorf("sweep_run round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 4 {
-		t.Errorf("metadata %s version %d, want sweep_run version 4", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 5 {
+		t.Errorf("metadata %s version %d, want sweep_run version 5", metas[0].Kind, metas[0].SchemaVersion)
+	}
+	if d := cmp.Diff(map[string]int64{"seen_right_reads": 2, "seen_misleading_reads": 2, "unseen_right_reads": 3, "unseen_misleading_reads": 3, "reattach_seen_success": 0, "seen_reads": 0},
+		nullCounts(t, p, "seen_right_reads", "seen_misleading_reads", "unseen_right_reads", "unseen_misleading_reads", "reattach_seen_success", "seen_reads")); d != "" {
+		t.Errorf("sweep_run NULL counts (-want +got):\n%s", d)
 	}
 
 	first := "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |\n" +

@@ -12,16 +12,18 @@ import (
 )
 
 func init() {
-	table.RegisterKind[SweepRun]("sweep_run", 4)
-	table.RegisterKind[SweepResult]("sweep_result", 4)
-	table.RegisterKind[SweepCredit]("sweep_credit", 1)
+	table.RegisterKind[SweepRun]("sweep_run", 5)
+	table.RegisterKind[SweepResult]("sweep_result", 5)
+	table.RegisterKind[SweepCredit]("sweep_credit", 2)
 }
 
 // SweepRun is the final evaluation of one (variant, seed) run of a sweep.
 // Success and score are shares in [0,1]; tokens are per episode. Skill
 // reads are per episode, and the right and misleading reads are shares of
-// all reads of that split in [0,1] (0 where the split had no reads), as the
-// evaluation's metrics rows hold them.
+// all reads of that split in [0,1] (NULL where the split had no reads), as
+// the evaluation's metrics rows hold them. Version 5 writes NULL where a
+// value is absent; version 4 wrote 0 for a share without reads and NaN
+// without a re-attached evaluation, which read as NULL.
 type SweepRun struct {
 	Variant      string  `parquet:"variant"`        // pats, grpo, static, ...
 	Seed         int64   `parquet:"seed"`           // the run's SEED
@@ -35,18 +37,19 @@ type SweepRun struct {
 	SeenEpisodes int32   `parquet:"seen_episodes"`  // episodes behind seen_success
 	UnseenEps    int32   `parquet:"unseen_episodes"`
 
-	SeenReads        float64 `parquet:"seen_reads"`              // valid_seen skill reads per episode
-	SeenRightReads   float64 `parquet:"seen_right_reads"`        // share of the valid_seen reads that were right, [0,1]
-	SeenMisleading   float64 `parquet:"seen_misleading_reads"`   // share of the valid_seen reads that were misleading, [0,1]
-	UnseenReads      float64 `parquet:"unseen_reads"`            // valid_unseen skill reads per episode
-	UnseenRightReads float64 `parquet:"unseen_right_reads"`      // share of the valid_unseen reads that were right, [0,1]
-	UnseenMisleading float64 `parquet:"unseen_misleading_reads"` // share of the valid_unseen reads that were misleading, [0,1]
+	SeenReads        float64  `parquet:"seen_reads"`                       // valid_seen skill reads per episode
+	SeenRightReads   *float64 `parquet:"seen_right_reads,optional"`        // share of the valid_seen reads that were right, [0,1]; NULL without reads (version 5; older files: 0)
+	SeenMisleading   *float64 `parquet:"seen_misleading_reads,optional"`   // share of the valid_seen reads that were misleading, [0,1]; NULL without reads (version 5; older files: 0)
+	UnseenReads      float64  `parquet:"unseen_reads"`                     // valid_unseen skill reads per episode
+	UnseenRightReads *float64 `parquet:"unseen_right_reads,optional"`      // share of the valid_unseen reads that were right, [0,1]; NULL without reads (version 5; older files: 0)
+	UnseenMisleading *float64 `parquet:"unseen_misleading_reads,optional"` // share of the valid_unseen reads that were misleading, [0,1]; NULL without reads (version 5; older files: 0)
 
 	// Added in version 3: the same checkpoint evaluated with the run's
-	// last scaffold re-attached (NaN for a run without a scaffold).
-	ReattachSeen   float64 `parquet:"reattach_seen_success" since:"3"`   // version 3: valid_seen success with the scaffold
-	ReattachUnseen float64 `parquet:"reattach_unseen_success" since:"3"` // version 3: valid_unseen success with the scaffold
-	ReattachTokens float64 `parquet:"reattach_tokens" since:"3"`         // version 3: tokens per episode with the scaffold, both splits
+	// last scaffold re-attached (NULL for a run without a scaffold;
+	// version 4 wrote NaN).
+	ReattachSeen   *float64 `parquet:"reattach_seen_success,optional" since:"3"`   // version 3: valid_seen success with the scaffold
+	ReattachUnseen *float64 `parquet:"reattach_unseen_success,optional" since:"3"` // version 3: valid_unseen success with the scaffold
+	ReattachTokens *float64 `parquet:"reattach_tokens,optional" since:"3"`         // version 3: tokens per episode with the scaffold, both splits
 
 	// Added in version 4: SkillGate's exposure, the share of episodes
 	// that read at least one misleading skill (0 in an evaluation file
@@ -58,52 +61,55 @@ type SweepRun struct {
 // SweepResult aggregates the runs of one variant over seeds: the mean and
 // the sample standard deviation (n-1; 0 for one seed). Paper is the PATS
 // paper's ablation figure for its Qwen2.5-1.5B ALFWorld policy (success in
-// percent), NaN where the paper has none: a published figure for
+// percent), NULL where the paper has none: a published figure for
 // comparison, not a figure of this toolkit.
 //
 // Reads per episode are averaged over all seeds. The right and misleading
 // read shares are averaged over the seeds whose run read at least once in
 // that split (SeenReadSeeds, UnseenReadSeeds; a run without reads has no
-// share), NaN where none did.
+// share), NULL where none did. Version 5 writes NULL where a value is
+// absent; version 4 wrote NaN (and "" for the paper's name), which read
+// as NULL.
 type SweepResult struct {
-	Variant      string  `parquet:"variant"`
-	Seeds        int32   `parquet:"seeds"`         // runs aggregated
-	Scaffold     bool    `parquet:"scaffold"`      // evaluated with the scaffold (keep)
-	SeenMean     float64 `parquet:"seen_mean"`     // valid_seen success, mean over seeds
-	SeenStd      float64 `parquet:"seen_std"`      // its standard deviation
-	UnseenMean   float64 `parquet:"unseen_mean"`   // valid_unseen success
-	UnseenStd    float64 `parquet:"unseen_std"`    //
-	ScoreMean    float64 `parquet:"score_mean"`    // score, both splits
-	ScoreStd     float64 `parquet:"score_std"`     //
-	TokensMean   float64 `parquet:"tokens_mean"`   // tokens per episode, both splits
-	TokensStd    float64 `parquet:"tokens_std"`    //
-	PaperSuccess float64 `parquet:"paper_success"` // the paper's figure (percent), NaN if none
-	PaperVariant string  `parquet:"paper_variant"` // the paper's name of the row
+	Variant      string   `parquet:"variant"`
+	Seeds        int32    `parquet:"seeds"`                  // runs aggregated
+	Scaffold     bool     `parquet:"scaffold"`               // evaluated with the scaffold (keep)
+	SeenMean     float64  `parquet:"seen_mean"`              // valid_seen success, mean over seeds
+	SeenStd      float64  `parquet:"seen_std"`               // its standard deviation
+	UnseenMean   float64  `parquet:"unseen_mean"`            // valid_unseen success
+	UnseenStd    float64  `parquet:"unseen_std"`             //
+	ScoreMean    float64  `parquet:"score_mean"`             // score, both splits
+	ScoreStd     float64  `parquet:"score_std"`              //
+	TokensMean   float64  `parquet:"tokens_mean"`            // tokens per episode, both splits
+	TokensStd    float64  `parquet:"tokens_std"`             //
+	PaperSuccess *float64 `parquet:"paper_success,optional"` // the paper's figure (percent), NULL if none (version 5; older files: NaN)
+	PaperVariant string   `parquet:"paper_variant,optional"` // the paper's name of the row, NULL if none (version 5; older files: "")
 
-	SeenReadsMean        float64 `parquet:"seen_reads_mean"`              // valid_seen skill reads per episode, mean over seeds
-	SeenReadsStd         float64 `parquet:"seen_reads_std"`               //
-	SeenReadSeeds        int32   `parquet:"seen_read_seeds"`              // seeds whose run read in valid_seen: the shares below are over these
-	SeenRightReadsMean   float64 `parquet:"seen_right_reads_mean"`        // share of the valid_seen reads that were right, [0,1], NaN without reads
-	SeenRightReadsStd    float64 `parquet:"seen_right_reads_std"`         //
-	SeenMisleadingMean   float64 `parquet:"seen_misleading_reads_mean"`   // share of the valid_seen reads that were misleading, [0,1], NaN without reads
-	SeenMisleadingStd    float64 `parquet:"seen_misleading_reads_std"`    //
-	UnseenReadsMean      float64 `parquet:"unseen_reads_mean"`            // valid_unseen skill reads per episode, mean over seeds
-	UnseenReadsStd       float64 `parquet:"unseen_reads_std"`             //
-	UnseenReadSeeds      int32   `parquet:"unseen_read_seeds"`            // seeds whose run read in valid_unseen
-	UnseenRightReadsMean float64 `parquet:"unseen_right_reads_mean"`      // share of the valid_unseen reads that were right, [0,1], NaN without reads
-	UnseenRightReadsStd  float64 `parquet:"unseen_right_reads_std"`       //
-	UnseenMisleadingMean float64 `parquet:"unseen_misleading_reads_mean"` // share of the valid_unseen reads that were misleading, [0,1], NaN without reads
-	UnseenMisleadingStd  float64 `parquet:"unseen_misleading_reads_std"`  //
+	SeenReadsMean        float64  `parquet:"seen_reads_mean"`                       // valid_seen skill reads per episode, mean over seeds
+	SeenReadsStd         float64  `parquet:"seen_reads_std"`                        //
+	SeenReadSeeds        int32    `parquet:"seen_read_seeds"`                       // seeds whose run read in valid_seen: the shares below are over these
+	SeenRightReadsMean   *float64 `parquet:"seen_right_reads_mean,optional"`        // share of the valid_seen reads that were right, [0,1], NULL without reads
+	SeenRightReadsStd    *float64 `parquet:"seen_right_reads_std,optional"`         //
+	SeenMisleadingMean   *float64 `parquet:"seen_misleading_reads_mean,optional"`   // share of the valid_seen reads that were misleading, [0,1], NULL without reads
+	SeenMisleadingStd    *float64 `parquet:"seen_misleading_reads_std,optional"`    //
+	UnseenReadsMean      float64  `parquet:"unseen_reads_mean"`                     // valid_unseen skill reads per episode, mean over seeds
+	UnseenReadsStd       float64  `parquet:"unseen_reads_std"`                      //
+	UnseenReadSeeds      int32    `parquet:"unseen_read_seeds"`                     // seeds whose run read in valid_unseen
+	UnseenRightReadsMean *float64 `parquet:"unseen_right_reads_mean,optional"`      // share of the valid_unseen reads that were right, [0,1], NULL without reads
+	UnseenRightReadsStd  *float64 `parquet:"unseen_right_reads_std,optional"`       //
+	UnseenMisleadingMean *float64 `parquet:"unseen_misleading_reads_mean,optional"` // share of the valid_unseen reads that were misleading, [0,1], NULL without reads
+	UnseenMisleadingStd  *float64 `parquet:"unseen_misleading_reads_std,optional"`  //
 
 	// Added in version 3: the runs' last scaffold re-attached at
-	// evaluation, over the seeds that have it (ReattachSeeds; NaN where none).
-	ReattachSeeds      int32   `parquet:"reattach_seeds" since:"3"`       // version 3
-	ReattachSeenMean   float64 `parquet:"reattach_seen_mean" since:"3"`   // version 3
-	ReattachSeenStd    float64 `parquet:"reattach_seen_std" since:"3"`    // version 3
-	ReattachUnseenMean float64 `parquet:"reattach_unseen_mean" since:"3"` // version 3
-	ReattachUnseenStd  float64 `parquet:"reattach_unseen_std" since:"3"`  // version 3
-	ReattachTokensMean float64 `parquet:"reattach_tokens_mean" since:"3"` // version 3
-	ReattachTokensStd  float64 `parquet:"reattach_tokens_std" since:"3"`  // version 3
+	// evaluation, over the seeds that have it (ReattachSeeds; NULL where
+	// none).
+	ReattachSeeds      int32    `parquet:"reattach_seeds" since:"3"`                // version 3
+	ReattachSeenMean   *float64 `parquet:"reattach_seen_mean,optional" since:"3"`   // version 3
+	ReattachSeenStd    *float64 `parquet:"reattach_seen_std,optional" since:"3"`    // version 3
+	ReattachUnseenMean *float64 `parquet:"reattach_unseen_mean,optional" since:"3"` // version 3
+	ReattachUnseenStd  *float64 `parquet:"reattach_unseen_std,optional" since:"3"`  // version 3
+	ReattachTokensMean *float64 `parquet:"reattach_tokens_mean,optional" since:"3"` // version 3
+	ReattachTokensStd  *float64 `parquet:"reattach_tokens_std,optional" since:"3"`  // version 3
 
 	// Added in version 4: misleading exposure per episode, mean over all
 	// seeds (as reads per episode).
@@ -163,11 +169,12 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 	}
 	s, u := seen.Metrics, unseen.Metrics
 	n := float64(s.Episodes + u.Episodes)
-	ra := [3]float64{math.NaN(), math.NaN(), math.NaN()}
+	var ra [3]*float64
 	if rs, ok := r.Find(k, true, "valid_seen"); ok && !sc {
 		if ru, ok := r.Find(k, true, "valid_unseen"); ok {
 			m := float64(rs.Metrics.Episodes + ru.Metrics.Episodes)
-			ra = [3]float64{rs.Metrics.Success, ru.Metrics.Success, (rs.Metrics.Tokens*float64(rs.Metrics.Episodes) + ru.Metrics.Tokens*float64(ru.Metrics.Episodes)) / m}
+			tok := (rs.Metrics.Tokens*float64(rs.Metrics.Episodes) + ru.Metrics.Tokens*float64(ru.Metrics.Episodes)) / m
+			ra = [3]*float64{&rs.Metrics.Success, &ru.Metrics.Success, &tok}
 		}
 	}
 	return SweepRun{
@@ -177,10 +184,66 @@ func LoadSweepRun(dir, variant string, seed int64) (SweepRun, error) {
 		Score:        (s.Score*float64(s.Episodes) + u.Score*float64(u.Episodes)) / n,
 		Tokens:       (s.Tokens*float64(s.Episodes) + u.Tokens*float64(u.Episodes)) / n,
 		SeenEpisodes: s.Episodes, UnseenEps: u.Episodes,
-		SeenReads: s.ReadsPerEp, SeenRightReads: table.OrZero(s.RightReadRate), SeenMisleading: table.OrZero(s.MisleadingRate),
-		UnseenReads: u.ReadsPerEp, UnseenRightReads: table.OrZero(u.RightReadRate), UnseenMisleading: table.OrZero(u.MisleadingRate),
+		SeenReads: s.ReadsPerEp, SeenRightReads: readShare(s.ReadsPerEp, s.RightReadRate), SeenMisleading: readShare(s.ReadsPerEp, s.MisleadingRate),
+		UnseenReads: u.ReadsPerEp, UnseenRightReads: readShare(u.ReadsPerEp, u.RightReadRate), UnseenMisleading: readShare(u.ReadsPerEp, u.MisleadingRate),
 		SeenExposure: s.MisleadingExposure, UnseenExposure: u.MisleadingExposure,
 	}, nil
+}
+
+// readShare is a split's read share: NULL without reads, whatever the
+// evaluation row holds.
+func readShare(reads float64, share *float64) *float64 {
+	if reads == 0 {
+		return nil
+	}
+	return share
+}
+
+// UpgradeFrom reads a row of version 4 or older: a read share of a split
+// without reads (written as 0) and the re-attached figures of a run
+// without them (NaN) become NULL.
+func (r *SweepRun) UpgradeFrom(version int) {
+	if version >= 5 {
+		return
+	}
+	if r.SeenReads == 0 {
+		r.SeenRightReads, r.SeenMisleading = nil, nil
+	}
+	if r.UnseenReads == 0 {
+		r.UnseenRightReads, r.UnseenMisleading = nil, nil
+	}
+	nanToNull(&r.ReattachSeen, &r.ReattachUnseen, &r.ReattachTokens)
+}
+
+// UpgradeFrom reads a row of version 4 or older: NaN (no paper figure, no
+// seed with reads or with a re-attached evaluation) becomes NULL, and so
+// does the paper's name "" .
+func (r *SweepResult) UpgradeFrom(version int) {
+	if version >= 5 {
+		return
+	}
+	nanToNull(&r.PaperSuccess, &r.SeenRightReadsMean, &r.SeenRightReadsStd, &r.SeenMisleadingMean, &r.SeenMisleadingStd,
+		&r.UnseenRightReadsMean, &r.UnseenRightReadsStd, &r.UnseenMisleadingMean, &r.UnseenMisleadingStd,
+		&r.ReattachSeenMean, &r.ReattachSeenStd, &r.ReattachUnseenMean, &r.ReattachUnseenStd, &r.ReattachTokensMean, &r.ReattachTokensStd)
+}
+
+// nanToNull sets each *p that holds NaN to nil: how an upgrade reads the
+// NaN an older version wrote for an absent value.
+func nanToNull(ps ...**float64) {
+	for _, p := range ps {
+		if *p != nil && math.IsNaN(**p) {
+			*p = nil
+		}
+	}
+}
+
+// meanStdOrNull is MeanStd of xs, both NULL for none.
+func meanStdOrNull(xs []float64) (mean, std *float64) {
+	if len(xs) == 0 {
+		return nil, nil
+	}
+	m, s := MeanStd(xs)
+	return &m, &s
 }
 
 // MeanStd returns the mean and the sample standard deviation (n-1) of xs;
@@ -208,7 +271,7 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 	for _, v := range variants {
 		var seen, unseen, score, tok []float64
 		var reads [2]splitReads
-		var ra [3][]float64
+		var ra [3][]float64 // over the runs with a re-attached evaluation
 		var expo [2][]float64
 		sc := false
 		for _, r := range runs {
@@ -221,34 +284,34 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 			reads[1].add(r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading)
 			expo[0], expo[1] = append(expo[0], r.SeenExposure), append(expo[1], r.UnseenExposure)
 			sc = r.Scaffold
-			if !math.IsNaN(r.ReattachSeen) {
-				ra[0], ra[1], ra[2] = append(ra[0], r.ReattachSeen), append(ra[1], r.ReattachUnseen), append(ra[2], r.ReattachTokens)
+			if r.ReattachSeen != nil && r.ReattachUnseen != nil && r.ReattachTokens != nil {
+				ra[0], ra[1], ra[2] = append(ra[0], *r.ReattachSeen), append(ra[1], *r.ReattachUnseen), append(ra[2], *r.ReattachTokens)
 			}
 		}
 		if len(seen) == 0 {
 			continue
 		}
-		res := SweepResult{Variant: v, Seeds: int32(len(seen)), Scaffold: sc, PaperSuccess: math.NaN()}
+		res := SweepResult{Variant: v, Seeds: int32(len(seen)), Scaffold: sc}
 		res.SeenMean, res.SeenStd = MeanStd(seen)
 		res.UnseenMean, res.UnseenStd = MeanStd(unseen)
 		res.ScoreMean, res.ScoreStd = MeanStd(score)
 		res.TokensMean, res.TokensStd = MeanStd(tok)
 		res.SeenReadsMean, res.SeenReadsStd = MeanStd(reads[0].reads)
 		res.SeenReadSeeds = int32(len(reads[0].right))
-		res.SeenRightReadsMean, res.SeenRightReadsStd = MeanStd(reads[0].right)
-		res.SeenMisleadingMean, res.SeenMisleadingStd = MeanStd(reads[0].misleading)
+		res.SeenRightReadsMean, res.SeenRightReadsStd = meanStdOrNull(reads[0].right)
+		res.SeenMisleadingMean, res.SeenMisleadingStd = meanStdOrNull(reads[0].misleading)
 		res.UnseenReadsMean, res.UnseenReadsStd = MeanStd(reads[1].reads)
 		res.UnseenReadSeeds = int32(len(reads[1].right))
-		res.UnseenRightReadsMean, res.UnseenRightReadsStd = MeanStd(reads[1].right)
-		res.UnseenMisleadingMean, res.UnseenMisleadingStd = MeanStd(reads[1].misleading)
+		res.UnseenRightReadsMean, res.UnseenRightReadsStd = meanStdOrNull(reads[1].right)
+		res.UnseenMisleadingMean, res.UnseenMisleadingStd = meanStdOrNull(reads[1].misleading)
 		res.SeenExposureMean, res.SeenExposureStd = MeanStd(expo[0])
 		res.UnseenExposureMean, res.UnseenExposureStd = MeanStd(expo[1])
 		res.ReattachSeeds = int32(len(ra[0]))
-		res.ReattachSeenMean, res.ReattachSeenStd = MeanStd(ra[0])
-		res.ReattachUnseenMean, res.ReattachUnseenStd = MeanStd(ra[1])
-		res.ReattachTokensMean, res.ReattachTokensStd = MeanStd(ra[2])
+		res.ReattachSeenMean, res.ReattachSeenStd = meanStdOrNull(ra[0])
+		res.ReattachUnseenMean, res.ReattachUnseenStd = meanStdOrNull(ra[1])
+		res.ReattachTokensMean, res.ReattachTokensStd = meanStdOrNull(ra[2])
 		if p, ok := Paper[v]; ok {
-			res.PaperSuccess, res.PaperVariant = p.Success, p.Name
+			res.PaperSuccess, res.PaperVariant = &p.Success, p.Name
 		}
 		out = append(out, res)
 	}
@@ -257,13 +320,13 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 
 // splitReads collects one split's skill reads over the seeds of a variant:
 // reads per episode of every seed, and the read shares of the seeds that
-// read at all.
+// read at all (whose shares are not NULL).
 type splitReads struct{ reads, right, misleading []float64 }
 
-func (s *splitReads) add(reads, right, misleading float64) {
+func (s *splitReads) add(reads float64, right, misleading *float64) {
 	s.reads = append(s.reads, reads)
-	if reads > 0 {
-		s.right, s.misleading = append(s.right, right), append(s.misleading, misleading)
+	if reads > 0 && right != nil && misleading != nil {
+		s.right, s.misleading = append(s.right, *right), append(s.misleading, *misleading)
 	}
 }
 
@@ -284,8 +347,8 @@ func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 			ctx = "scaffold"
 		}
 		paper := "—"
-		if !math.IsNaN(r.PaperSuccess) {
-			paper = fmt.Sprintf("%.2f (%s)", r.PaperSuccess, r.PaperVariant)
+		if r.PaperSuccess != nil {
+			paper = fmt.Sprintf("%.2f (%s)", *r.PaperSuccess, r.PaperVariant)
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds, ctx,
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(100*r.UnseenMean, 100*r.UnseenStd, 1),
@@ -345,12 +408,12 @@ func writeReadsMarkdown(w io.Writer, res []SweepResult) {
 }
 
 // share formats a read share in percent, mean ± std over the n of seeds
-// seeds that read: — for none, the count where fewer than all read.
-func share(m, s float64, n, seeds int32) string {
-	if n == 0 {
+// seeds that read: — for none (NULL), the count where fewer than all read.
+func share(m, s *float64, n, seeds int32) string {
+	if n == 0 || m == nil || s == nil {
 		return "—"
 	}
-	out := pm(100*m, 100*s, 1)
+	out := pm(100**m, 100**s, 1)
 	if n < seeds {
 		out += fmt.Sprintf(" (%d of %d seeds)", n, seeds)
 	}

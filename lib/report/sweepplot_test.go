@@ -123,8 +123,8 @@ func TestSweepPlotSeries(t *testing.T) {
 	}{
 		{"pats", "valid_seen", func(r SweepResult) Point { return Point{2, r.SeenMean, r.SeenStd, 2} }},
 		{"pats", "valid_unseen", func(r SweepResult) Point { return Point{2, r.UnseenMean, r.UnseenStd, 2} }},
-		{"pats", "valid_seen, scaffold", func(r SweepResult) Point { return Point{2, r.ReattachSeenMean, r.ReattachSeenStd, 2} }},
-		{"pats", "valid_unseen, scaffold", func(r SweepResult) Point { return Point{2, r.ReattachUnseenMean, r.ReattachUnseenStd, 2} }},
+		{"pats", "valid_seen, scaffold", func(r SweepResult) Point { return Point{2, *r.ReattachSeenMean, *r.ReattachSeenStd, 2} }},
+		{"pats", "valid_unseen, scaffold", func(r SweepResult) Point { return Point{2, *r.ReattachUnseenMean, *r.ReattachUnseenStd, 2} }},
 		{"keep", "valid_seen, scaffold", func(r SweepResult) Point { return Point{2, r.SeenMean, r.SeenStd, 2} }},
 		{"keep", "valid_unseen, scaffold", func(r SweepResult) Point { return Point{2, r.UnseenMean, r.UnseenStd, 2} }},
 		{"grpo", "valid_seen", func(r SweepResult) Point { return Point{2, r.SeenMean, r.SeenStd, 2} }},
