@@ -4,7 +4,12 @@
 #
 #   make base-reading                 # runs/base-reading, the recorded recipe (docs/results-log.md, recipe 14)
 #   make base-reading READING_BASE=runs/trial READING_EPOCHS=3 READING_EVAL=60
-#   make base-reading READING_HISTORY=0 READING_ADMISSIBLE=none   # recipe 5, the sweep's base
+#   make base-reading READING_HISTORY=0 READING_ADMISSIBLE=none   # recipe 5
+#   make base-reading-skills          # runs/base-reading-skills, its skills twin (recipe 15)
+#   make base-reading-e1              # runs/base-reading-e1-s1, the PATS sweep's base (recipe 14, seed 1, one epoch)
+#
+# Each of the three ships in pipelines/bases/ (below): runs copy it, these
+# targets retrain it and say whether it is byte-identical to the shipped one.
 #
 # The demonstrations are oracle episodes of READING_ENV's train split in
 # shards (READING_MIX: name:tasks, each with its own seed and tasks), mixed
@@ -84,13 +89,14 @@ READING_COMMON_ENV ?= household
 # two-turn window, where a body read stays in view once its turn is
 # dropped, and the admissible actions), and the reading test with
 # --skills. Recipe 15, declared in docs/skillgate-experiment.md before any
-# run; recipe 4's mix (every demonstration with the slate, no window) was
+# run, shipped (READING_SKILLS_SHIPPED below); recipe 4's mix (every
+# demonstration with the slate, no window) was
 # slate-mixed:3200 slate-misled:1200 slate-none:1600 read-right:1200
-# read-random:800 and the same with .2. `make base-reading-skills` builds
-# it and runs its test.
+# read-random:800 and the same with .2. `make base-reading-skills` trains
+# it, runs its test and compares it with the shipped one.
 READING_SKILLS_MIX ?= $(READING_MIX) read-right:1200 read-random:800 read-right.2:1200 read-random.2:800
 reading_skills_vars = READING_BASE=$(READING_SKILLS_BASE) READING_SKILLS_BASE=$(READING_SKILLS_BASE) \
-                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED=
+                      READING_MIX="$(READING_SKILLS_MIX)" READING_TEST_FLAGS=--skills READING_SHIPPED=$(READING_SKILLS_SHIPPED)
 
 # the rollout flags of each shard kind
 reading_flags_mixed            := --hints mixed
@@ -132,11 +138,45 @@ reading_upto    = $(if $(filter $(1),$(firstword $(2))),$(1),$(firstword $(2)) $
 # shipped files with READING_BASE's checkpoint.
 READING_SHIPPED ?= $(if $(wildcard pipelines/bases/reading/SHA256SUMS),pipelines/bases/reading)
 READING_FILES   := config.json model.safetensors tokenizer.json optimizer.json optimizer.safetensors agent.json
+# Two more bases ship the same way, each with its own variable, its
+# rebuild check and its ship target:
+#
+# - the skills twin of the recorded recipe (recipe 15, READING_SKILLS_BASE,
+#   runs/base-reading-skills): READING_SKILLS_SHIPPED, pipelines/bases/reading-skills
+#   when its SHA256SUMS is there and the reading base is the shipped
+#   recorded one (READING_SHIPPED= or another shipped base turns it off too:
+#   a rebuilt or other reading base has its own twin). Runs with skills on
+#   from the reading base copy it; `make base-reading-skills` trains it from
+#   scratch, runs its reading test and says whether it is byte-identical to
+#   the shipped one; `make base-reading-skills-ship` replaces the shipped files.
+# - the PATS sweep's base (docs/results.md, "The sweep: design and sizes"):
+#   the recorded recipe with seed 1 and one epoch, READING_E1_BASE
+#   (runs/base-reading-e1-s1), READING_E1_SHIPPED (pipelines/bases/reading-e1).
+#   A run names it as its reading base with READING_SHIPPED set to it
+#   (reading_e1_vars: what the sweep's command block and the demo pass);
+#   `make base-reading-e1` trains it from scratch, runs its reading test and
+#   says whether it is byte-identical to the shipped one; `make
+#   base-reading-e1-ship` replaces the shipped files.
+READING_SKILLS_SHIPPED ?= $(if $(filter pipelines/bases/reading,$(READING_SHIPPED)),$(if $(wildcard pipelines/bases/reading-skills/SHA256SUMS),pipelines/bases/reading-skills))
+READING_E1_BASE    ?= $(RUNS)/base-reading-e1-s1
+READING_E1_SHIPPED ?= $(if $(wildcard pipelines/bases/reading-e1/SHA256SUMS),pipelines/bases/reading-e1)
+reading_e1_vars     = READING_BASE=$(READING_E1_BASE) READING_SEED=1 READING_EPOCHS=1 READING_SHIPPED=$(READING_E1_SHIPPED)
+# where base-reading-ship writes
+READING_SHIP_TO    ?= pipelines/bases/reading
 
-.PHONY: base-reading base-reading-ship base-reading-skills
+.PHONY: base-reading base-reading-ship base-reading-skills base-reading-skills-ship base-reading-e1 base-reading-e1-ship
 
 base-reading-skills: | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory base-reading READING_TRAIN=1 $(reading_skills_vars)
+	+$(MAKE) --no-print-directory base-reading $(reading_skills_vars)
+
+base-reading-e1: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory base-reading $(reading_e1_vars)
+
+base-reading-skills-ship:
+	+$(MAKE) --no-print-directory base-reading-ship $(reading_skills_vars) READING_SHIPPED= READING_SHIP_TO=pipelines/bases/reading-skills
+
+base-reading-e1-ship:
+	+$(MAKE) --no-print-directory base-reading-ship $(reading_e1_vars) READING_SHIPPED= READING_SHIP_TO=pipelines/bases/reading-e1
 
 ifneq ($(READING_SKILLS_BASE),$(READING_BASE))
 $(READING_SKILLS_BASE)/ckpt/0/config.json $(READING_SKILLS_BASE)/metrics/sft.parquet &: | $(PIPE_BINS)
@@ -157,12 +197,19 @@ base-reading: $(foreach s,$(READING_SPLITS),$(READING_BASE)/reading/$(READING_TE
 	@for s in $(READING_SPLITS); do echo; cat $(READING_BASE)/reading/$(READING_TEST_ENV)/$$s.md; done
 endif
 
+# The ship targets take READING_BASE as built (READING_SHIPPED= : never a
+# copy of the shipped files in its place).
+ifneq ($(READING_SHIPPED),)
+base-reading-ship:
+	+$(MAKE) --no-print-directory base-reading-ship READING_SHIPPED=
+else
 base-reading-ship: $(READING_BASE)/ckpt/0/config.json
-	@mkdir -p pipelines/bases/reading/ckpt/0 pipelines/bases/reading/metrics
-	cp $(addprefix $(READING_BASE)/ckpt/0/,$(READING_FILES)) pipelines/bases/reading/ckpt/0/
-	cp $(READING_BASE)/metrics/sft.parquet pipelines/bases/reading/metrics/
-	(cd pipelines/bases/reading/ckpt/0 && sha256sum $(READING_FILES)) > pipelines/bases/reading/SHA256SUMS
-	@cat pipelines/bases/reading/SHA256SUMS
+	@mkdir -p $(READING_SHIP_TO)/ckpt/0 $(READING_SHIP_TO)/metrics
+	cp $(addprefix $(READING_BASE)/ckpt/0/,$(READING_FILES)) $(READING_SHIP_TO)/ckpt/0/
+	cp $(READING_BASE)/metrics/sft.parquet $(READING_SHIP_TO)/metrics/
+	(cd $(READING_SHIP_TO)/ckpt/0 && sha256sum $(READING_FILES)) > $(READING_SHIP_TO)/SHA256SUMS
+	@cat $(READING_SHIP_TO)/SHA256SUMS
+endif
 
 ifeq ($(PIPE_BUILD),1)
 $(BIN)/audit: $(PIPE_SOURCES)
