@@ -36,14 +36,14 @@ func fakeShipped(t *testing.T) string {
 // built checkpoint into its own folder under pipelines/bases.
 func TestMoreShippedBases(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		shipVar   string   // the variable naming the shipped folder
-		run       []string // a run from the base
-		base      string   // the base's run folder
-		rebuild   string   // the rebuild target
-		recipe    []string // what the rebuild must run
-		ship      string   // the ship target
-		shipTo    string   // where it writes
+		name    string
+		shipVar string   // the variable naming the shipped folder
+		run     []string // a run from the base
+		base    string   // the base's run folder
+		rebuild string   // the rebuild target
+		recipe  []string // what the rebuild must run
+		ship    string   // the ship target
+		shipTo  string   // where it writes
 	}{
 		{
 			name: "skills twin", shipVar: "READING_SKILLS_SHIPPED",

@@ -134,7 +134,8 @@ func TestReadingSkillsBase(t *testing.T) {
 		{"base-reading", "--skills --text-read right --run base-reading --history 2 --admissible here  -o runs/base-reading-skills/demos/read-right.parquet", "RUN=base-reading-skills"},
 		{"other", "RUN=other-skills", "RUN=other "},
 	} {
-		out, err := dryRun(t, "warmup", "VARIANT=skillgate", "RUN=x", "BASE="+tc.base)
+		// the recipe, not the shipped copy (TestShippedBasesByDefault)
+		out, err := dryRun(t, "warmup", "VARIANT=skillgate", "RUN=x", "BASE="+tc.base, "READING_SKILLS_SHIPPED=")
 		if err != nil {
 			t.Fatalf("BASE=%s: make -n warmup: %v\n%s", tc.base, err, out)
 		}

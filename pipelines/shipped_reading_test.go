@@ -27,34 +27,10 @@ import (
 // success on the first 30 valid_seen tasks of the reading test's draw.
 func TestShippedReadingBase(t *testing.T) {
 	dir := filepath.Join(repoRoot(t), "pipelines", "bases", "reading")
-	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	files := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		sum, name, ok := strings.Cut(sc.Text(), "  ")
-		if !ok {
-			t.Fatalf("SHA256SUMS: bad line %q", sc.Text())
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "ckpt", "0", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		h := sha256.Sum256(b)
-		if hex.EncodeToString(h[:]) != sum {
-			t.Errorf("%s: sha256 %x, SHA256SUMS says %s", name, h, sum)
-		}
-		files++
-	}
-	if files != 6 {
-		t.Fatalf("SHA256SUMS lists %d files, want 6", files)
-	}
+	checkShippedSums(t, dir)
 
 	out := filepath.Join(t.TempDir(), "reading.parquet")
-	err = stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{
+	err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{
 		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
 		PolicyOptions: rollout.PolicyOptions{Temperature: 0.4, MaxContext: 4096}, Output: out}, stage.Streams{Stdout: io.Discard})
 	if err != nil {
@@ -77,5 +53,58 @@ func TestShippedReadingBase(t *testing.T) {
 	}
 	if none.Successes == 0 || right.Successes <= none.Successes {
 		t.Errorf("the shipped base: %d of 30 with no text, %d with the right rules; want some, and more with the rules", none.Successes, right.Successes)
+	}
+}
+
+// checkShippedSums checks that a shipped base's six checkpoint files have
+// the hashes its SHA256SUMS records and that its SFT metrics are there.
+func checkShippedSums(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	files := 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		sum, name, ok := strings.Cut(sc.Text(), "  ")
+		if !ok {
+			t.Fatalf("%s/SHA256SUMS: bad line %q", dir, sc.Text())
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "ckpt", "0", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(b)
+		if hex.EncodeToString(h[:]) != sum {
+			t.Errorf("%s: %s: sha256 %x, SHA256SUMS says %s", dir, name, h, sum)
+		}
+		files++
+	}
+	if files != 6 {
+		t.Fatalf("%s/SHA256SUMS lists %d files, want 6", dir, files)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "metrics", "sft.parquet")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestShippedBasesFiles checks the files of the other shipped reading
+// bases (the skills twin, the PATS sweep's base): the hashes their
+// SHA256SUMS record, their SFT metrics, and the context their agent.json
+// says they were trained in (the recorded recipe's two-turn window and
+// admissible actions at the place), which runs from them take.
+func TestShippedBasesFiles(t *testing.T) {
+	for _, name := range []string{"reading-skills", "reading-e1"} {
+		dir := filepath.Join(repoRoot(t), "pipelines", "bases", name)
+		checkShippedSums(t, dir)
+		b, err := os.ReadFile(filepath.Join(dir, "ckpt", "0", "agent.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := strings.TrimSpace(string(b)), `{"prompt_format": "builtin", "history": 2, "admissible": "here", "max_action_tokens": 32}`; got != want {
+			t.Errorf("%s: agent.json %s, want %s", name, got, want)
+		}
 	}
 }
