@@ -47,9 +47,10 @@ clean:
 	rm -rf $(BIN) build
 
 include pipelines/pats.mk
+# reading.mk before demo.mk: the demo's rules name the shipped bases' files
+include pipelines/reading.mk
 include pipelines/demo.mk
 include pipelines/sweep.mk
-include pipelines/reading.mk
 include pipelines/skillgate.mk
 # The CUDA backend's targets (make cuda, cuda-check); optional, so that a
 # copy of the Makefile and pipelines/ alone (a cluster's job folder) runs.
