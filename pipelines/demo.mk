@@ -8,7 +8,7 @@
 # sweep's iteration (8 tasks x 8 episodes) and interface warm-up (256
 # household-drawn demonstrations, 2 epochs); only shorter: DEMO_SIZES's
 # iterations and evaluation tasks, one seed. Sized to finish in about 4
-# minutes on 2 idle cores (docs/pipelines.md has the measured time); it ends
+# minutes on 2 idle cores (docs/pipelines.md has the estimate); it ends
 # by printing the evaluation table, labelled as the short run it is.
 # `make envs-demo` keeps the oracle/random tables of every environment.
 DEMO       ?= $(RUNS)/demo
