@@ -96,16 +96,20 @@ sweep-report: | $(PIPE_BINS)
 	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP)/plots
 	@cat $(SWEEP)/results.md
 
-# The sweep's plots alone, into $(SWEEP)/plots.
+# The sweep's plots alone, into $(SWEEP)/plots. Every run must have
+# finished, unless PARTIAL=1: then unfinished runs are drawn as far as they
+# go (named on stderr; the titles say partial).
+SWEEP_PARTIAL_FLAG = $(if $(PARTIAL),--partial)
 sweep-plots: | $(PIPE_BINS)
-	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP)/plots
+	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) $(SWEEP_PARTIAL_FLAG) -o $(SWEEP)/plots
 
 # The sweep's plots where docs/results.md links them, docs/plots/NAME for
 # SWEEP=runs/NAME (make sweep-plots-docs SWEEP=runs/s32 with the sweep's
-# VARIANTS and SEEDS); every run must have finished.
+# VARIANTS and SEEDS); every run must have finished, unless PARTIAL=1 (as
+# sweep-plots).
 SWEEP_PLOTS_DOCS ?= docs/plots/$(SWEEP_NAME)
 sweep-plots-docs: | $(PIPE_BINS)
-	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) -o $(SWEEP_PLOTS_DOCS)
+	$(BIN)/report plots $(SWEEP) $(SWEEP_RUN_FLAGS) $(SWEEP_PARTIAL_FLAG) -o $(SWEEP_PLOTS_DOCS)
 
 # The table of the runs finished so far (unfinished ones listed under it).
 sweep-partial: | $(PIPE_BINS)

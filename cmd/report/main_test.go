@@ -139,12 +139,16 @@ func TestPlotsBadInput(t *testing.T) {
 			t.Errorf("report %v left %s", c.args, c.out)
 		}
 	}
-	// --partial leaves the unfinished run out; the finished one is drawn.
-	if err := os.Remove(filepath.Join(sweep, "pats-s2", "summary.md")); err != nil {
-		t.Fatal(err)
+	// --partial draws the unfinished run as far as it goes, with the finished one.
+	// pats-s2, cut short: no summary.md and no valid_unseen evaluation
+	// (the corrupt file goes).
+	for _, p := range []string{filepath.Join(sweep, "pats-s2", "summary.md"), corrupt} {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if code, msg := run(t, "plots", sweep, "--partial"); code != 0 {
-		t.Errorf("plots --partial: exit %d: %s", code, msg)
+	if code, msg := run(t, "plots", sweep, "--partial"); code != 0 || !strings.Contains(msg, "unfinished runs drawn as far as they go: pats seed 2") {
+		t.Errorf("plots --partial: exit %d: %s; want exit 0 and pats seed 2 named", code, msg)
 	}
 	if _, err := os.Stat(filepath.Join(sweep, "plots", "success-valid_seen.png")); err != nil {
 		t.Errorf("plots --partial: %v", err)

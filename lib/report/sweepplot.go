@@ -57,6 +57,9 @@ type Series struct {
 // keep's row of report sweep).
 type SweepPlotData struct {
 	Success, ZeroVar, Items, Gap []Series
+	// Unfinished names the runs ("VARIANT seed S") drawn as far as they
+	// go (LoadSweepPlotsPartial); the plots' titles then say partial.
+	Unfinished []string
 }
 
 // SweepRunRef names one run of a sweep.
@@ -140,14 +143,32 @@ func (c collect) points() []Point {
 // evaluations is an error), and gathers their series by variant in the
 // order of runs.
 func LoadSweepPlots(root string, runs []SweepRunRef) (*SweepPlotData, error) {
-	var variants []string
+	return loadSweepPlots(root, runs, false)
+}
+
+// LoadSweepPlotsPartial is LoadSweepPlots for a sweep whose runs are not
+// all finished: a run without summary.md contributes the iterations it
+// has (each point's mean and band are over the seeds present there), a
+// run whose folder does not exist yet contributes nothing, and both are
+// named in Unfinished, in the order of runs.
+func LoadSweepPlotsPartial(root string, runs []SweepRunRef) (*SweepPlotData, error) {
+	return loadSweepPlots(root, runs, true)
+}
+
+func loadSweepPlots(root string, runs []SweepRunRef, partial bool) (*SweepPlotData, error) {
+	var variants, unfinished []string
 	byVariant := map[string][]*Run{}
 	for _, ref := range runs {
 		if ref.Variant == "keep" {
 			continue // pats' scaffold lines
 		}
 		dir := RunDir(root, ref.Variant, ref.Seed)
-		if _, err := LoadSweepRun(dir, ref.Variant, ref.Seed); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, SummaryFile)); partial && err != nil {
+			unfinished = append(unfinished, fmt.Sprintf("%s seed %d", ref.Variant, ref.Seed))
+			if _, err := os.Stat(dir); os.IsNotExist(err) {
+				continue // not started
+			}
+		} else if _, err := LoadSweepRun(dir, ref.Variant, ref.Seed); err != nil {
 			return nil, err
 		}
 		r, err := Load(dir)
@@ -159,7 +180,7 @@ func LoadSweepPlots(root string, runs []SweepRunRef) (*SweepPlotData, error) {
 		}
 		byVariant[ref.Variant] = append(byVariant[ref.Variant], r)
 	}
-	d := &SweepPlotData{}
+	d := &SweepPlotData{Unfinished: unfinished}
 	for _, v := range variants {
 		rs := byVariant[v]
 		for _, split := range splitsOf(rs) {
@@ -333,6 +354,11 @@ func sweepFigures(d *SweepPlotData) ([]namedPlot, []string, error) {
 		figs = append(figs, namedPlot{"nll-gap.png", p})
 	} else {
 		notes = append(notes, "no run has scaffold audits (RUN/audit/scaffold-traj*.parquet, scripts/sweep-audits.sh): nll-gap.png not drawn")
+	}
+	if len(d.Unfinished) > 0 {
+		for _, f := range figs {
+			f.p.Title.Text = fmt.Sprintf("partial (%d runs unfinished): %s", len(d.Unfinished), f.p.Title.Text)
+		}
 	}
 	return figs, notes, nil
 }

@@ -389,3 +389,58 @@ func TestLegendsBesideData(t *testing.T) {
 }
 
 func hasLegend(p *plot.Plot) bool { return p.Legend.Rectangle(draw.Canvas{}).Size().X > 0 }
+
+// TestPartialSweepPlots: a sweep with one run cut short (grpo seed 2:
+// no summary.md, no evaluation at iteration 2) and one not started
+// (grpo seed 3). LoadSweepPlots refuses it; LoadSweepPlotsPartial draws
+// it: the short run contributes the iteration it has (grpo's point at 0
+// is over both seeds, at 2 over seed 1 alone), both runs are named, and
+// every plot's title says partial.
+func TestPartialSweepPlots(t *testing.T) {
+	root := sweepFixture(t, true)
+	short := RunDir(root, "grpo", 2)
+	for _, p := range []string{SummaryFile, filepath.Join("eval", "2")} {
+		if err := os.RemoveAll(filepath.Join(short, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refs := append(append([]SweepRunRef{}, sweepRefsFixture...), SweepRunRef{"grpo", 3})
+	if _, err := LoadSweepPlots(root, refs); err == nil || !strings.Contains(err.Error(), "grpo-s2") {
+		t.Errorf("unfinished run without --partial: %v, want an error naming grpo-s2", err)
+	}
+	d, err := LoadSweepPlotsPartial(root, refs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"grpo seed 2", "grpo seed 3"}, d.Unfinished); diff != "" {
+		t.Errorf("unfinished runs (-want +got):\n%s", diff)
+	}
+	var seeds []int
+	for _, s := range d.Success {
+		if s.Variant == "grpo" && s.Label == "valid_seen" {
+			for _, p := range s.Points {
+				seeds = append(seeds, p.Seeds)
+			}
+		}
+	}
+	if diff := cmp.Diff([]int{2, 1}, seeds); diff != "" {
+		t.Errorf("grpo valid_seen seeds per iteration 0, 2 (-want +got):\n%s", diff)
+	}
+	figs, _, err := sweepFigures(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if !strings.HasPrefix(f.p.Title.Text, "partial (2 runs unfinished): ") {
+			t.Errorf("%s: title %q does not say partial", f.name, f.p.Title.Text)
+		}
+	}
+	// all finished: no partial title
+	full, err := LoadSweepPlotsPartial(sweepFixture(t, true), sweepRefsFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if figs, _, err = sweepFigures(full); err != nil || len(full.Unfinished) != 0 || strings.Contains(figs[0].p.Title.Text, "partial") {
+		t.Errorf("finished sweep: %v, unfinished %v, title %q", err, full.Unfinished, figs[0].p.Title.Text)
+	}
+}

@@ -360,7 +360,8 @@ func sweepRefs(variants, seedList []string, variantSeeds string) ([]report.Sweep
 
 // RunPlots writes the PNG plots of a run, or of a sweep, into the output
 // folder and prints their paths, then a line "note: ..." for each plot
-// not drawn and for the runs a partial sweep left out.
+// not drawn; with --partial, a sweep's unfinished runs are drawn as far
+// as they go and named on stderr, and the plots' titles say partial.
 func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	dir := f.Output
 	if dir == "" {
@@ -398,21 +399,16 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
-	var missing []string
+	load := report.LoadSweepPlots
 	if f.Partial {
-		var done []report.SweepRunRef
-		for _, r := range refs {
-			if _, err := report.LoadSweepRun(report.RunDir(f.Run, r.Variant, r.Seed), r.Variant, r.Seed); err != nil {
-				missing = append(missing, fmt.Sprintf("%s seed %d", r.Variant, r.Seed))
-				continue
-			}
-			done = append(done, r)
-		}
-		refs = done
+		load = report.LoadSweepPlotsPartial
 	}
-	d, err := report.LoadSweepPlots(f.Run, refs)
+	d, err := load(f.Run, refs)
 	if err != nil {
 		return err
+	}
+	if len(d.Unfinished) > 0 && std.Stderr != nil {
+		fmt.Fprintf(std.Stderr, "report plots: partial: unfinished runs drawn as far as they go: %s\n", strings.Join(d.Unfinished, ", "))
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -423,9 +419,6 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	}
 	for _, p := range paths {
 		fmt.Fprintln(std.Stdout, p)
-	}
-	if len(missing) > 0 {
-		notes = append(notes, "not finished (left out): "+strings.Join(missing, ", "))
 	}
 	for _, n := range notes {
 		fmt.Fprintln(std.Stdout, "note: "+n)

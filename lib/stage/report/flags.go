@@ -146,7 +146,7 @@ func PlotsFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "variants", Usage: "a sweep's variants (repeat it, or give a list separated by commas or spaces); default: the run folders found"},
 		&cli.StringSliceFlag{Name: "seeds", Usage: "a sweep's seeds, with --variants (repeat it, or give a list separated by commas or spaces)"},
 		&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
-		&cli.BoolFlag{Name: "partial", Usage: "a sweep: leave out unfinished runs (named in a note line) instead of failing"}}
+		&cli.BoolFlag{Name: "partial", Usage: "a sweep: draw unfinished runs as far as they go (named on stderr; the titles say partial) instead of failing"}}
 }
 
 // PlotsFrom reads report plots' options: the run or sweep folder is its
