@@ -54,16 +54,16 @@ func TestDemoConfig(t *testing.T) {
 			t.Errorf("an iteration's rollout is not 8 tasks x 8 episodes: %q", l)
 		}
 	}
-	// 4 iterations; evaluations of ckpt/0 and ckpt/4 on two splits, the
+	// 3 iterations; evaluations of ckpt/0 and ckpt/3 on two splits, the
 	// pats run's with and without its scaffold
-	if runs["pats"] != 4+8 || runs["grpo"] != 4+4 {
-		t.Errorf("rollouts and evaluations per run %v, want pats 12, grpo 8:\n%s", runs, out)
+	if runs["pats"] != 3+8 || runs["grpo"] != 3+4 {
+		t.Errorf("rollouts and evaluations per run %v, want pats 11, grpo 7:\n%s", runs, out)
 	}
 	for _, s := range []string{
 		"bin/rollout --env household-drawn --max-context 4096  --history 2 --admissible here --split train --tasks 256 --group 1",
 		"bin/learn sft --init runs/demo/base/ckpt/0 --traj runs/demo/pats/demos.parquet -o runs/demo/pats/ckpt/0 --epochs 2",
 		"cp -r runs/demo/base/ckpt/0 runs/demo/grpo/ckpt/.0.tmp",
-		"demo: a short run (4 iterations of 8 tasks x 8 episodes, 32 evaluation tasks per split, seed 1) of the PATS sweep's configuration",
+		"demo: a short run (3 iterations of 8 tasks x 8 episodes, 32 evaluation tasks per split, seed 1) of the PATS sweep's configuration",
 		"not the sweep's result, which is in docs/results.md.",
 	} {
 		if !strings.Contains(out, s) {
