@@ -20,7 +20,8 @@ import (
 // with report plots: every plot decodes, the NLL-gap plot is there, the
 // same folder gives the same bytes twice, and the success lines end at
 // what report sweep writes from the same files (results.parquet: the
-// mean and sample sd over seeds, bare and with the scaffold).
+// mean and sample sd over seeds, bare and with the scaffold); then the
+// sweep packed and restored (checkSweepArchive) reports the same.
 func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 	t.Helper()
 	sweep := t.TempDir()
@@ -127,4 +128,5 @@ func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 	if len(d.Gap) == 0 || len(d.Items) == 0 || len(d.ZeroVar) == 0 {
 		t.Errorf("sweep lines: %d gap, %d scaffold, %d zero-variance; want each", len(d.Gap), len(d.Items), len(d.ZeroVar))
 	}
+	checkSweepArchive(t, root, bin, sweep, seeds, files)
 }

@@ -28,25 +28,29 @@ sg_sizes   = ENV=household-rl BASE=$(patsubst $(RUNS)/%,%,$(READING_BASE)) SEEDS
 # to the parts'.
 CMP_SEEDS ?= $(SG_SEEDS)
 CMP_SWEEP ?= $(RUNS)/sgc
+# How each experiment's sweeps run: sweep, or sweep-rest when they go on
+# from archived runs (sweep.mk: make sweep-restore SWEEP=... first; a
+# restored run is never run again, and sweep-report makes the tables).
+SG_GOAL   ?= sweep
 
 .PHONY: skillgate-experiment gigpo-experiment composed-experiment
 
 skillgate-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
-	+$(MAKE) --no-print-directory sweep SWEEP=$(SG_SWEEP) VARIANTS="skillgate broadcast" $(sg_sizes)
-	+$(MAKE) --no-print-directory sweep SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate GRPO_FLAGS="--select-baseline none" $(sg_sizes)
+	+$(MAKE) --no-print-directory $(SG_GOAL) SWEEP=$(SG_SWEEP) VARIANTS="skillgate broadcast" $(sg_sizes)
+	+$(MAKE) --no-print-directory $(SG_GOAL) SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate GRPO_FLAGS="--select-baseline none" $(sg_sizes)
 	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP) $(SG_ITERS)
 	BIN=$(BIN) scripts/sweep-audits.sh $(SG_SWEEP)-nobaseline $(SG_ITERS)
 	+$(MAKE) --no-print-directory sweep-report SWEEP=$(SG_SWEEP) VARIANTS="skillgate broadcast" $(sg_sizes)
 	+$(MAKE) --no-print-directory sweep-report SWEEP=$(SG_SWEEP)-nobaseline VARIANTS=skillgate $(sg_sizes)
 
 gigpo-experiment: | $(PIPE_BINS) $(BIN)/audit
-	+$(MAKE) --no-print-directory sweep SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
+	+$(MAKE) --no-print-directory $(SG_GOAL) SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
 	BIN=$(BIN) scripts/sweep-audits.sh $(GG_SWEEP) $(SG_ITERS)
 	+$(MAKE) --no-print-directory sweep-report SWEEP=$(GG_SWEEP) VARIANTS="grpo gigpo" $(sg_sizes)
 
 composed-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory $(foreach s,$(READING_SPLITS),$(READING_SKILLS_BASE)/reading/$(READING_TEST_ENV)/$(s).md) $(reading_skills_vars)
-	+$(MAKE) --no-print-directory sweep SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"
+	+$(MAKE) --no-print-directory $(SG_GOAL) SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"
 	BIN=$(BIN) scripts/sweep-audits.sh $(CMP_SWEEP) $(SG_ITERS)
 	+$(MAKE) --no-print-directory sweep-report SWEEP=$(CMP_SWEEP) VARIANTS=pats-skillgate-gigpo $(sg_sizes) SEEDS="$(CMP_SEEDS)"

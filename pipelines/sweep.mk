@@ -114,3 +114,22 @@ sweep-plots-docs: | $(PIPE_BINS)
 # The table of the runs finished so far (unfinished ones listed under it).
 sweep-partial: | $(PIPE_BINS)
 	@$(BIN)/report sweep --partial --root $(SWEEP) $(SWEEP_SEEDS_FLAGS)
+
+# A sweep in parts on machines that do not keep runs/ (a session, a Slurm
+# allocation): sweep-archive packs every finished run into SWEEP_ARCHIVE
+# (results/NAME; RUN.tar.xz, no weights; scripts/sweep-archive.sh, after
+# scripts/sweep-audits.sh for the pats runs' scaffold audits), and on the
+# next machine sweep-restore unpacks them, sweep-rest runs only the runs
+# that have no summary.md (a restored run has no weights, so `make sweep`,
+# which would remake its warm-up, is not the way on: sweep-rest never
+# touches a finished run) and sweep-report or sweep-partial makes the
+# tables over both.
+SWEEP_ARCHIVE ?= results/$(SWEEP_NAME)
+SWEEP_TODO    = $(foreach r,$(SWEEP_RUNS),$(if $(wildcard $(r)/summary.md),,$(r)))
+.PHONY: sweep-archive sweep-restore sweep-rest
+sweep-archive:
+	scripts/sweep-archive.sh $(SWEEP) $(SWEEP_ARCHIVE)
+sweep-restore:
+	scripts/sweep-restore.sh $(SWEEP_ARCHIVE) $(SWEEP)
+sweep-rest: $(addsuffix /summary.md,$(SWEEP_TODO))
+	@echo "sweep-rest: $(words $(SWEEP_RUNS)) runs in the sweep, $(words $(SWEEP_TODO)) run now"
