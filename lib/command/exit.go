@@ -240,4 +240,3 @@ func Args(c *cli.Context, min, max int) error {
 	}
 	return nil
 }
-
