@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"image/color"
 	"io"
 	"math"
 
@@ -11,15 +10,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/pats-rl/pats/lib/plotcolor"
 	"github.com/pats-rl/pats/lib/table"
 )
-
-var palette = []color.Color{
-	color.RGBA{0x1f, 0x77, 0xb4, 0xff},
-	color.RGBA{0xd6, 0x27, 0x28, 0xff},
-	color.RGBA{0x2c, 0xa0, 0x2c, 0xff},
-	color.RGBA{0xff, 0x7f, 0x0e, 0xff},
-}
 
 type series struct {
 	name string
@@ -47,7 +40,7 @@ func linePlot(title, xlabel, ylabel string, ss []series) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := palette[k%len(palette)]
+		c := plotcolor.At(k)
 		l.Color, pts.Color = c, c
 		p.Add(l, pts)
 		p.Legend.Add(s.name, l, pts)

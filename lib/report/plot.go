@@ -16,20 +16,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/plotcolor"
 	"github.com/pats-rl/pats/lib/table"
 )
 
 // Primitives in the order the primitive plot stacks them.
 var Primitives = []string{"EXPAND", "REVISE", "COMPRESS", "FORCED_PRUNE", "NONE"}
-
-var palette = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-	color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
-}
 
 // Plots writes the run's plots as PNG files into dir and returns their
 // paths: success.png (success against iteration on each split, with and
@@ -212,7 +204,7 @@ func primitivePlot(r *Run) (*plot.Plot, error) {
 			return nil, err
 		}
 		sc.GlyphStyle.Shape = shapes[i%len(shapes)]
-		sc.GlyphStyle.Color = palette[i%len(palette)]
+		sc.GlyphStyle.Color = plotcolor.At(i)
 		sc.GlyphStyle.Radius = vg.Points(5)
 		p.Add(sc)
 		p.Legend.Add(prim, sc)
@@ -247,7 +239,7 @@ func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) erro
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", name, err)
 	}
-	c := palette[i%len(palette)]
+	c := plotcolor.At(i)
 	l.Color, pts.Color = c, c
 	l.Width = vg.Points(1.5)
 	if dashed {

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/plotcolor"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -386,21 +387,6 @@ func variantColours(d *SweepPlotData) map[string]int {
 	return m
 }
 
-// sweepPalette has more colours than the run plots' palette: a sweep has
-// up to 17 variants; past its end, colours repeat with another glyph.
-var sweepPalette = []color.Color{
-	color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
-	color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff},
-	color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff},
-	color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff},
-	color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
-	color.RGBA{R: 0x8c, G: 0x56, B: 0x4b, A: 0xff},
-	color.RGBA{R: 0xe3, G: 0x77, B: 0xc2, A: 0xff},
-	color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff},
-	color.RGBA{R: 0xbc, G: 0xbd, B: 0x22, A: 0xff},
-	color.RGBA{R: 0x17, G: 0xbe, B: 0xcf, A: 0xff},
-}
-
 var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}}
 
 // addBands draws each series as its variant's colour: a band of mean ±
@@ -427,7 +413,7 @@ func addBands(p *plot.Plot, ss []Series, colour map[string]int, dashed func(Seri
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", s.Variant, err)
 		}
-		r, g, b, _ := sweepPalette[colour[s.Variant]%len(sweepPalette)].RGBA()
+		r, g, b, _ := plotcolor.At(colour[s.Variant]).RGBA()
 		poly.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: 0x30}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
@@ -442,9 +428,9 @@ func addBands(p *plot.Plot, ss []Series, colour map[string]int, dashed func(Seri
 			return fmt.Errorf("plot %s: %w", s.Variant, err)
 		}
 		i := colour[s.Variant]
-		c := sweepPalette[i%len(sweepPalette)]
+		c := plotcolor.At(i)
 		l.Color, pts.Color = c, c
-		pts.Shape = glyphs[(i/len(sweepPalette))%len(glyphs)]
+		pts.Shape = glyphs[(i/len(plotcolor.Palette))%len(glyphs)]
 		l.Width = vg.Points(1.5)
 		if dashed != nil && dashed(s) {
 			l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
