@@ -80,7 +80,18 @@ $(shell mkdir -p $(SWEEP) && { echo "$(SWEEP_SET_LINE)" | cmp -s - $(SWEEP_SET) 
 endif
 endif
 
-$(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(addsuffix /summary.md,$(SWEEP_RUNS)) $(SWEEP_SET)
+# The warm-ups the sweep makes come first among the table's prerequisites:
+# make -j scans a prerequisite list once in order and puts off a target
+# whose own prerequisite is being made until the end of the list, so with
+# a warm-up still training, every scaffold run of its seed would wait
+# behind all the runs of every later seed that need none. Warm-ups first
+# (about a minute each), then the runs in seed-major order.
+sweep_pairs   = $(foreach s,$(ALL_SEEDS),$(foreach v,$(VARIANTS),$(if $(filter $(s),$(call seeds_of,$(v))),$(v):$(s))))
+sweep_warmup  = $(if $(call warmup_dir,$(call warmup_kind,$(1))),,$(SWEEP)/warmup-$(call warmup_kind,$(1))-s$(call warmup_seed,$(2))/ckpt/0/config.json)
+# the warm-ups of the runs in $(1) (run folders), each once
+sweep_warmups = $(sort $(foreach p,$(sweep_pairs),$(if $(filter $(call sweep_run,$(word 1,$(subst :, ,$(p))),$(word 2,$(subst :, ,$(p)))),$(1)),$(call sweep_warmup,$(word 1,$(subst :, ,$(p))),$(word 2,$(subst :, ,$(p)))))))
+
+$(SWEEP)/results.md $(SWEEP)/results.parquet $(SWEEP)/runs.parquet &: $(call sweep_warmups,$(SWEEP_RUNS)) $(addsuffix /summary.md,$(SWEEP_RUNS)) $(SWEEP_SET)
 	$(BIN)/report sweep --root $(SWEEP) $(SWEEP_SEEDS_FLAGS) -o $(SWEEP)/results.parquet --runs $(SWEEP)/runs.parquet > $(SWEEP)/results.md.tmp && mv $(SWEEP)/results.md.tmp $(SWEEP)/results.md
 
 # The tables again once the runs' audits are written (scripts/sweep-audits.sh):
@@ -131,5 +142,5 @@ sweep-archive:
 	scripts/sweep-archive.sh $(SWEEP) $(SWEEP_ARCHIVE)
 sweep-restore:
 	scripts/sweep-restore.sh $(SWEEP_ARCHIVE) $(SWEEP)
-sweep-rest: $(addsuffix /summary.md,$(SWEEP_TODO))
+sweep-rest: $(call sweep_warmups,$(SWEEP_TODO)) $(addsuffix /summary.md,$(SWEEP_TODO))
 	@echo "sweep-rest: $(words $(SWEEP_RUNS)) runs in the sweep, $(words $(SWEEP_TODO)) run now"
