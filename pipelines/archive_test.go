@@ -79,19 +79,7 @@ func checkSweepArchive(t *testing.T, root, bin, sweep, seeds string, plots map[s
 	}
 	plotDir := filepath.Join(t.TempDir(), "plots")
 	run(filepath.Join(bin, "report"), "plots", restored, "-o", plotDir)
-	got := map[string][]byte{}
-	ents, err := os.ReadDir(plotDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(plotDir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got[e.Name()] = b
-	}
-	if !cmp.Equal(plots, got) {
+	if !cmp.Equal(plots, readPlots(t, plotDir)) {
 		t.Error("report plots of the restored sweep: not the original's bytes")
 	}
 }

@@ -51,20 +51,11 @@ func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 	for try := 0; try < 2; try++ {
 		out := filepath.Join(t.TempDir(), "plots")
 		tool(filepath.Join(bin, "report"), "plots", sweep, "-o", out)
-		got := map[string][]byte{}
-		ents, err := os.ReadDir(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			b, err := os.ReadFile(filepath.Join(out, e.Name()))
-			if err != nil {
-				t.Fatal(err)
-			}
+		got := readPlots(t, out)
+		for name, b := range got {
 			if _, err := png.Decode(bytes.NewReader(b)); err != nil {
-				t.Errorf("%s: %v", e.Name(), err)
+				t.Errorf("%s: %v", name, err)
 			}
-			got[e.Name()] = b
 		}
 		if files == nil {
 			files = got
@@ -129,4 +120,22 @@ func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 		t.Errorf("sweep lines: %d gap, %d scaffold, %d zero-variance; want each", len(d.Gap), len(d.Items), len(d.ZeroVar))
 	}
 	checkSweepArchive(t, root, bin, sweep, seeds, files)
+}
+
+// readPlots maps each file of a plots folder to its bytes.
+func readPlots(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = b
+	}
+	return files
 }
