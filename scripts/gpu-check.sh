@@ -25,8 +25,8 @@
 # Output. $OUT (default build/gpu/out) comes back from the GPU machine and
 # gets only small files: summary.txt (one line per step: name, pass / FAIL /
 # tmout / skip / part, seconds, a note; then the result), gpu.txt, parity.txt,
-# gpu.md and each step's log cut to its first and last lines (at most
-# about 1 MiB). Large files (exported checkpoints, full logs) go to the
+# gpu.md and steps.log, every step's log cut to its first and last lines
+# (five files: the GPU machine returns at most 8). Large files (exported checkpoints, full logs) go to the
 # scratch folder $GPU_CHECK_SCRATCH (default ${TMPDIR:-/tmp}/pats-gpu-scratch),
 # which the parity suite gets as PATS_GPU_SCRATCH.
 #
@@ -40,7 +40,9 @@
 # when there is no GPU, no nvcc or no prepared binaries.
 # Usage: scripts/gpu-check.sh [--dry-run]   (from anywhere)
 # Overridable: OUT, GPU_CHECK_SECONDS, GPU_CHECK_BIN (the prepared
-# binaries' folder, default build/gpu), GPU_CHECK_SCRATCH.
+# binaries' folder, default build/gpu), GPU_CHECK_CARRY (the same binaries
+# xz-compressed, as the device tool carries them, default build/gpucarry:
+# each one missing from GPU_CHECK_BIN is unpacked there), GPU_CHECK_SCRATCH.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 2
@@ -65,6 +67,18 @@ bin=${GPU_CHECK_BIN:-build/gpu}
 
 # Refusals: one line, exit 2.
 shopt -s nullglob
+# The binaries as carried (make gpu-tests writes build/gpucarry/*.xz):
+# unpacked into $bin where they are missing there.
+for z in "${GPU_CHECK_CARRY:-build/gpucarry}"/*.xz; do
+  b=$bin/$(basename "$z" .xz)
+  [[ -x $b ]] && continue
+  mkdir -p "$bin"
+  if command -v xz >/dev/null; then
+    xz -dc "$z" >"$b.part"
+  else
+    python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$z" "$b.part"
+  fi && chmod +x "$b.part" && mv "$b.part" "$b" || { echo "gpu-check: cannot unpack $z" >&2; rm -f "$b.part"; exit 2; }
+done
 tests=("$bin"/*.test)
 if ((${#tests[@]} == 0)) || [[ ! -x $bin/gpubench ]]; then
   echo "gpu-check: no prepared binaries ($bin/*.test and $bin/gpubench): run make gpu-tests on a machine with Go first" >&2
@@ -87,7 +101,7 @@ fi
 export PATS_GPU_OUT=${OUT:-$repo/build/gpu/out}
 export PATS_GPU_SCRATCH=${GPU_CHECK_SCRATCH:-${TMPDIR:-/tmp}/pats-gpu-scratch}
 mkdir -p "$PATS_GPU_OUT" "$PATS_GPU_SCRATCH/logs" || exit 2
-rm -f "$PATS_GPU_OUT/parity.txt"
+rm -f "$PATS_GPU_OUT/parity.txt" "$PATS_GPU_OUT/steps.log"
 [[ $dry == 1 ]] && export PATS_PARITY_DRYRUN=1
 summary=$PATS_GPU_OUT/summary.txt
 mode=gpu
@@ -105,19 +119,22 @@ record() { # name status seconds note
   return 0
 }
 
-# keep_log NAME: the step's full log stays in scratch; $PATS_GPU_OUT gets
-# at most its first 2,000 and last 6,000 lines, each cut to 400 bytes.
+# keep_log NAME: the step's full log stays in scratch; $PATS_GPU_OUT's one
+# steps.log gets, under a header line, at most its first 1,000 and last
+# 3,000 lines, each cut to 400 bytes (the machine returns at most 8 files,
+# so the steps share one).
 keep_log() {
-  local full=$PATS_GPU_SCRATCH/logs/$1.log dst=$PATS_GPU_OUT/$1.log n
+  local full=$PATS_GPU_SCRATCH/logs/$1.log dst=$PATS_GPU_OUT/steps.log n
   n=$(wc -l <"$full")
-  if ((n > 8000)); then
+  echo "=== $1 ($n lines) ===" >>"$dst"
+  if ((n > 4000)); then
     {
-      head -n 2000 "$full"
-      echo "... ($((n - 8000)) lines left out; the whole log is $full on the GPU machine) ..."
-      tail -n 6000 "$full"
-    } | cut -c1-400 >"$dst"
+      head -n 1000 "$full"
+      echo "... ($((n - 4000)) lines left out; the whole log is $full on the GPU machine) ..."
+      tail -n 3000 "$full"
+    } | cut -c1-400 >>"$dst"
   else
-    cut -c1-400 "$full" >"$dst"
+    cut -c1-400 "$full" >>"$dst"
   fi
 }
 
@@ -161,10 +178,11 @@ step() {
     record "$name" part "$secs" "stopped at its limit of ${limit}s with no error found so far (not a failure)"
   elif ((rc == 124 || rc == 137)); then
     record "$name" tmout "$secs" "killed at its limit of ${limit}s"
-    tail -n 20 "$PATS_GPU_OUT/$name.log"
+    tail -n 20 "$PATS_GPU_SCRATCH/logs/$name.log" | cut -c1-400
   else
-    record "$name" FAIL "$secs" "exit $rc; see $name.log"
-    tail -n 40 "$PATS_GPU_OUT/$name.log"
+    record "$name" FAIL "$secs" "exit $rc; see steps.log"
+    grep -a -e '--- FAIL' -e 'above tolerance' -e '^panic' "$PATS_GPU_SCRATCH/logs/$name.log" | head -n 40 | cut -c1-400
+    tail -n 10 "$PATS_GPU_SCRATCH/logs/$name.log" | cut -c1-400
   fi
   return $rc
 }
@@ -226,7 +244,7 @@ else
       -o bin/libpatscuda.so cuda/*.cu -lcublas -lcublasLt -lcudart
   fi
   if [[ ! -f bin/libpatscuda.so ]]; then
-    log "the library did not build; see $PATS_GPU_OUT/build-library.log"
+    log "the library did not build; see $PATS_GPU_OUT/steps.log"
     echo "result: FAIL (the library did not build), $(($(date +%s) - start))s of ${budget}s" | tee -a "$summary"
     exit 1
   fi

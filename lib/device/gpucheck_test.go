@@ -43,23 +43,36 @@ func TestGPUCheckDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(t *testing.T, mode string, budget int, binaries bool) (out, scratch, stdout string, rc int, took time.Duration) {
+	// binaries: "" (none), "plain" (in the binaries' folder) or "carried"
+	// (xz-compressed in the carry folder only, as the device tool brings them).
+	run := func(t *testing.T, mode string, budget int, binaries string) (out, scratch, stdout string, rc int, took time.Duration) {
 		t.Helper()
 		dir := t.TempDir()
 		bin, out, scratch := filepath.Join(dir, "bin"), filepath.Join(dir, "out"), filepath.Join(dir, "scratch")
-		if err := os.MkdirAll(bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if binaries {
-			if err := os.WriteFile(filepath.Join(bin, "device.test"), []byte(fakeTest), 0o755); err != nil {
+		carry := filepath.Join(dir, "carry")
+		for _, d := range []string{bin, carry} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(bin, "gpubench"), []byte("#!/bin/sh\nexit 9\n"), 0o755); err != nil {
-				t.Fatal(err)
+		}
+		if binaries != "" {
+			for name, text := range map[string]string{"device.test": fakeTest, "gpubench": "#!/bin/sh\nexit 9\n"} {
+				p := filepath.Join(bin, name)
+				if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if binaries == "carried" {
+					if b, err := exec.Command("xz", "-z", "--suffix=.xz", p).CombinedOutput(); err != nil {
+						t.Fatalf("xz: %v: %s", err, b)
+					}
+					if err := os.Rename(p+".xz", filepath.Join(carry, name+".xz")); err != nil {
+						t.Fatal(err)
+					}
+				}
 			}
 		}
 		cmd := exec.Command("bash", script, "--dry-run")
-		cmd.Env = append(os.Environ(), "OUT="+out, "GPU_CHECK_BIN="+bin, "GPU_CHECK_SCRATCH="+scratch,
+		cmd.Env = append(os.Environ(), "OUT="+out, "GPU_CHECK_BIN="+bin, "GPU_CHECK_CARRY="+carry, "GPU_CHECK_SCRATCH="+scratch,
 			fmt.Sprintf("GPU_CHECK_SECONDS=%d", budget), "FAKE_MODE="+mode, "PATS_CUDA_LIB=")
 		t0 := time.Now()
 		b, err := cmd.CombinedOutput()
@@ -94,19 +107,21 @@ func TestGPUCheckDryRun(t *testing.T) {
 	}
 	hf := "hf-logits skip" // the fake exports no checkpoints
 	cases := []struct {
-		mode   string
-		budget int
-		rc     int
-		steps  []string
-		result string
+		mode     string
+		binaries string
+		budget   int
+		rc       int
+		steps    []string
+		result   string
 	}{
-		{"pass", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
-		{"fail", 60, 1, []string{"gpu skip", "build-library skip", "test-device FAIL", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
-		{"hang", 12, 1, []string{"gpu skip", "build-library skip", "test-device tmout", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
+		{"pass", "plain", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
+		{"pass", "carried", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
+		{"fail", "plain", 60, 1, []string{"gpu skip", "build-library skip", "test-device FAIL", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
+		{"hang", "plain", 12, 1, []string{"gpu skip", "build-library skip", "test-device tmout", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
 	}
 	for _, c := range cases {
-		t.Run(c.mode, func(t *testing.T) {
-			out, scratch, stdout, rc, took := run(t, c.mode, c.budget, true)
+		t.Run(c.mode+"/"+c.binaries, func(t *testing.T) {
+			out, scratch, stdout, rc, took := run(t, c.mode, c.budget, c.binaries)
 			if rc != c.rc {
 				t.Errorf("exit %d, want %d; output:\n%s", rc, c.rc, stdout)
 			}
@@ -135,19 +150,25 @@ func TestGPUCheckDryRun(t *testing.T) {
 			}
 			// Only small files come back: the 20 MB file stays in scratch and
 			// the 12,000-line log is cut.
+			// At most 8 files come back from the GPU machine.
 			var total int64
+			var files []string
 			filepath.Walk(out, func(p string, fi os.FileInfo, err error) error {
 				if err == nil && !fi.IsDir() {
 					total += fi.Size()
+					files = append(files, filepath.Base(p))
 				}
 				return err
 			})
 			if total > 2<<20 {
 				t.Errorf("%d bytes under the output folder", total)
 			}
-			log, err := os.ReadFile(filepath.Join(out, "test-device.log"))
-			if err != nil || !strings.Contains(string(log), "lines left out") {
-				t.Errorf("test-device.log not cut (%v)", err)
+			if len(files) > 8 {
+				t.Errorf("%d files under the output folder (the GPU machine returns 8): %v", len(files), files)
+			}
+			log, err := os.ReadFile(filepath.Join(out, "steps.log"))
+			if err != nil || !strings.Contains(string(log), "=== test-device (") || !strings.Contains(string(log), "lines left out") {
+				t.Errorf("steps.log has no cut test-device log (%v)", err)
 			}
 			if _, err := os.Stat(filepath.Join(out, "parity.txt")); err != nil {
 				t.Errorf("parity.txt: %v", err)
@@ -155,7 +176,7 @@ func TestGPUCheckDryRun(t *testing.T) {
 		})
 	}
 	t.Run("no binaries", func(t *testing.T) {
-		_, _, stdout, rc, _ := run(t, "pass", 60, false)
+		_, _, stdout, rc, _ := run(t, "pass", 60, "")
 		if rc != 2 || strings.Count(strings.TrimSpace(stdout), "\n") != 0 || !strings.Contains(stdout, "no prepared binaries") {
 			t.Errorf("exit %d, output %q; want exit 2 and one line", rc, stdout)
 		}
