@@ -42,7 +42,7 @@
 # Overridable: OUT, GPU_CHECK_SECONDS, GPU_CHECK_BIN (the prepared
 # binaries' folder, default build/gpu), GPU_CHECK_CARRY (the same binaries
 # xz-compressed, as the device tool carries them, default build/gpucarry:
-# each one missing from GPU_CHECK_BIN is unpacked there), GPU_CHECK_SCRATCH.
+# each one missing from GPU_CHECK_BIN, or older there, is unpacked there), GPU_CHECK_SCRATCH.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo" || exit 2
@@ -68,10 +68,11 @@ bin=${GPU_CHECK_BIN:-build/gpu}
 # Refusals: one line, exit 2.
 shopt -s nullglob
 # The binaries as carried (make gpu-tests writes build/gpucarry/*.xz):
-# unpacked into $bin where they are missing there.
+# unpacked into $bin where they are missing there or older than the
+# archive (a warm machine keeps the last call's unpacked binaries).
 for z in "${GPU_CHECK_CARRY:-build/gpucarry}"/*.xz; do
   b=$bin/$(basename "$z" .xz)
-  [[ -x $b ]] && continue
+  [[ -x $b && $b -nt $z ]] && continue
   mkdir -p "$bin"
   if command -v xz >/dev/null; then
     xz -dc "$z" >"$b.part"

@@ -43,8 +43,10 @@ func TestGPUCheckDryRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// binaries: "" (none), "plain" (in the binaries' folder) or "carried"
-	// (xz-compressed in the carry folder only, as the device tool brings them).
+	// binaries: "" (none), "plain" (in the binaries' folder), "carried"
+	// (xz-compressed in the carry folder only, as the device tool brings
+	// them) or "stale" (carried, and an older binary that fails in the
+	// binaries' folder, as a warm machine keeps the last call's).
 	run := func(t *testing.T, mode string, budget int, binaries string) (out, scratch, stdout string, rc int, took time.Duration) {
 		t.Helper()
 		dir := t.TempDir()
@@ -61,11 +63,20 @@ func TestGPUCheckDryRun(t *testing.T) {
 				if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if binaries == "carried" {
+				if binaries == "carried" || binaries == "stale" {
 					if b, err := exec.Command("xz", "-z", "--suffix=.xz", p).CombinedOutput(); err != nil {
 						t.Fatalf("xz: %v: %s", err, b)
 					}
 					if err := os.Rename(p+".xz", filepath.Join(carry, name+".xz")); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if binaries == "stale" {
+					if err := os.WriteFile(p, []byte("#!/bin/sh\nexit 7\n"), 0o755); err != nil {
+						t.Fatal(err)
+					}
+					old := time.Now().Add(-time.Hour)
+					if err := os.Chtimes(p, old, old); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -116,6 +127,7 @@ func TestGPUCheckDryRun(t *testing.T) {
 	}{
 		{"pass", "plain", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
 		{"pass", "carried", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
+		{"pass", "stale", 60, 0, []string{"gpu skip", "build-library skip", "test-device pass", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: pass"},
 		{"fail", "plain", 60, 1, []string{"gpu skip", "build-library skip", "test-device FAIL", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
 		{"hang", "plain", 12, 1, []string{"gpu skip", "build-library skip", "test-device tmout", "memcheck skip", "racecheck skip", hf, "gpubench skip"}, "result: FAIL"},
 	}
