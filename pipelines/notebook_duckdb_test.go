@@ -2,7 +2,7 @@
 
 package pipelines
 
-// TestNotebookDoc runs every SQL block of docs/notebook.md, in order, in
+// TestDuckDBNotebookDoc runs every SQL block of docs/notebook.md, in order, in
 // one DuckDB session over the files of a small real run, and checks the
 // NULLs the page promises. Run with
 //
@@ -14,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
+	"github.com/pats-rl/pats/lib/stage/report"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table/interop/duckdb"
 )
@@ -34,6 +36,10 @@ func sqlBlocks(page string) []string {
 	}
 	return out
 }
+
+// notebookSweepRuns are the runs of results/s32 the page's sweep files
+// are made from.
+var notebookSweepRuns = []string{"grpo-s1", "pats-s1", "static-s1"}
 
 // notebookFiles makes the files docs/notebook.md reads in dir.
 func notebookFiles(t *testing.T, dir string) map[string]string {
@@ -54,8 +60,27 @@ func notebookFiles(t *testing.T, dir string) map[string]string {
 		Evidence: p("evidence.parquet"), Per: "group", Top: 8}, std); err != nil {
 		t.Fatal(err)
 	}
+	// A sweep's files from runs kept in the repository (results/s32).
+	sweep := p("sweep")
+	for _, run := range notebookSweepRuns {
+		one := filepath.Join(dir, "archive-"+run)
+		if err := os.MkdirAll(one, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(repoRoot(t), "results", "s32", run+".tar.xz")
+		if err := os.Symlink(src, filepath.Join(one, run+".tar.xz")); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := exec.Command("bash", filepath.Join(repoRoot(t), "scripts", "sweep-restore.sh"), one, sweep).CombinedOutput(); err != nil {
+			t.Fatalf("sweep-restore.sh %s: %v\n%s", src, err, b)
+		}
+	}
+	if err := report.RunSweep(context.Background(), report.SweepOptions{Root: sweep, Variants: []string{"grpo", "pats", "static"},
+		Seeds: []string{"1"}, Output: p("results.parquet"), Runs: p("runs.parquet"), Baseline: "grpo"}, std); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{}
-	for _, n := range []string{"traj.parquet", "metrics.parquet", "cards.parquet", "evidence.parquet"} {
+	for _, n := range []string{"traj.parquet", "metrics.parquet", "cards.parquet", "evidence.parquet", "runs.parquet", "results.parquet"} {
 		files["'"+n+"'"] = "'" + p(n) + "'"
 	}
 	return files
@@ -110,6 +135,21 @@ func TestDuckDBNotebookDoc(t *testing.T) {
 	}
 	if r := res[8]; len(r) != 1 || !strings.HasSuffix(r[0]["input"].(string), "traj.parquet") || len(r[0]["hash"].(string)) != 32 {
 		t.Errorf("pats.inputs as JSON: %v", r)
+	}
+	// The sweep (blocks 10-13): a row per run; only pats has a scaffold to
+	// re-attach (static's re-attached success is NULL); two pairs with
+	// grpo; the paper's names beside the variants.
+	if r := res[9]; len(r) != len(notebookSweepRuns) {
+		t.Errorf("sweep runs: %v; want a row per run", r)
+	}
+	if r := res[10]; len(r) != 1 || r[0]["variant"] != "pats" || r[0]["reattached"] == nil {
+		t.Errorf("re-attached: %v; want pats alone", r)
+	}
+	if r := res[11]; len(r) != 2 || r[0]["variant"] != "pats" || r[1]["variant"] != "static" {
+		t.Errorf("paired with grpo: %v; want pats and static", r)
+	}
+	if r := res[12]; len(r) != 3 || r[1]["variant"] != "pats" || r[1]["paper_variant"] != "full PATS" {
+		t.Errorf("sweep results: %v; want three variants, pats beside the paper's full PATS", r)
 	}
 }
 
