@@ -177,13 +177,14 @@ func TestNullsInOutputs(t *testing.T) {
 		{"evaluate: no read rates without reads", func() string {
 			// The oracle's episodes without a slate read nothing: every
 			// row's read rates are NULL, the "all" row's task type too,
-			// and the oracle has no temperature.
+			// and the oracle has no temperature; the misleading exposure,
+			// a share of episodes, is 0, not NULL.
 			out := filepath.Join(dir, "metrics.parquet")
 			if err := evaluate.Run(context.Background(), evaluate.Options{Inputs: []string{filepath.Join(dir, "oracle.parquet")}, Output: out}, quiet); err != nil {
 				t.Fatal(err)
 			}
 			return out
-		}, map[string]int64{"right_read_rate": all, "misleading_read_rate": all, "reads_per_episode": 0, "temperature": all, "task_type": 1}},
+		}, map[string]int64{"right_read_rate": all, "misleading_read_rate": all, "misleading_exposure": 0, "reads_per_episode": 0, "temperature": all, "task_type": 1}},
 		{"audit scaffold: NLLs and gap where tokens were scored", func() string {
 			// The checkpoint's episodes with a general-layer scaffold in
 			// their context, audited at the checkpoint twice.

@@ -215,7 +215,10 @@ func summarize(trajs []table.Trajectory, l Labels, scope, taskType string) table
 	m.Tokens /= n
 	m.PolicyTokens /= n
 	m.ReadsPerEp = float64(reads) / n
-	m.MisleadingExposure = float64(exposed) / n
+	// A share of episodes, so 0 (not NULL) where none read a misleading
+	// skill, with reads or without; NULL only without episodes (above).
+	e := float64(exposed) / n
+	m.MisleadingExposure = &e
 	if reads > 0 { // else NULL: shares of no reads
 		r, mr := float64(right)/float64(reads), float64(misleading)/float64(reads)
 		m.RightReadRate, m.MisleadingRate = &r, &mr
@@ -223,7 +226,9 @@ func summarize(trajs []table.Trajectory, l Labels, scope, taskType string) table
 	return m
 }
 
-// rate formats a nullable share: three decimals, or "-" (NULL: no reads).
+// rate formats a nullable share: three decimals, or "-" (NULL: no reads,
+// or for the misleading exposure no episodes or an evaluation file older
+// than the column).
 func rate(x *float64) string {
 	if x == nil {
 		return "-"
@@ -265,8 +270,8 @@ func WriteMarkdown(w io.Writer, rows []table.EvalMetrics) error {
 		if r.Scope == table.ScopeAll {
 			name = "**all**"
 		}
-		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %s | %s | %.3f |\n",
-			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, rate(r.RightReadRate), rate(r.MisleadingRate), r.MisleadingExposure); err != nil {
+		if _, err := fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.1f | %.1f | %.2f | %s | %s | %s |\n",
+			name, r.Episodes, r.Success, r.Score, r.Steps, r.Tokens, r.ReadsPerEp, rate(r.RightReadRate), rate(r.MisleadingRate), rate(r.MisleadingExposure)); err != nil {
 			return err
 		}
 	}

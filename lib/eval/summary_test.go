@@ -21,14 +21,15 @@ func TestSummarize(t *testing.T) {
 	}
 	got := Summarize(trajs, Labels{Run: "r"})
 	zero := int32(0)
-	third, twoThirds := 1.0/3, 2.0/3
+	third, twoThirds, half, none := 1.0/3, 2.0/3, 0.5, 0.0
 	want := []table.EvalMetrics{
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "all", Episodes: 3,
-			Success: 2.0 / 3, Score: 2.5 / 3, Steps: 5, Tokens: 120, PolicyTokens: 14, ReadsPerEp: 1, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: 1.0 / 3, Iteration: &zero},
+			Success: 2.0 / 3, Score: 2.5 / 3, Steps: 5, Tokens: 120, PolicyTokens: 14, ReadsPerEp: 1, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: &third, Iteration: &zero},
+		// no reads: NULL read rates, but an exposure of 0 (a share of episodes)
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "type", TaskType: "a", Episodes: 1,
-			Success: 1, Score: 1, Steps: 1, Tokens: 60, PolicyTokens: 2, Iteration: &zero},
+			Success: 1, Score: 1, Steps: 1, Tokens: 60, PolicyTokens: 2, MisleadingExposure: &none, Iteration: &zero},
 		{Run: "r", Env: "household", Split: "valid_seen", Policy: "oracle", Scope: "type", TaskType: "b", Episodes: 2,
-			Success: 0.5, Score: 0.75, Steps: 7, Tokens: 150, PolicyTokens: 20, ReadsPerEp: 1.5, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: 0.5, Iteration: &zero},
+			Success: 0.5, Score: 0.75, Steps: 7, Tokens: 150, PolicyTokens: 20, ReadsPerEp: 1.5, RightReadRate: &third, MisleadingRate: &twoThirds, MisleadingExposure: &half, Iteration: &zero},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
 		t.Errorf("Summarize (-want +got):\n%s", diff)
@@ -43,6 +44,42 @@ func TestSummarize(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[4], "| **all** | 3 | 0.667 | 0.833 | 5.0 | 120.0 |") {
 		t.Errorf("overall line = %q", lines[4])
+	}
+}
+
+// TestSummarizeExposure: the misleading exposure is a share of episodes:
+// 0 for episodes that read nothing (where the read rates are NULL), NULL
+// only without episodes; the Markdown prints a NULL exposure as it prints
+// the NULL read rates ("-"), as for a row read from an evaluation file
+// older than the column.
+func TestSummarizeExposure(t *testing.T) {
+	noReads := Summarize([]table.Trajectory{{Env: "household", Split: "s", Policy: "oracle", TaskType: "a", Success: true, Score: 1}}, Labels{})
+	if m := noReads[0]; m.MisleadingExposure == nil || *m.MisleadingExposure != 0 || m.RightReadRate != nil || m.MisleadingRate != nil {
+		t.Errorf("episodes without reads: exposure %v, read rates %v %v; want 0 and NULL, NULL (NaN here)",
+			table.OrNaN(m.MisleadingExposure), table.OrNaN(m.RightReadRate), table.OrNaN(m.MisleadingRate))
+	}
+	empty := Summarize(nil, Labels{Env: "household", Split: "s", Policy: "oracle"})
+	if len(empty) != 1 || empty[0].Episodes != 0 {
+		t.Fatalf("no episodes: %d rows; want one row without episodes", len(empty))
+	}
+	if x := empty[0].MisleadingExposure; x != nil {
+		t.Errorf("no episodes: exposure %v; want NULL", *x)
+	}
+	for _, c := range []struct {
+		rows []table.EvalMetrics
+		want string
+	}{
+		{noReads[:1], "| **all** | 1 | 1.000 | 1.000 | 0.0 | 0.0 | 0.00 | - | - | 0.000 |"},
+		{empty, "| **all** | 0 | 0.000 | 0.000 | 0.0 | 0.0 | 0.00 | - | - | - |"},
+	} {
+		var buf bytes.Buffer
+		if err := WriteMarkdown(&buf, c.rows); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		if got := lines[len(lines)-1]; got != c.want {
+			t.Errorf("markdown row %q, want %q", got, c.want)
+		}
 	}
 }
 

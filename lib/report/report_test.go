@@ -333,9 +333,9 @@ func TestSweepReads(t *testing.T) {
 		finish(t, dir)
 		for i, name := range []string{"valid_seen", "valid_unseen"} {
 			m := table.EvalMetrics{Split: name, Episodes: 10, Success: 0.5, Score: 0.5, Tokens: 100,
-				ReadsPerEp: sp[i].reads, RightReadRate: table.NullNaN(sp[i].right), MisleadingRate: table.NullNaN(sp[i].misleading), MisleadingExposure: sp[i].exposure}
+				ReadsPerEp: sp[i].reads, RightReadRate: table.NullNaN(sp[i].right), MisleadingRate: table.NullNaN(sp[i].misleading), MisleadingExposure: table.NullNaN(sp[i].exposure)}
 			writeEvalAll(t, dir, 3, "bare", m)
-			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: table.NullNaN(0.9), MisleadingRate: table.NullNaN(0.05), MisleadingExposure: 0.3}
+			other := table.EvalMetrics{Split: name, Episodes: 10, ReadsPerEp: 7, RightReadRate: table.NullNaN(0.9), MisleadingRate: table.NullNaN(0.05), MisleadingExposure: table.NullNaN(0.3)}
 			writeEvalAll(t, dir, 1, "bare", other)
 			writeEvalAll(t, dir, 3, "scaffold", other)
 		}
@@ -354,8 +354,8 @@ func TestSweepReads(t *testing.T) {
 	type reads struct{ SeenReads, SeenRight, SeenMis, SeenExpo, UnseenReads, UnseenRight, UnseenMis, UnseenExpo float64 }
 	var gotRuns []reads
 	for _, r := range runs {
-		gotRuns = append(gotRuns, reads{r.SeenReads, table.OrNaN(r.SeenRightReads), table.OrNaN(r.SeenMisleading), r.SeenExposure,
-			r.UnseenReads, table.OrNaN(r.UnseenRightReads), table.OrNaN(r.UnseenMisleading), r.UnseenExposure})
+		gotRuns = append(gotRuns, reads{r.SeenReads, table.OrNaN(r.SeenRightReads), table.OrNaN(r.SeenMisleading), table.OrNaN(r.SeenExposure),
+			r.UnseenReads, table.OrNaN(r.UnseenRightReads), table.OrNaN(r.UnseenMisleading), table.OrNaN(r.UnseenExposure)})
 	}
 	nan := math.NaN()
 	none := reads{0, nan, nan, 0, 0, nan, nan, 0}
@@ -378,11 +378,14 @@ func TestSweepReads(t *testing.T) {
 			SeenRightReadsMean: f(0.6), SeenRightReadsStd: f(0.1 * math.Sqrt2), SeenMisleadingMean: f(0.2), SeenMisleadingStd: f(0.05 * math.Sqrt2),
 			UnseenReadsMean: 1.5, UnseenReadsStd: 1.5 * math.Sqrt2, UnseenReadSeeds: 1,
 			UnseenRightReadsMean: f(0.4), UnseenRightReadsStd: f(0), UnseenMisleadingMean: f(0.2), UnseenMisleadingStd: f(0),
-			SeenExposureMean: 0.3, SeenExposureStd: 0.1 * math.Sqrt2, UnseenExposureMean: 0.25, UnseenExposureStd: 0.25 * math.Sqrt2,
+			SeenExposureMean: f(0.3), SeenExposureStd: f(0.1 * math.Sqrt2), UnseenExposureMean: f(0.25), UnseenExposureStd: f(0.25 * math.Sqrt2),
+			SeenExposureSeeds: 2, UnseenExposureSeeds: 2,
 			// the scaffold evaluations at iteration 3: success 0, tokens 0
 			ReattachSeeds: 2, ReattachSeenMean: f(0), ReattachSeenStd: f(0), ReattachUnseenMean: f(0), ReattachUnseenStd: f(0), ReattachTokensMean: f(0), ReattachTokensStd: f(0)},
-		// no reads: NULL shares; no paper figure for either: NULL
+		// no reads: NULL shares, but an exposure of 0; no paper figure for
+		// either: NULL
 		{Variant: "broadcast", Seeds: 2, SeenMean: 0.5, UnseenMean: 0.5, ScoreMean: 0.5, TokensMean: 100,
+			SeenExposureMean: f(0), SeenExposureStd: f(0), UnseenExposureMean: f(0), UnseenExposureStd: f(0), SeenExposureSeeds: 2, UnseenExposureSeeds: 2,
 			ReattachSeeds: 2, ReattachSeenMean: f(0), ReattachSeenStd: f(0), ReattachUnseenMean: f(0), ReattachUnseenStd: f(0), ReattachTokensMean: f(0), ReattachTokensStd: f(0)},
 	}
 	approx := cmp.Options{cmpopts.EquateApprox(0, 1e-12)}
@@ -390,7 +393,7 @@ func TestSweepReads(t *testing.T) {
 		t.Errorf("aggregated reads (-want +got):\n%s", d)
 	}
 
-	// Both kinds survive a Parquet round trip at schema version 5, the
+	// Both kinds survive a Parquet round trip at schema version 6, the
 	// absent values stored as NULLs.
 	p := filepath.Join(t.TempDir(), "results.parquet")
 	if err := table.WriteFile(p, res, table.Meta{}); err != nil {
@@ -403,8 +406,8 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(res, back, approx); d != "" {
 		t.Errorf("sweep_result round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 5 {
-		t.Errorf("metadata %s version %d, want sweep_result version 5", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_result" || metas[0].SchemaVersion != 6 {
+		t.Errorf("metadata %s version %d, want sweep_result version 6", metas[0].Kind, metas[0].SchemaVersion)
 	}
 	if d := cmp.Diff(map[string]int64{"paper_success": 2, "paper_variant": 2, "seen_right_reads_mean": 1, "unseen_misleading_reads_std": 1, "reattach_seen_mean": 0, "seen_mean": 0},
 		nullCounts(t, p, "paper_success", "paper_variant", "seen_right_reads_mean", "unseen_misleading_reads_std", "reattach_seen_mean", "seen_mean")); d != "" {
@@ -421,8 +424,8 @@ func TestSweepReads(t *testing.T) {
 	if d := cmp.Diff(runs, backRuns); d != "" {
 		t.Errorf("sweep_run round trip (-wrote +read):\n%s", d)
 	}
-	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 5 {
-		t.Errorf("metadata %s version %d, want sweep_run version 5", metas[0].Kind, metas[0].SchemaVersion)
+	if metas[0].Kind != "sweep_run" || metas[0].SchemaVersion != 6 {
+		t.Errorf("metadata %s version %d, want sweep_run version 6", metas[0].Kind, metas[0].SchemaVersion)
 	}
 	if d := cmp.Diff(map[string]int64{"seen_right_reads": 2, "seen_misleading_reads": 2, "unseen_right_reads": 3, "unseen_misleading_reads": 3, "reattach_seen_success": 0, "seen_reads": 0},
 		nullCounts(t, p, "seen_right_reads", "seen_misleading_reads", "unseen_right_reads", "unseen_misleading_reads", "reattach_seen_success", "seen_reads")); d != "" {

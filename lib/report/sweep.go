@@ -12,8 +12,8 @@ import (
 )
 
 func init() {
-	table.RegisterKind[SweepRun]("sweep_run", 5)
-	table.RegisterKind[SweepResult]("sweep_result", 5)
+	table.RegisterKind[SweepRun]("sweep_run", 6)
+	table.RegisterKind[SweepResult]("sweep_result", 6)
 	table.RegisterKind[SweepCredit]("sweep_credit", 2)
 }
 
@@ -23,7 +23,10 @@ func init() {
 // all reads of that split in [0,1] (NULL where the split had no reads), as
 // the evaluation's metrics rows hold them. Version 5 writes NULL where a
 // value is absent; version 4 wrote 0 for a share without reads and NaN
-// without a re-attached evaluation, which read as NULL.
+// without a re-attached evaluation, which read as NULL. Version 6 writes
+// NULL for the misleading exposure of an evaluation without it (an
+// eval_metrics file older than its column); older versions wrote 0 there,
+// which cannot be told from a measured 0 and reads as it is.
 type SweepRun struct {
 	Variant      string  `parquet:"variant"`        // pats, grpo, static, ...
 	Seed         int64   `parquet:"seed"`           // the run's SEED
@@ -52,10 +55,13 @@ type SweepRun struct {
 	ReattachTokens *float64 `parquet:"reattach_tokens,optional" since:"3"`         // version 3: tokens per episode with the scaffold, both splits
 
 	// Added in version 4: SkillGate's exposure, the share of episodes
-	// that read at least one misleading skill (0 in an evaluation file
-	// older than the column).
-	SeenExposure   float64 `parquet:"seen_misleading_exposure" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]
-	UnseenExposure float64 `parquet:"unseen_misleading_exposure" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]
+	// that read at least one misleading skill, as the evaluation's metrics
+	// row holds it: 0 where none did, reads or not; NULL where the
+	// evaluation has none (an eval_metrics file older than the column).
+	// Versions 4 and 5 wrote 0 there, read as it is; older files lack the
+	// columns, read as NULL.
+	SeenExposure   *float64 `parquet:"seen_misleading_exposure,optional" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]; NULL when the evaluation has no exposure (version 6; versions 4 and 5 wrote 0)
+	UnseenExposure *float64 `parquet:"unseen_misleading_exposure,optional" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]; NULL when the evaluation has no exposure (version 6; versions 4 and 5 wrote 0)
 }
 
 // SweepResult aggregates the runs of one variant over seeds: the mean and
@@ -67,9 +73,12 @@ type SweepRun struct {
 // Reads per episode are averaged over all seeds. The right and misleading
 // read shares are averaged over the seeds whose run read at least once in
 // that split (SeenReadSeeds, UnseenReadSeeds; a run without reads has no
-// share), NULL where none did. Version 5 writes NULL where a value is
-// absent; version 4 wrote NaN (and "" for the paper's name), which read
-// as NULL.
+// share), NULL where none did. The misleading exposure is averaged over
+// the seeds whose evaluations have it (SeenExposureSeeds,
+// UnseenExposureSeeds), NULL where none does. Version 5 writes NULL where
+// a value is absent; version 4 wrote NaN (and "" for the paper's name),
+// which read as NULL. Version 6 makes the exposure nullable and adds its
+// seed counts; in older files the exposure is the mean over every seed.
 type SweepResult struct {
 	Variant      string   `parquet:"variant"`
 	Seeds        int32    `parquet:"seeds"`                  // runs aggregated
@@ -111,12 +120,20 @@ type SweepResult struct {
 	ReattachTokensMean *float64 `parquet:"reattach_tokens_mean,optional" since:"3"` // version 3
 	ReattachTokensStd  *float64 `parquet:"reattach_tokens_std,optional" since:"3"`  // version 3
 
-	// Added in version 4: misleading exposure per episode, mean over all
-	// seeds (as reads per episode).
-	SeenExposureMean   float64 `parquet:"seen_misleading_exposure_mean" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]
-	SeenExposureStd    float64 `parquet:"seen_misleading_exposure_std" since:"4"`    // version 4
-	UnseenExposureMean float64 `parquet:"unseen_misleading_exposure_mean" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]
-	UnseenExposureStd  float64 `parquet:"unseen_misleading_exposure_std" since:"4"`  // version 4
+	// Added in version 4: misleading exposure per episode, mean over the
+	// seeds whose evaluations have it (version 6; versions 4 and 5: over
+	// every seed, an evaluation without it counted as 0), NULL where none
+	// does (version 6; older files lack the columns, read as NULL).
+	SeenExposureMean   *float64 `parquet:"seen_misleading_exposure_mean,optional" since:"4"`   // version 4: share of the valid_seen episodes that read a misleading skill, [0,1]; NULL when no seed has it (version 6)
+	SeenExposureStd    *float64 `parquet:"seen_misleading_exposure_std,optional" since:"4"`    // version 4
+	UnseenExposureMean *float64 `parquet:"unseen_misleading_exposure_mean,optional" since:"4"` // version 4: share of the valid_unseen episodes that read a misleading skill, [0,1]; NULL when no seed has it (version 6)
+	UnseenExposureStd  *float64 `parquet:"unseen_misleading_exposure_std,optional" since:"4"`  // version 4
+
+	// Added in version 6: the seeds the exposure is over (read as seeds
+	// from versions 4 and 5, whose means are over every seed; 0 from
+	// older files, which have no exposure).
+	SeenExposureSeeds   int32 `parquet:"seen_misleading_exposure_seeds" since:"6"`   // version 6: seeds whose valid_seen evaluation has a misleading exposure
+	UnseenExposureSeeds int32 `parquet:"unseen_misleading_exposure_seeds" since:"6"` // version 6: seeds whose valid_unseen evaluation has one
 }
 
 // Paper maps a variant to the PATS paper's ablation figure on ALFWorld with
@@ -201,7 +218,9 @@ func readShare(reads float64, share *float64) *float64 {
 
 // UpgradeFrom reads a row of version 4 or older: a read share of a split
 // without reads (written as 0) and the re-attached figures of a run
-// without them (NaN) become NULL.
+// without them (NaN) become NULL. The misleading exposure of versions 4
+// and 5 reads as it is: their 0 for an evaluation without one cannot be
+// told from a measured 0.
 func (r *SweepRun) UpgradeFrom(version int) {
 	if version >= 5 {
 		return
@@ -215,10 +234,15 @@ func (r *SweepRun) UpgradeFrom(version int) {
 	nanToNull(&r.ReattachSeen, &r.ReattachUnseen, &r.ReattachTokens)
 }
 
-// UpgradeFrom reads a row of version 4 or older: NaN (no paper figure, no
-// seed with reads or with a re-attached evaluation) becomes NULL, and so
-// does the paper's name "" .
+// UpgradeFrom reads a row of version 5 or older: in versions 4 and 5 the
+// misleading exposure is over every seed, so its seed counts are the
+// row's seeds. In version 4 or older, NaN (no paper figure, no seed with
+// reads or with a re-attached evaluation) becomes NULL, and so does the
+// paper's name "" .
 func (r *SweepResult) UpgradeFrom(version int) {
+	if version >= 4 && version < 6 {
+		r.SeenExposureSeeds, r.UnseenExposureSeeds = r.Seeds, r.Seeds
+	}
 	if version >= 5 {
 		return
 	}
@@ -271,8 +295,8 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 	for _, v := range variants {
 		var seen, unseen, score, tok []float64
 		var reads [2]splitReads
-		var ra [3][]float64 // over the runs with a re-attached evaluation
-		var expo [2][]float64
+		var ra [3][]float64   // over the runs with a re-attached evaluation
+		var expo [2][]float64 // over the runs whose evaluation has the exposure
 		sc := false
 		for _, r := range runs {
 			if r.Variant != v {
@@ -282,7 +306,12 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 			score, tok = append(score, r.Score), append(tok, r.Tokens)
 			reads[0].add(r.SeenReads, r.SeenRightReads, r.SeenMisleading)
 			reads[1].add(r.UnseenReads, r.UnseenRightReads, r.UnseenMisleading)
-			expo[0], expo[1] = append(expo[0], r.SeenExposure), append(expo[1], r.UnseenExposure)
+			if r.SeenExposure != nil {
+				expo[0] = append(expo[0], *r.SeenExposure)
+			}
+			if r.UnseenExposure != nil {
+				expo[1] = append(expo[1], *r.UnseenExposure)
+			}
 			sc = r.Scaffold
 			if r.ReattachSeen != nil && r.ReattachUnseen != nil && r.ReattachTokens != nil {
 				ra[0], ra[1], ra[2] = append(ra[0], *r.ReattachSeen), append(ra[1], *r.ReattachUnseen), append(ra[2], *r.ReattachTokens)
@@ -304,8 +333,9 @@ func Aggregate(runs []SweepRun, variants []string) []SweepResult {
 		res.UnseenReadSeeds = int32(len(reads[1].right))
 		res.UnseenRightReadsMean, res.UnseenRightReadsStd = meanStdOrNull(reads[1].right)
 		res.UnseenMisleadingMean, res.UnseenMisleadingStd = meanStdOrNull(reads[1].misleading)
-		res.SeenExposureMean, res.SeenExposureStd = MeanStd(expo[0])
-		res.UnseenExposureMean, res.UnseenExposureStd = MeanStd(expo[1])
+		res.SeenExposureSeeds, res.UnseenExposureSeeds = int32(len(expo[0])), int32(len(expo[1]))
+		res.SeenExposureMean, res.SeenExposureStd = meanStdOrNull(expo[0])
+		res.UnseenExposureMean, res.UnseenExposureStd = meanStdOrNull(expo[1])
 		res.ReattachSeeds = int32(len(ra[0]))
 		res.ReattachSeenMean, res.ReattachSeenStd = meanStdOrNull(ra[0])
 		res.ReattachUnseenMean, res.ReattachUnseenStd = meanStdOrNull(ra[1])
@@ -336,8 +366,9 @@ func (s *splitReads) add(reads float64, right, misleading *float64) {
 // per variant that read and split, success, skill reads per episode, the
 // right and misleading reads in percent of all reads (over the seeds that
 // read, counted where fewer than all seeds did; — where none did) and the
-// misleading exposure in percent of episodes. The unfinished runs are
-// listed last.
+// misleading exposure in percent of episodes (over the seeds whose
+// evaluations have it, counted where fewer than all do; — where none
+// does). The unfinished runs are listed last.
 func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 	fmt.Fprintln(w, "| variant | seeds | eval context | valid_seen success % | valid_unseen success % | score | tokens/episode | PATS paper, 1.5B ALFWorld success % (their figure, not ours) |")
 	fmt.Fprintln(w, "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -397,18 +428,20 @@ func writeReadsMarkdown(w io.Writer, res []SweepResult) {
 		fmt.Fprintf(w, "| %s | valid_seen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(r.SeenReadsMean, r.SeenReadsStd, 2),
 			share(r.SeenRightReadsMean, r.SeenRightReadsStd, r.SeenReadSeeds, r.Seeds),
-			pm(100*r.SeenExposureMean, 100*r.SeenExposureStd, 1),
+			share(r.SeenExposureMean, r.SeenExposureStd, r.SeenExposureSeeds, r.Seeds),
 			share(r.SeenMisleadingMean, r.SeenMisleadingStd, r.SeenReadSeeds, r.Seeds))
 		fmt.Fprintf(w, "| %s | valid_unseen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
 			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pm(r.UnseenReadsMean, r.UnseenReadsStd, 2),
 			share(r.UnseenRightReadsMean, r.UnseenRightReadsStd, r.UnseenReadSeeds, r.Seeds),
-			pm(100*r.UnseenExposureMean, 100*r.UnseenExposureStd, 1),
+			share(r.UnseenExposureMean, r.UnseenExposureStd, r.UnseenExposureSeeds, r.Seeds),
 			share(r.UnseenMisleadingMean, r.UnseenMisleadingStd, r.UnseenReadSeeds, r.Seeds))
 	}
 }
 
-// share formats a read share in percent, mean ± std over the n of seeds
-// seeds that read: — for none (NULL), the count where fewer than all read.
+// share formats a share in percent, mean ± std over the n of seeds seeds
+// that have it (a read share: the seeds that read; the misleading
+// exposure: the seeds whose evaluations have it): — for none (NULL), the
+// count where fewer than all have it.
 func share(m, s *float64, n, seeds int32) string {
 	if n == 0 || m == nil || s == nil {
 		return "—"

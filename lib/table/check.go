@@ -408,7 +408,7 @@ func (m *EvalMetrics) CheckRow() error {
 		count("episodes", m.Episodes),
 		share("success", m.Success), share("score", m.Score),
 		optShare("right_read_rate", m.RightReadRate), optShare("misleading_read_rate", m.MisleadingRate),
-		share("misleading_exposure", m.MisleadingExposure),
+		optShare("misleading_exposure", m.MisleadingExposure),
 	); err != nil {
 		return err
 	}

@@ -29,7 +29,8 @@ type column struct {
 
 // optionalIn reports whether a file of schema version v may lack the
 // column: it was added in a later version (a file without pats metadata
-// has version 0). Such a column reads as its zero value.
+// has version 0). Such a column reads as its zero value (NULL for a
+// nullable pointer field).
 func (c column) optionalIn(v int) bool { return c.since > 1 && v < c.since }
 
 // columnsOf lists the columns of struct type t in field order.

@@ -28,7 +28,7 @@ var registry = struct {
 
 func init() {
 	RegisterKind[Trajectory]("trajectory", 8)
-	RegisterKind[EvalMetrics]("eval_metrics", 4)
+	RegisterKind[EvalMetrics]("eval_metrics", 5)
 }
 
 // RegisterKind registers row struct T as the row kind name at a schema

@@ -135,8 +135,9 @@ type EvalMetrics struct {
 	RightReadRate  *float64 `parquet:"right_read_rate,optional"`      // share of reads that were right; NULL without reads (version 4; older files: 0, read as NULL where reads_per_episode is 0)
 	MisleadingRate *float64 `parquet:"misleading_read_rate,optional"` // share of reads that were misleading; NULL without reads (version 4; older files: 0, read as NULL where reads_per_episode is 0)
 
-	// Added in version 2 (read as 0 from older files).
-	MisleadingExposure float64 `parquet:"misleading_exposure" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode)
+	// Added in version 2: version 1 files lack the column and read as NULL
+	// (unknown), not 0.
+	MisleadingExposure *float64 `parquet:"misleading_exposure,optional" since:"2"` // version 2: share of episodes that read at least one misleading skill (SkillGate's exposure per episode); 0 where none did, with reads or without; NULL without episodes (version 5; versions 2 to 4: 0, read as NULL) and in version 1 files, which lack the column
 
 	// Added in version 3: the row's scope, and what the episodes were
 	// played with as columns (NULL when unknown or not shared by all of
@@ -148,8 +149,11 @@ type EvalMetrics struct {
 }
 
 // UpgradeFrom reads an older row: the overall row's task type "all"
-// becomes Scope "all" with no task type (versions 1 and 2), and the read
-// rates of a row without reads (0) become NULL (versions 1 to 3).
+// becomes Scope "all" with no task type (versions 1 and 2), the read
+// rates of a row without reads (0) become NULL (versions 1 to 3), and so
+// does the misleading exposure of a row without episodes (0; versions 2
+// to 4). Version 1 has no misleading exposure column: it reads as NULL
+// (unknown), not 0.
 func (m *EvalMetrics) UpgradeFrom(version int) {
 	if version < 3 {
 		m.Scope = ScopeType
@@ -159,6 +163,9 @@ func (m *EvalMetrics) UpgradeFrom(version int) {
 	}
 	if version < 4 && m.ReadsPerEp == 0 {
 		m.RightReadRate, m.MisleadingRate = nil, nil
+	}
+	if version < 5 && m.Episodes == 0 {
+		m.MisleadingExposure = nil
 	}
 }
 

@@ -128,7 +128,7 @@ func renderSchemas(t *testing.T) (doc []byte, problems []string) {
 	p("Parquet key-value metadata, or Arrow schema metadata, of every file:\n\n")
 	p("| key | value |\n| --- | --- |\n")
 	p("| `%s` | row kind, one of the section names below |\n", keyKind)
-	p("| `%s` | schema version of the kind (a reader refuses a newer one, or one below 1; in an older one, the columns added since read as empty or 0) |\n", keyVersion)
+	p("| `%s` | schema version of the kind (a reader refuses a newer one, or one below 1; in an older one, the columns added since read as empty, 0, or NULL where nullable) |\n", keyVersion)
 	p("| `%s` | the producing command line, shell-quoted |\n", keyCommand)
 	p("| `%s` | the producing command's seed |\n", keySeed)
 	p("| `%s` | a JSON object (plain JSON text, no escaping to undo): input path -> content hash (first 16 bytes of SHA-256, hex) |\n", keyInputs)

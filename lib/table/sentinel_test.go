@@ -73,13 +73,17 @@ func setFields(v reflect.Value, fields map[string]any) {
 }
 
 // TestReadSentinelVersions: files of the versions before NULLs (trajectory
-// 6 and 7, eval_metrics 2 and 3, card 1, type_evidence 1, train_metrics 1,
+// 6 and 7, eval_metrics 1 to 4, card 1, type_evidence 1, train_metrics 1,
 // controller_state 2, reading_audit 2, credit_audit 3, scaffold_audit 1) with their sentinels ("" run,
 // scaffold_version -1, task type "all" or "", representative -1, sampling
 // columns 0 without a checkpoint, GRPO columns 0 on SFT rows, success
 // rates 0 before any evidence, NaN for a mean or correlation over
-// nothing, a relative change over a first gap of 0) read as the
-// current version's NULLs; the same rows written now read back equal.
+// nothing, a relative change over a first gap of 0, a misleading exposure
+// of 0 without episodes) read as the current version's NULLs, and so does
+// a column an older version lacks (eval_metrics 1's misleading exposure),
+// while a required column's values stay values (eval_metrics 2 to 4's
+// misleading exposure, 0 included); the same rows written now read back
+// equal.
 func TestReadSentinelVersions(t *testing.T) {
 	v := func(x int32) *int32 { return &x }
 	f := func(x float64) *float64 { return &x }
@@ -113,14 +117,25 @@ func TestReadSentinelVersions(t *testing.T) {
 				{GroupID: "g", Sample: 1, Policy: "ck", PolicyHash: "h", Temperature: f(0), TopP: f(1), TopK: v(0), RepetitionPenalty: f(1)},
 				{GroupID: "g", Sample: 2, Policy: "ck", PolicyHash: "h", Temperature: f(0.7), TopP: f(0.8), TopK: v(20), RepetitionPenalty: f(1.05)},
 			}, []string{"Run", "FailureMode", "ScaffoldVersion", "PolicyHash"}},
+		{"eval_metrics", 1, reflect.TypeFor[EvalMetrics](),
+			[]map[string]any{
+				// no misleading_exposure column: unknown, though these
+				// episodes read misleading skills
+				{"Env": "household", "TaskType": "all", "Episodes": int32(4), "Success": 0.5, "ReadsPerEp": 1.0, "RightReadRate": 0.5, "MisleadingRate": 0.25},
+				{"Env": "household", "TaskType": "pick", "Episodes": int32(4)},
+			},
+			[]EvalMetrics{
+				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5, ReadsPerEp: 1, RightReadRate: f(0.5), MisleadingRate: f(0.25)},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4},
+			}, nil},
 		{"eval_metrics", 2, reflect.TypeFor[EvalMetrics](),
 			[]map[string]any{
-				{"Env": "household", "TaskType": "all", "Episodes": int32(4), "Success": 0.5},
+				{"Env": "household", "TaskType": "all", "Episodes": int32(4), "Success": 0.5, "MisleadingExposure": 0.25},
 				{"Env": "household", "TaskType": "pick", "Episodes": int32(4), "Success": 0.5, "Scaffold": "snap/1.parquet"},
 			},
 			[]EvalMetrics{
-				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5},
-				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, Success: 0.5, Scaffold: "snap/1.parquet"},
+				{Env: "household", Scope: ScopeAll, Episodes: 4, Success: 0.5, MisleadingExposure: f(0.25)},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, Success: 0.5, Scaffold: "snap/1.parquet", MisleadingExposure: f(0)},
 			}, nil},
 		{"eval_metrics", 3, reflect.TypeFor[EvalMetrics](),
 			[]map[string]any{
@@ -128,9 +143,23 @@ func TestReadSentinelVersions(t *testing.T) {
 				{"Env": "household", "Scope": "type", "TaskType": "pick", "Episodes": int32(4), "ReadsPerEp": 1.0, "RightReadRate": 0.0, "MisleadingRate": 0.25},
 			},
 			[]EvalMetrics{
-				{Env: "household", Scope: ScopeAll, Episodes: 4},
-				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, ReadsPerEp: 1, RightReadRate: f(0), MisleadingRate: f(0.25)},
+				{Env: "household", Scope: ScopeAll, Episodes: 4, MisleadingExposure: f(0)},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, ReadsPerEp: 1, RightReadRate: f(0), MisleadingRate: f(0.25), MisleadingExposure: f(0)},
 			}, []string{"Run", "Scaffold", "TaskType", "Iteration", "Seed", "Temperature"}},
+		{"eval_metrics", 4, reflect.TypeFor[EvalMetrics](),
+			[]map[string]any{
+				// misleading_exposure a required double: its values read
+				// as they are, 0 among them (episodes that read nothing)...
+				{"Env": "household", "Scope": "all", "Episodes": int32(4), "ReadsPerEp": 1.0, "RightReadRate": f(0.5), "MisleadingRate": f(0.25), "MisleadingExposure": 0.25},
+				{"Env": "household", "Scope": "type", "TaskType": "pick", "Episodes": int32(4), "MisleadingExposure": 0.0},
+				// ...but the 0 of a row without episodes is no share
+				{"Env": "household", "Scope": "type", "TaskType": "heat", "MisleadingExposure": 0.0},
+			},
+			[]EvalMetrics{
+				{Env: "household", Scope: ScopeAll, Episodes: 4, ReadsPerEp: 1, RightReadRate: f(0.5), MisleadingRate: f(0.25), MisleadingExposure: f(0.25)},
+				{Env: "household", Scope: ScopeType, TaskType: "pick", Episodes: 4, MisleadingExposure: f(0)},
+				{Env: "household", Scope: ScopeType, TaskType: "heat"},
+			}, []string{"Run", "Scaffold", "TaskType", "RightReadRate", "MisleadingRate", "Iteration", "Seed", "Temperature"}},
 		{"card", 1, reflect.TypeFor[Card](),
 			[]map[string]any{
 				{"CardID": "c-0-a", "NEpisodes": int32(2), "NSuccess": int32(2), "SuccessRate": 1.0, "RepSuccessSample": int32(1), "RepFailureSample": int32(-1)},
@@ -264,7 +293,7 @@ func TestNullsInFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int64{"run": 2, "scaffold": 2, "task_type": 1, "iteration": 2, "seed": 2, "temperature": 2, "right_read_rate": 2, "misleading_read_rate": 2, "env": 0, "scope": 0}
+	want := map[string]int64{"run": 2, "scaffold": 2, "task_type": 1, "iteration": 2, "seed": 2, "temperature": 2, "right_read_rate": 2, "misleading_read_rate": 2, "misleading_exposure": 2, "env": 0, "scope": 0}
 	got := map[string]int64{}
 	for name := range want {
 		l, ok := f.Schema().Lookup(name)

@@ -69,3 +69,73 @@ func TestReadOlderVersion(t *testing.T) {
 		}
 	}
 }
+
+// A row kind at version 3 whose nullable column d was added in version 2
+// as a required column (as eval_metrics' misleading_exposure was), and
+// the kind as version 2 wrote it.
+type nullableNew struct {
+	A string   `parquet:"a"`
+	D *float64 `parquet:"d,optional" since:"2"`
+}
+
+type nullableOld struct {
+	A string  `parquet:"a"`
+	D float64 `parquet:"d"`
+}
+
+// TestReadNullableFromOlder: a nullable pointer column reads as NULL from
+// a file of a version before it that lacks it, and as the value from a
+// file that wrote it as a required column (0 included), in every format.
+func TestReadNullableFromOlder(t *testing.T) {
+	k := KindInfo{Name: "nullable_test", Version: 3, Type: reflect.TypeFor[nullableNew]()}
+	cols, err := columnsOf(k.Type)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(x float64) *float64 { return &x }
+	for _, c := range []struct {
+		version int
+		rows    any
+		want    []nullableNew
+	}{
+		{1, []sinceOld{{A: "x"}, {A: "y"}}, []nullableNew{{A: "x"}, {A: "y"}}},
+		{2, []nullableOld{{A: "x", D: 0.25}, {A: "y"}}, []nullableNew{{A: "x", D: f(0.25)}, {A: "y", D: f(0)}}},
+	} {
+		meta := Meta{Kind: "nullable_test", SchemaVersion: c.version}
+		for _, format := range formats {
+			var b bytes.Buffer
+			switch rows := c.rows.(type) {
+			case []sinceOld:
+				err = writeOldRows(&b, format, rows, meta)
+			case []nullableOld:
+				err = writeOldRows(&b, format, rows, meta)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "old")
+			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := readOne[nullableNew](path, k, cols)
+			if err != nil {
+				t.Fatalf("%v, version %d: %v", format, c.version, err)
+			}
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("%v, version %d (-want +got):\n%s", format, c.version, diff)
+			}
+		}
+	}
+}
+
+// writeOldRows writes rows of an unregistered row struct in a format.
+func writeOldRows[T any](w *bytes.Buffer, f Format, rows []T, meta Meta) error {
+	if f == Parquet {
+		return writeParquet(w, rows, meta)
+	}
+	cols, err := columnsOf(reflect.TypeFor[T]())
+	if err != nil {
+		return err
+	}
+	return writeArrow(w, f == ArrowFile, rows, cols, meta)
+}
