@@ -32,27 +32,11 @@ func TestReadOlderVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oldCols, err := columnsOf(reflect.TypeFor[sinceOld]())
-	if err != nil {
-		t.Fatal(err)
-	}
 	rows := []sinceOld{{A: "x"}, {A: "y"}}
 	for _, version := range []int{1, 2} {
 		meta := Meta{Kind: "since_test", SchemaVersion: version}
 		for _, f := range formats {
-			var b bytes.Buffer
-			if f == Parquet {
-				err = writeParquet(&b, rows, meta)
-			} else {
-				err = writeArrow(&b, f == ArrowFile, rows, oldCols, meta)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), "old")
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeOldFile(t, f, rows, meta)
 			got, _, err := readOne[sinceNew](path, k, cols)
 			if version == 2 {
 				if err == nil || !strings.Contains(err.Error(), `no column "b"`) {
@@ -103,19 +87,12 @@ func TestReadNullableFromOlder(t *testing.T) {
 	} {
 		meta := Meta{Kind: "nullable_test", SchemaVersion: c.version}
 		for _, format := range formats {
-			var b bytes.Buffer
+			var path string
 			switch rows := c.rows.(type) {
 			case []sinceOld:
-				err = writeOldRows(&b, format, rows, meta)
+				path = writeOldFile(t, format, rows, meta)
 			case []nullableOld:
-				err = writeOldRows(&b, format, rows, meta)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(t.TempDir(), "old")
-			if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
+				path = writeOldFile(t, format, rows, meta)
 			}
 			got, _, err := readOne[nullableNew](path, k, cols)
 			if err != nil {
@@ -128,14 +105,26 @@ func TestReadNullableFromOlder(t *testing.T) {
 	}
 }
 
-// writeOldRows writes rows of an unregistered row struct in a format.
-func writeOldRows[T any](w *bytes.Buffer, f Format, rows []T, meta Meta) error {
+// writeOldFile writes rows of an unregistered row struct in a format to a
+// file in a temporary folder and returns its path.
+func writeOldFile[T any](t *testing.T, f Format, rows []T, meta Meta) string {
+	t.Helper()
+	var b bytes.Buffer
+	var err error
 	if f == Parquet {
-		return writeParquet(w, rows, meta)
+		err = writeParquet(&b, rows, meta)
+	} else {
+		var cols []column
+		if cols, err = columnsOf(reflect.TypeFor[T]()); err == nil {
+			err = writeArrow(&b, f == ArrowFile, rows, cols, meta)
+		}
 	}
-	cols, err := columnsOf(reflect.TypeFor[T]())
 	if err != nil {
-		return err
+		t.Fatal(err)
 	}
-	return writeArrow(w, f == ArrowFile, rows, cols, meta)
+	path := filepath.Join(t.TempDir(), "old")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
