@@ -24,7 +24,7 @@ var CreditFile = filepath.Join("audit", "credit.parquet")
 // for one seed) over the seeds whose bin has the measure; NULL where none
 // (version 2; version 1 wrote NaN, read as NULL).
 type SweepCredit struct {
-	Variant       string   `parquet:"variant"`
+	Variant       string   `parquet:"variant"`                        // the sweep variant (skillgate, broadcast, gigpo, ...)
 	Horizon       string   `parquet:"horizon"`                        // steps or tokens
 	Bin           int32    `parquet:"bin"`                            // bin index, shortest horizons first
 	Seeds         int32    `parquet:"seeds"`                          // runs with this bin
@@ -32,13 +32,13 @@ type SweepCredit struct {
 	Hi            float64  `parquet:"hi"`                             // largest horizon
 	EpisodesMean  float64  `parquet:"episodes_mean"`                  // episodes in the bin, mean over seeds
 	ShareMean     *float64 `parquet:"skill_name_share_mean,optional"` // |credit| share of skill-name tokens
-	ShareStd      *float64 `parquet:"skill_name_share_std,optional"`
-	RightNegMean  *float64 `parquet:"right_neg_frac_mean,optional"` // share of right reads credited < 0
-	RightNegStd   *float64 `parquet:"right_neg_frac_std,optional"`
-	CoverageMean  *float64 `parquet:"anchor_coverage_mean,optional"` // GiGPO's anchor coverage of the bin's turns
-	CoverageStd   *float64 `parquet:"anchor_coverage_std,optional"`
-	GroupSizeMean *float64 `parquet:"step_group_size_mean,optional"` // mean size of the turns' GiGPO step groups
-	GroupSizeStd  *float64 `parquet:"step_group_size_std,optional"`
+	ShareStd      *float64 `parquet:"skill_name_share_std,optional"`  // its standard deviation over the same seeds
+	RightNegMean  *float64 `parquet:"right_neg_frac_mean,optional"`   // share of right reads credited < 0
+	RightNegStd   *float64 `parquet:"right_neg_frac_std,optional"`    // its standard deviation over the same seeds
+	CoverageMean  *float64 `parquet:"anchor_coverage_mean,optional"`  // GiGPO's anchor coverage of the bin's turns
+	CoverageStd   *float64 `parquet:"anchor_coverage_std,optional"`   // its standard deviation over the same seeds
+	GroupSizeMean *float64 `parquet:"step_group_size_mean,optional"`  // mean size of the turns' GiGPO step groups
+	GroupSizeStd  *float64 `parquet:"step_group_size_std,optional"`   // its standard deviation over the same seeds
 }
 
 // UpgradeFrom reads a row of version 1: NaN (no seed with the measure)

@@ -28,17 +28,17 @@ func init() {
 // eval_metrics file older than its column); older versions wrote 0 there,
 // which cannot be told from a measured 0 and reads as it is.
 type SweepRun struct {
-	Variant      string  `parquet:"variant"`        // pats, grpo, static, ...
-	Seed         int64   `parquet:"seed"`           // the run's SEED
-	Run          string  `parquet:"run"`            // run folder
-	Iteration    int32   `parquet:"iteration"`      // checkpoint evaluated (the last one)
-	Scaffold     bool    `parquet:"scaffold"`       // evaluated with the scaffold in the context (keep); else none
-	SeenSuccess  float64 `parquet:"seen_success"`   // valid_seen success
-	UnseenSucc   float64 `parquet:"unseen_success"` // valid_unseen success
-	Score        float64 `parquet:"score"`          // mean score over both splits
-	Tokens       float64 `parquet:"tokens"`         // mean tokens per episode over both splits
-	SeenEpisodes int32   `parquet:"seen_episodes"`  // episodes behind seen_success
-	UnseenEps    int32   `parquet:"unseen_episodes"`
+	Variant      string  `parquet:"variant"`         // pats, grpo, static, ...
+	Seed         int64   `parquet:"seed"`            // the run's SEED
+	Run          string  `parquet:"run"`             // run folder
+	Iteration    int32   `parquet:"iteration"`       // checkpoint evaluated (the last one)
+	Scaffold     bool    `parquet:"scaffold"`        // evaluated with the scaffold in the context (keep); else none
+	SeenSuccess  float64 `parquet:"seen_success"`    // valid_seen success
+	UnseenSucc   float64 `parquet:"unseen_success"`  // valid_unseen success
+	Score        float64 `parquet:"score"`           // mean score over both splits
+	Tokens       float64 `parquet:"tokens"`          // mean tokens per episode over both splits
+	SeenEpisodes int32   `parquet:"seen_episodes"`   // episodes behind seen_success
+	UnseenEps    int32   `parquet:"unseen_episodes"` // episodes behind unseen_success
 
 	SeenReads        float64  `parquet:"seen_reads"`                       // valid_seen skill reads per episode
 	SeenRightReads   *float64 `parquet:"seen_right_reads,optional"`        // share of the valid_seen reads that were right, [0,1]; NULL without reads (version 5; older files: 0)
@@ -80,34 +80,34 @@ type SweepRun struct {
 // which read as NULL. Version 6 makes the exposure nullable and adds its
 // seed counts; in older files the exposure is the mean over every seed.
 type SweepResult struct {
-	Variant      string   `parquet:"variant"`
+	Variant      string   `parquet:"variant"`                // pats, grpo, static, ...
 	Seeds        int32    `parquet:"seeds"`                  // runs aggregated
 	Scaffold     bool     `parquet:"scaffold"`               // evaluated with the scaffold (keep)
 	SeenMean     float64  `parquet:"seen_mean"`              // valid_seen success, mean over seeds
 	SeenStd      float64  `parquet:"seen_std"`               // its standard deviation
 	UnseenMean   float64  `parquet:"unseen_mean"`            // valid_unseen success
-	UnseenStd    float64  `parquet:"unseen_std"`             //
+	UnseenStd    float64  `parquet:"unseen_std"`             // its standard deviation over the same seeds
 	ScoreMean    float64  `parquet:"score_mean"`             // score, both splits
-	ScoreStd     float64  `parquet:"score_std"`              //
+	ScoreStd     float64  `parquet:"score_std"`              // its standard deviation over the same seeds
 	TokensMean   float64  `parquet:"tokens_mean"`            // tokens per episode, both splits
-	TokensStd    float64  `parquet:"tokens_std"`             //
+	TokensStd    float64  `parquet:"tokens_std"`             // its standard deviation over the same seeds
 	PaperSuccess *float64 `parquet:"paper_success,optional"` // the paper's figure (percent), NULL if none (version 5; older files: NaN)
 	PaperVariant string   `parquet:"paper_variant,optional"` // the paper's name of the row, NULL if none (version 5; older files: "")
 
 	SeenReadsMean        float64  `parquet:"seen_reads_mean"`                       // valid_seen skill reads per episode, mean over seeds
-	SeenReadsStd         float64  `parquet:"seen_reads_std"`                        //
+	SeenReadsStd         float64  `parquet:"seen_reads_std"`                        // its standard deviation over the same seeds
 	SeenReadSeeds        int32    `parquet:"seen_read_seeds"`                       // seeds whose run read in valid_seen: the shares below are over these
 	SeenRightReadsMean   *float64 `parquet:"seen_right_reads_mean,optional"`        // share of the valid_seen reads that were right, [0,1], NULL without reads
-	SeenRightReadsStd    *float64 `parquet:"seen_right_reads_std,optional"`         //
+	SeenRightReadsStd    *float64 `parquet:"seen_right_reads_std,optional"`         // its standard deviation over the same seeds
 	SeenMisleadingMean   *float64 `parquet:"seen_misleading_reads_mean,optional"`   // share of the valid_seen reads that were misleading, [0,1], NULL without reads
-	SeenMisleadingStd    *float64 `parquet:"seen_misleading_reads_std,optional"`    //
+	SeenMisleadingStd    *float64 `parquet:"seen_misleading_reads_std,optional"`    // its standard deviation over the same seeds
 	UnseenReadsMean      float64  `parquet:"unseen_reads_mean"`                     // valid_unseen skill reads per episode, mean over seeds
-	UnseenReadsStd       float64  `parquet:"unseen_reads_std"`                      //
+	UnseenReadsStd       float64  `parquet:"unseen_reads_std"`                      // its standard deviation over the same seeds
 	UnseenReadSeeds      int32    `parquet:"unseen_read_seeds"`                     // seeds whose run read in valid_unseen
 	UnseenRightReadsMean *float64 `parquet:"unseen_right_reads_mean,optional"`      // share of the valid_unseen reads that were right, [0,1], NULL without reads
-	UnseenRightReadsStd  *float64 `parquet:"unseen_right_reads_std,optional"`       //
+	UnseenRightReadsStd  *float64 `parquet:"unseen_right_reads_std,optional"`       // its standard deviation over the same seeds
 	UnseenMisleadingMean *float64 `parquet:"unseen_misleading_reads_mean,optional"` // share of the valid_unseen reads that were misleading, [0,1], NULL without reads
-	UnseenMisleadingStd  *float64 `parquet:"unseen_misleading_reads_std,optional"`  //
+	UnseenMisleadingStd  *float64 `parquet:"unseen_misleading_reads_std,optional"`  // its standard deviation over the same seeds
 
 	// Added in version 3: the runs' last scaffold re-attached at
 	// evaluation, over the seeds that have it (ReattachSeeds; NULL where

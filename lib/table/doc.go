@@ -12,11 +12,12 @@
 //
 //	func init() { RegisterKind[Card]("card", 1) }
 //
-// KindOf, LookupKind and Kinds query the registry. docs/schemas.md is
-// generated from the registered structs and the comments on their fields;
-// TestSchemasDoc fails when the two differ (regenerate with
-// `go test ./lib/table -run TestSchemasDoc -update`). Renaming or retyping a
-// column is a schema version change.
+// KindOf, LookupKind and Kinds query the registry. Other packages register
+// the kinds they own (lib/report's sweep tables) the same way from their
+// own init. docs/schemas.md is generated (SchemaDoc) from every registered
+// struct and the comments on its fields; lib/report's TestSchemasDoc fails
+// when the two differ (regenerate with SchemaDocCommand). Renaming or
+// retyping a column is a schema version change.
 //
 // # Writing
 //
