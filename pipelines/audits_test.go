@@ -15,13 +15,19 @@ import (
 // runs with advantages, scaffold for the finished pats runs at ckpt/0 and
 // every ITERS/4 iterations on the first and last iteration's episodes (the
 // last rolled out with a scaffold that had items: pats-s1's was emptied by
-// COMPRESS after iteration 5); unfinished runs are passed over, and a
-// second call audits nothing again.
+// COMPRESS after iteration 5; pats-s3's last iteration drew no task type
+// its scaffold had items for, so the late audit falls back to iteration
+// 6); unfinished runs are passed over, and a second call audits nothing
+// again.
 func TestSweepAudits(t *testing.T) {
 	root := repoRoot(t)
 	bin, sweep := t.TempDir(), t.TempDir()
 	logf := filepath.Join(t.TempDir(), "calls")
-	fake := "#!/bin/sh\necho \"$@\" >> " + logf + "\necho \"| table | $1 |\"\n"
+	// audit: logs its arguments; audit scaffold on pats-s3's traj/7 fails as
+	// the real one does on episodes without scaffold tokens
+	fake := "#!/bin/sh\necho \"$@\" >> " + logf + "\n" +
+		"case \"$*\" in *pats-s3/traj/7.parquet*) echo 'audit: pats-s3/traj/7.parquet: no episode has scaffold tokens (roll out with --scaffold)' >&2; exit 2 ;; esac\n" +
+		"echo \"| table | $1 |\"\n"
 	if err := os.WriteFile(filepath.Join(bin, "audit"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +37,7 @@ func TestSweepAudits(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "validate"), []byte(show), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, run := range []string{"grpo-s1", "skillgate-s1", "broadcast-s2", "pats-s1", "pats-s2"} {
+	for _, run := range []string{"grpo-s1", "skillgate-s1", "broadcast-s2", "pats-s1", "pats-s2", "pats-s3"} {
 		for _, d := range []string{"adv", "traj", "ckpt", "snap"} {
 			if err := os.MkdirAll(filepath.Join(sweep, run, d), 0o755); err != nil {
 				t.Fatal(err)
@@ -49,6 +55,9 @@ func TestSweepAudits(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(sweep, "pats-s1", "snap", k+".parquet.empty"), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.WriteFile(filepath.Join(sweep, "pats-s3", "snap", "0.parquet.empty"), nil, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	run := func() string {
 		cmd := exec.Command("bash", filepath.Join(root, "scripts", "sweep-audits.sh"), sweep, "8")
@@ -71,17 +80,28 @@ func TestSweepAudits(t *testing.T) {
 		"credit " + s + "/skillgate-s1/traj --advantages " + s + "/skillgate-s1/adv -o " + s + "/skillgate-s1/audit/credit.parquet --plot " + s + "/skillgate-s1/audit/credit.png",
 		"scaffold --policy " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/1.parquet --scaffold " + s + "/pats-s1/snap/1.parquet -o " + s + "/pats-s1/audit/scaffold-traj1.parquet --plot " + s + "/pats-s1/audit/scaffold-traj1.png",
 		"scaffold --policy " + s + "/pats-s1/ckpt/0," + s + "/pats-s1/ckpt/2," + s + "/pats-s1/ckpt/4," + s + "/pats-s1/ckpt/6," + s + "/pats-s1/ckpt/8 --traj " + s + "/pats-s1/traj/5.parquet --scaffold " + s + "/pats-s1/snap/5.parquet -o " + s + "/pats-s1/audit/scaffold-traj5.parquet --plot " + s + "/pats-s1/audit/scaffold-traj5.png",
+		"scaffold --policy " + s + "/pats-s3/ckpt/0," + s + "/pats-s3/ckpt/2," + s + "/pats-s3/ckpt/4," + s + "/pats-s3/ckpt/6," + s + "/pats-s3/ckpt/8 --traj " + s + "/pats-s3/traj/1.parquet --scaffold " + s + "/pats-s3/snap/1.parquet -o " + s + "/pats-s3/audit/scaffold-traj1.parquet --plot " + s + "/pats-s3/audit/scaffold-traj1.png",
+		"scaffold --policy " + s + "/pats-s3/ckpt/0," + s + "/pats-s3/ckpt/2," + s + "/pats-s3/ckpt/4," + s + "/pats-s3/ckpt/6," + s + "/pats-s3/ckpt/8 --traj " + s + "/pats-s3/traj/7.parquet --scaffold " + s + "/pats-s3/snap/7.parquet -o " + s + "/pats-s3/audit/scaffold-traj7.parquet --plot " + s + "/pats-s3/audit/scaffold-traj7.png",
+		"scaffold --policy " + s + "/pats-s3/ckpt/0," + s + "/pats-s3/ckpt/2," + s + "/pats-s3/ckpt/4," + s + "/pats-s3/ckpt/6," + s + "/pats-s3/ckpt/8 --traj " + s + "/pats-s3/traj/6.parquet --scaffold " + s + "/pats-s3/snap/6.parquet -o " + s + "/pats-s3/audit/scaffold-traj6.parquet --plot " + s + "/pats-s3/audit/scaffold-traj6.png",
 	}
 	if d := cmp.Diff(want, strings.Split(strings.TrimSpace(string(b)), "\n")); d != "" {
 		t.Errorf("audit calls (-want +got):\n%s", d)
 	}
 	if !strings.Contains(out, "| table | scaffold |") || !strings.Contains(out, "== "+s+"/skillgate-s1: audit credit") ||
 		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty from iteration 6 on; the late audit is on traj/5") ||
-		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty before iteration 1; the early audit is on traj/1") {
+		!strings.Contains(out, "== "+s+"/pats-s1: the scaffold is empty before iteration 1; the early audit is on traj/1") ||
+		!strings.Contains(out, "== "+s+"/pats-s3: traj/7: no episode has scaffold tokens") ||
+		!strings.Contains(out, "== "+s+"/pats-s3: audit scaffold on traj/6") {
 		t.Errorf("output:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(s, "pats-s1", "audit", "scaffold-traj5.md")); err != nil {
 		t.Errorf("the audit's table was not kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(s, "pats-s3", "audit", "scaffold-traj7.md")); err == nil {
+		t.Error("the failed audit left a table")
+	}
+	if _, err := os.Stat(filepath.Join(s, "pats-s3", "audit", "scaffold-traj7.none")); err != nil {
+		t.Errorf("the audit without scaffold tokens was not recorded: %v", err)
 	}
 	// A second call prints what is there and runs nothing.
 	os.Remove(logf)

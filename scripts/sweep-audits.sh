@@ -10,8 +10,13 @@
 # with; a pats run's snap/0 is empty). When COMPRESS emptied the scaffold before
 # the last iteration, the late audit takes the last iteration rolled out
 # with a scaffold that still had items (an empty one puts no scaffold token
-# in the context, so there is no gap to measure). Each audit is written
-# once, under RUN/audit/, atomically; a second call prints what is there.
+# in the context, so there is no gap to measure). A scaffold can have items
+# and still put no token in an iteration's contexts (its items are all for
+# task types that iteration did not draw): then audit scaffold finds no
+# scaffold tokens, RUN/audit/scaffold-trajK.none says so, and the audit
+# moves to the next iteration inward (the one after for the early audit,
+# the one before for the late one). Each audit is written once, under
+# RUN/audit/, atomically; a second call prints what is there.
 #
 # Usage: scripts/sweep-audits.sh SWEEP ITERS
 #   scripts/sweep-audits.sh runs/s11 20
@@ -48,6 +53,40 @@ items() {
   esac
   echo "$n"
 }
+# scaffold_audit RUN K: audit scaffold of RUN's checkpoints on traj/K with
+# snap/K, once, into RUN/audit/scaffold-trajK.{md,parquet,png}, and print
+# it. It returns 1, and leaves RUN/audit/scaffold-trajK.none, when no
+# episode of traj/K carries scaffold tokens; any other failure ends the
+# script.
+scaffold_audit() {
+  local run=$1 k=$2 out="$1/audit/scaffold-traj$2" err
+  if [ -f "$out.none" ]; then
+    echo "== $run: traj/$k: $(cat "$out.none")"
+    return 1
+  fi
+  if [ ! -f "$out.md" ]; then
+    err=$(mktemp)
+    if ! "$bin"/audit scaffold --policy "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
+        --scaffold "$run/snap/$k.parquet" -o "$out.parquet" --plot "$out.png" > "$out.md.tmp" 2> "$err"; then
+      rm -f "$out.md.tmp"
+      if grep -q "no episode has scaffold tokens" "$err"; then
+        echo "no episode has scaffold tokens (the scaffold's items are for task types this iteration did not draw)" > "$out.none.tmp"
+        mv "$out.none.tmp" "$out.none"
+        rm -f "$err"
+        echo "== $run: traj/$k: $(cat "$out.none")"
+        return 1
+      fi
+      cat "$err" >&2
+      rm -f "$err"
+      exit 1
+    fi
+    cat "$err" >&2
+    rm -f "$err"
+    mv "$out.md.tmp" "$out.md"
+  fi
+  echo "== $run: audit scaffold on traj/$k"
+  cat "$out.md"
+}
 for run in "$sweep"/pats-s*; do
   [ -f "$run/summary.md" ] || continue
   mkdir -p "$run/audit"
@@ -72,14 +111,12 @@ for run in "$sweep"/pats-s*; do
   if [ "$first" != 0 ]; then
     echo "== $run: the scaffold is empty before iteration $first; the early audit is on traj/$first"
   fi
-  for k in $(echo "$first" "$last" | tr ' ' '\n' | sort -n -u); do
-    out="$run/audit/scaffold-traj$k"
-    if [ ! -f "$out.md" ]; then
-      "$bin"/audit scaffold --policy "${ckpts//RUN/$run}" --traj "$run/traj/$k.parquet" \
-        --scaffold "$run/snap/$k.parquet" -o "$out.parquet" --plot "$out.png" > "$out.md.tmp"
-      mv "$out.md.tmp" "$out.md"
-    fi
-    echo "== $run: audit scaffold on traj/$k"
-    cat "$out.md"
-  done
+  # the early audit from traj/$first on, the late one from traj/$last back
+  early=$first
+  while [ "$early" -le "$last" ] && ! scaffold_audit "$run" "$early"; do early=$(( early + 1 )); done
+  late=$last
+  while [ "$late" -gt "$early" ] && ! scaffold_audit "$run" "$late"; do late=$(( late - 1 )); done
+  if [ "$early" -gt "$last" ]; then
+    echo "== $run: no iteration's episodes carry scaffold tokens; no scaffold audit"
+  fi
 done
