@@ -112,35 +112,6 @@ func ScopeItems(items []table.ScaffoldItem, t string) []table.ScaffoldItem {
 	return out
 }
 
-// pooled returns, over the cards' episodes, the share of successful
-// episodes with each feature, the share of failed ones, and the side sizes.
-func pooled(cards []table.Card) (ps, pf map[string]float64, nS, nF float64) {
-	ps, pf = map[string]float64{}, map[string]float64{}
-	for _, c := range cards {
-		s := float64(c.NSuccess)
-		f := float64(c.NEpisodes - c.NSuccess)
-		nS += s
-		nF += f
-		for i, n := range c.SuccessFeatures {
-			ps[n] += c.SuccessFreqs[i] * s
-		}
-		for i, n := range c.FailureFeatures {
-			pf[n] += c.FailureFreqs[i] * f
-		}
-	}
-	for n := range ps {
-		if nS > 0 {
-			ps[n] /= nS
-		}
-	}
-	for n := range pf {
-		if nF > 0 {
-			pf[n] /= nF
-		}
-	}
-	return ps, pf, nS, nF
-}
-
 // splitFeature splits "prefix:value".
 func splitFeature(f string) (prefix, value string) {
 	if i := strings.Index(f, ":"); i >= 0 {
