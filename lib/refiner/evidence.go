@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/table"
@@ -11,7 +12,7 @@ import (
 
 // evidence is one scope's evidence smoothed over the window: the cards of
 // the scope's task type (all types for the general layer) of iterations
-// k-Window+1 .. k, each weighted Decay^(k - its iteration).
+// k-Window+1 .. k (Input.Window), each weighted Decay^(k - its iteration).
 type evidence struct {
 	k, from int32        // the iterations the cards cover
 	cards   []table.Card // sorted by id
@@ -30,11 +31,11 @@ type evidence struct {
 func count(p float64, n int32) int { return int(math.Round(p * float64(n))) }
 
 // windowCards returns the cards of scope t (all types for t == "") of the
-// iterations in (k-Window, k], sorted by id.
-func (b *RuleBased) windowCards(cards []table.Card, t string, k int32) []table.Card {
+// iterations in (k-window, k], sorted by id.
+func windowCards(cards []table.Card, t string, k int32, window int) []table.Card {
 	var out []table.Card
 	for _, c := range ScopeCards(cards, t) {
-		if c.Iteration <= k && c.Iteration > k-int32(b.Window) {
+		if c.Iteration <= k && c.Iteration > k-int32(window) {
 			out = append(out, c)
 		}
 	}
@@ -282,24 +283,23 @@ func (b *RuleBased) statistic(e *evidence, f string) string {
 }
 
 // Statistics states, for the scope of in, the evidence of every feature
-// whose rule holds there (with the rule-based refiner's defaults; for the
-// general layer only those holding widely), best first: the lines the
+// whose rule holds there with enough supporting cards (with the rule-based
+// refiner's defaults; for the general layer only those holding in most
+// types), best first, each with the cards that support it: the lines the
 // OpenAI refiner's prompt carries.
 func Statistics(in Input) []string {
-	b := NewRuleBased().defaults()
+	b := NewRuleBased()
 	in = in.withDefaults()
-	e := b.gather(b.windowCards(in.Cards, in.TaskType, in.Iteration), in.Iteration)
+	s := b.state(in)
 	type line struct {
 		f     string
 		score float64
 	}
 	var ls []line
-	for _, f := range e.features() {
-		sc, ok := b.holds(e, f)
-		if !ok || in.TaskType == "" && !b.holdsWidely(e, f) {
-			continue
+	for _, f := range s.feats {
+		if sc, ok := b.ruleHolds(s, f); ok {
+			ls = append(ls, line{f, sc})
 		}
-		ls = append(ls, line{f, sc})
 	}
 	sort.SliceStable(ls, func(i, j int) bool {
 		if ls[i].score != ls[j].score {
@@ -309,7 +309,7 @@ func Statistics(in Input) []string {
 	})
 	out := make([]string, 0, len(ls))
 	for _, l := range ls {
-		out = append(out, b.statistic(e, l.f))
+		out = append(out, fmt.Sprintf("%s; supporting cards %s", b.statistic(s.ev, l.f), strings.Join(topSupport(s.support[l.f]), ", ")))
 	}
 	return out
 }

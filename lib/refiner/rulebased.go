@@ -13,8 +13,9 @@ import (
 // it stated in the proposal's rationale.
 //
 // Evidence. The scope's cards are the cards of its task type (every card
-// for the general layer) of the last Window iterations (k-Window+1 .. k;
-// Input.Cards carries the earlier iterations' cards beside iteration k's),
+// for the general layer) of the last Input.Window iterations (k-Window+1
+// .. k; Input.Cards carries the earlier iterations' cards beside iteration
+// k's),
 // each weighted Decay^(k - its iteration): the type's evidence accumulated
 // over iterations, newer cards counting more. From a card's feature
 // frequencies the counts of episodes per side showing a feature follow;
@@ -90,7 +91,6 @@ import (
 type RuleBased struct {
 	Templates    map[string]string // feature -> text; nil = DefaultTemplates
 	Choices      []string          // choice slot prefixes; nil = DefaultChoices
-	Window       int               // iterations of cards pooled; default 3
 	Decay        float64           // weight per iteration of a card's age; default 0.7
 	Partial      float64           // weight of a failed episode in a choice slot; default 0.5
 	SlotShare    float64           // share of a choice slot's weight its value needs; default 0.6
@@ -117,9 +117,6 @@ func (b *RuleBased) defaults() *RuleBased {
 	}
 	if c.Choices == nil {
 		c.Choices = DefaultChoices
-	}
-	if c.Window <= 0 {
-		c.Window = 3
 	}
 	if c.Decay <= 0 || c.Decay > 1 {
 		c.Decay = 0.7

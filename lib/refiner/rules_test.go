@@ -209,7 +209,7 @@ func TestRules(t *testing.T) {
 			// its 6 failures: a contrast of 0.17 only
 			three(1, 6, side{"source:cabinet": 1, "cool:fridge": 1}, side{"source:cabinet": 5.0 / 6, "failure:max_steps": 1}, map[string]int32{"max_steps": 6}),
 			map[string]string{"Look in the cabinet first.": scaffold.LayerTask, "Cool the object with the fridge before placing it.": scaffold.LayerTask,
-				"Do not waste steps on places you have already searched.": scaffold.LayerMistake}},
+				"Do not waste steps on places you have already visited.": scaffold.LayerMistake}},
 		{"no success at all: failures that got far",
 			three(0, 8, side{}, side{"source:cabinet": 0.5, "source:drawer": 0.125, "failure:loop": 1}, map[string]int32{"loop": 8}),
 			map[string]string{"Look in the cabinet first.": scaffold.LayerTask,
@@ -274,8 +274,8 @@ func TestRuleSmoothing(t *testing.T) {
 	cabinet := func(k int32, i int) table.Card {
 		return cardAt(k, fmt.Sprintf("c-%d-cool-%d", k, i), cool, 2, 6, side{"source:cabinet": 1}, side{"source:cabinet": 0.5}, nil)
 	}
-	expand := func(cards []table.Card, k int32) []string {
-		res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: k, TaskType: cool, Primitive: scaffold.Expand, Cards: cards})
+	expand := func(cards []table.Card, k int32, window int) []string {
+		res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: k, TaskType: cool, Primitive: scaffold.Expand, Cards: cards, Window: window})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -286,13 +286,16 @@ func TestRuleSmoothing(t *testing.T) {
 		return texts
 	}
 	one := []table.Card{cabinet(3, 0)}
-	if got := expand(one, 3); len(got) != 0 {
+	if got := expand(one, 3, 0); len(got) != 0 {
 		t.Errorf("one card: %v", got)
 	}
 	window := []table.Card{drawer(0, 0), drawer(0, 1), cabinet(1, 0), cabinet(2, 0), cabinet(3, 0)}
 	want := []string{"Look in the cabinet first. <- c-1-cool-0,c-2-cool-0,c-3-cool-0"}
-	if diff := cmp.Diff(want, expand(window, 3)); diff != "" {
+	if diff := cmp.Diff(want, expand(window, 3, 0)); diff != "" {
 		t.Errorf("three iterations (-want +got):\n%s", diff)
+	}
+	if got := expand(window, 3, 1); len(got) != 0 {
+		t.Errorf("a window of one iteration: %v", got)
 	}
 	// REVISE: drawer at iteration 1, cabinet at 3.
 	cards := []table.Card{drawer(1, 0), drawer(1, 1), cabinet(3, 0), cabinet(3, 1)}

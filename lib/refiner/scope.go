@@ -18,7 +18,7 @@ type scopeState struct {
 }
 
 func (b *RuleBased) state(in Input) *scopeState {
-	cards := b.windowCards(in.Cards, in.TaskType, in.Iteration)
+	cards := windowCards(in.Cards, in.TaskType, in.Iteration, in.Window)
 	s := &scopeState{in: in, ev: b.gather(cards, in.Iteration), cards: cards, items: ScopeItems(in.Items, in.TaskType)}
 	s.feats = s.ev.features()
 	s.support = map[string][]string{}

@@ -19,7 +19,7 @@ import (
 // of an environment.
 var DefaultTemplates = map[string]string{
 	"failure:loop":            "Do not repeat the same action again and again; try a new place.",
-	"failure:max_steps":       "Do not waste steps on places you have already searched.",
+	"failure:max_steps":       "Do not waste steps on places you have already visited.",
 	"failure:invalid_action":  "Only send actions from the admissible list.",
 	"failure:invalid_actions": "Only send actions from the admissible list.",
 	"failure:wrong_object":    "Check the object name against the task before taking it.",
