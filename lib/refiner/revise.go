@@ -52,6 +52,16 @@ func (b *RuleBased) corrections(s *scopeState, limit int) []table.Proposal {
 	return props
 }
 
+// differentRules reports whether two texts fill slot templates with
+// different features ("Use the put action ..." and "Use the open action
+// ...", or a heat and a cool rule): however many words they share, they
+// are not near-duplicates.
+func (b *RuleBased) differentRules(x, y string) bool {
+	px, vx, okx := b.slotValue(x)
+	py, vy, oky := b.slotValue(y)
+	return okx && oky && (px != py || vx != vy)
+}
+
 // merges finds near-duplicate pairs (same layer), best first; each item is
 // in at most one pair. keepShorter picks the text to keep.
 func (b *RuleBased) merges(s *scopeState, keepShorter bool, limit int) []table.Proposal {
@@ -76,6 +86,9 @@ func (b *RuleBased) mergeItems(s *scopeState, keepShorter bool, limit int, skip 
 	for i, x := range s.items {
 		for _, y := range s.items[i+1:] {
 			if x.Layer != y.Layer || skip[x.ID] || skip[y.ID] {
+				continue
+			}
+			if b.differentRules(x.Text, y.Text) {
 				continue
 			}
 			if j := scaffold.Jaccard(x.Text, y.Text); j >= b.MergeJaccard {

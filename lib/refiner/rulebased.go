@@ -53,8 +53,9 @@ import (
 // goes to the General layer only when it holds in at least two task types
 // and in more than GeneralShare of the types whose evidence bears on it
 // (for a choice slot: the types that show any value of the slot; each type
-// judged on its own smoothed evidence): a place that is right for 2 of 6
-// types stays in those types' Task layers.
+// judged on its own smoothed evidence, and a task feature holding there
+// only with a successful episode of the type showing it): a place that is
+// right for 2 of 6 types stays in those types' Task layers.
 //
 // An item is linked to a feature when its text is the feature's template
 // text, or when every word of the feature's value appears in the item's
@@ -73,7 +74,8 @@ import (
 // w's rule holds with enough support (for the general layer, widely):
 // "Look in the drawer first." -> "Look in the cabinet first." when the
 // smoothed evidence now says cabinet. Then merges of near-duplicate items
-// (same layer, token Jaccard >= MergeJaccard; the text of the
+// (same layer, token Jaccard >= MergeJaccard, and not two slot texts of
+// different features, which share a template's words; the text of the
 // better-supported one is kept, supports are united), then re-scoping of
 // mistake items with no current support to the most frequent failure mode
 // whose rule holds and that no item covers, then support updates of items

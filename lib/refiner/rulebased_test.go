@@ -224,7 +224,7 @@ func TestTemplates(t *testing.T) {
 	cases := map[string]string{
 		"action:heat":           "Use the heat action when the task calls for it.",
 		"action:slice":          "Use the slice action when the task calls for it.",
-		"object:desk_lamp":      "Find the desk lamp first; the task is about it.",
+		"object:desk_lamp":      "",
 		"source:":               "",
 		"milestone:took_target": "",
 		"failure:timeout":       "Avoid this failure: timeout.",

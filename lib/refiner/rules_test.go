@@ -391,3 +391,36 @@ func TestSlotTemplates(t *testing.T) {
 		t.Error("a rule without a slot matched one")
 	}
 }
+
+// TestMergeKeepsDifferentRules: two items filling a template with
+// different values share most of their words but are different rules:
+// never merged; the same rule in other words is.
+func TestMergeKeepsDifferentRules(t *testing.T) {
+	cards := rlCards(heat)
+	cases := []struct {
+		name   string
+		a, b   string
+		merged bool
+	}{
+		{"two actions", "Use the put action when the task calls for it.", "Use the open action when the task calls for it.", false},
+		{"heat and cool", "Heat the object with the stoveburner before placing it.", "Cool the object with the fridge before placing it.", false},
+		{"two places", "Look in the drawer first.", "Look in the cabinet first.", false},
+		{"one rule, two wordings", "Heat the object with the stoveburner before placing it.", "Heat the object with the stoveburner before you place it.", true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			items := []table.ScaffoldItem{it("t-h-1", scaffold.LayerTask, heat, c.a, 1, "old1"), it("t-h-2", scaffold.LayerTask, heat, c.b, 1, "old2")}
+			res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Compress, Cards: cards, Items: items})
+			if err != nil {
+				t.Fatal(err)
+			}
+			merged := false
+			for _, p := range res.Proposals {
+				merged = merged || p.Op == "merge"
+			}
+			if merged != c.merged {
+				t.Errorf("merged %v, want %v: %+v", merged, c.merged, res.Proposals)
+			}
+		})
+	}
+}

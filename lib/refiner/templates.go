@@ -13,7 +13,8 @@ import (
 // feature the run's own episodes showed, never a fact written here (no
 // template names a place, a tool or an object). A feature without a
 // template makes no item: there is no fallback, and milestones (a step
-// the task text already names) make none. Failure features
+// the task text already names) and objects (what the task text names;
+// across a type's tasks, a mix of tasks rather than a rule) make none. Failure features
 // ("failure:<mode>") and failure modes become Mistake items; the
 // whole-feature failure texts are advice on the failure, naming nothing
 // of an environment.
@@ -28,7 +29,6 @@ var DefaultTemplates = map[string]string{
 	"cool:":                   "Cool the object with the {value} before placing it.",
 	"clean:":                  "Clean the object in the {value} before placing it.",
 	"action:":                 "Use the {value} action when the task calls for it.",
-	"object:":                 "Find the {value} first; the task is about it.",
 	"failure:":                "Avoid this failure: {value}.",
 }
 

@@ -28,7 +28,7 @@ var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happe
 const retiredText = "Make sure you reach this step: Aim for " +
 	"Take the target object before going to the destination. Search with the key words of the instruction. " +
 	"Answer only when the retrieved text supports the answer. Open closed receptacles to look inside them. " +
-	"Do not waste steps; go to the most likely places first."
+	"Do not waste steps; go to the most likely places first. Find the first; the task is about it."
 
 // featureText holds the words of the built-in environments' evidence
 // features (prefixes and fixed values, as their docs list them) and of the
