@@ -48,6 +48,9 @@ func RunLift(ctx context.Context, f LiftOptions, std stage.Streams) error {
 	if err := output.Check(inputs, output.File("-o", f.Output)); err != nil {
 		return err
 	}
+	if err := table.Distinct(std.Stdin, inputs...); err != nil {
+		return err
+	}
 	with, _, err := table.ReadFilesFrom[table.Trajectory](std.Stdin, f.With...)
 	if err != nil {
 		return err
