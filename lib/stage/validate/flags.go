@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
 )
 
@@ -83,7 +84,7 @@ func DiffFrom(c *cli.Context) (DiffOptions, error) {
 // ShowFlags declares validate show's options.
 func ShowFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "budget", Value: 400, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
+		&cli.IntFlag{Name: "budget", Value: scaffold.DefaultBudget, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
 		&cli.StringSliceFlag{Name: "type", Usage: "task type to show (repeatable); default every type the snapshot mentions"},
 		tokenizerFlag(),
 	}
