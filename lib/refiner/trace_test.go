@@ -157,8 +157,26 @@ func TestItemsTraceToOwnCards(t *testing.T) {
 	if n < 5 {
 		t.Fatalf("only %d items proposed over 4 iterations: the test checks too little", n)
 	}
+	// The audit's judge (never an input of the refiner) on the final
+	// snapshot: what the judgeable items claim holds in household-rl.
+	e, _ := env.Open("household-rl")
+	judge := e.(env.Judge)
+	right, wrong := 0, 0
 	for _, it := range snap {
-		t.Logf("final %s [%s] %s", it.ID, it.Layer, it.Text)
+		j, err := judge.JudgeItem(it.TaskType, it.Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch j.Verdict {
+		case env.VerdictTrue:
+			right++
+		case env.VerdictFalse:
+			wrong++
+		}
+		t.Logf("final %s [%s] %s: %s", it.ID, it.Layer, it.Text, j.Verdict)
+	}
+	if right < 4 || wrong*5 > right+wrong {
+		t.Errorf("%d items judged true, %d false: want at least 4 and a precision of at least 0.8", right, wrong)
 	}
 }
 
