@@ -109,8 +109,9 @@ var (
 //
 //   - a tool claim: a transforming verb (heat, cool, clean and their forms)
 //     with a receptacle kind K: true when "<Verb> the object with/in the K
-//     before placing it." is a rule of the verb's type (a fact of the world,
-//     whatever the item's scope);
+//     before placing it." is a rule of type t and the verb is t's own (the
+//     item tells the policy to do it: a heat rule in a cool task's scope, or
+//     in the general layer, sends it to heat where nothing needs heating);
 //   - a place claim: a receptacle kind K in a clause without a transforming
 //     verb and without a destination word (put, place, recep, target,
 //     destination): true when "Look in the K first." is a rule of type t, or
@@ -161,7 +162,7 @@ func (h household) JudgeItem(t, text string) (env.Judgement, error) {
 			case verbTyp != "":
 				claim = verb + ":" + k
 				rt := transformRule(verbTyp, k)
-				holds = wr.byTyp[verbTyp][rt]
+				holds = wr.byTyp[verbTyp][rt] && t == verbTyp
 				rules = []env.Rule{{TaskType: verbTyp, Kind: "tool", Text: rt}}
 			case !dest:
 				claim = "look:" + k
