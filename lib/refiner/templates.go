@@ -28,7 +28,6 @@ var DefaultTemplates = map[string]string{
 	"heat:":                   "Heat the object with the {value} before placing it.",
 	"cool:":                   "Cool the object with the {value} before placing it.",
 	"clean:":                  "Clean the object in the {value} before placing it.",
-	"action:":                 "Use the {value} action when the task calls for it.",
 	"failure:":                "Avoid this failure: {value}.",
 }
 
