@@ -137,6 +137,15 @@ SFT_FLAGS     ?=
 GRPO_FLAGS    ?=
 CONTROL_FLAGS ?=
 CARDS_FLAGS   ?=
+# The refiner's evidence window: control reads the cards of iteration k and
+# of the REFINER_WINDOW-1 adapting iterations before it (--history, --window), and
+# validate checks additions' support against the same cards.
+REFINER_WINDOW ?= 3
+# Flags for control only, after CONTROL_FLAGS (which validate gets too): the
+# refiner, e.g. your own served model behind an OpenAI-compatible endpoint,
+# REFINER_FLAGS="--refiner openai --endpoint http://host:8000/v1 --model NAME"
+# (docs/pats-loop.md).
+REFINER_FLAGS ?=
 
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm
@@ -275,6 +284,8 @@ budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
 scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
 ckpt        = $(R)/ckpt/$(1)/config.json
+# the cards of the iterations before k in the refiner's window
+history_of  = $(foreach j,$(shell seq $$(( $(1) + 1 > $(REFINER_WINDOW) ? $(1) + 1 - $(REFINER_WINDOW) : 0 )) $$(( $(1) - 1 ))),$(if $(call adapts,$(j)),$(R)/cards/$(j).parquet))
 # a run from the reading base or its skills twin rolls out and evaluates in
 # the context the base was trained in (READING_HISTORY, READING_ADMISSIBLE
 # above: the same window and admissible actions for every run; with skills
@@ -299,7 +310,7 @@ COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTE
 RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BASE_SKILLS BASE_SEED BASE_TASKS \
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
-  READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS \
+  READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
   RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 ifneq ($(filter pats warmup settings,$(MAKECMDGOALS)),)
@@ -438,13 +449,13 @@ $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
 	@mkdir -p $$(@D)
 	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
 
-$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
+$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
 	@mkdir -p $(R)/proposals $(R)/state
-	$(BIN)/control --cards $(R)/cards/$(1).parquet --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+	$(BIN)/control --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) --window $(REFINER_WINDOW) --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS) $(REFINER_FLAGS)
 
-$(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet
+$(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet
 	@mkdir -p $(R)/decisions
-	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
 endif
 
 ifeq ($(MECH_ON),1)

@@ -23,6 +23,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
 		&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
 		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
+		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable) that additions may cite: control's --history"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
 		&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
 	}, stage.LoopFlags()...)
@@ -35,7 +36,7 @@ func From(c *cli.Context) (Options, error) {
 		return Options{}, err
 	}
 	return Options{
-		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
+		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"), History: c.StringSlice("history"),
 		Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
 		Progress: stage.Progress(),
 	}, nil
