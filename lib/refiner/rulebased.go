@@ -110,6 +110,7 @@ type RuleBased struct {
 	MinShare     float64           // failure-mode share for a mistake; default 0.25
 	MergeJaccard float64           // near-duplicate threshold; default 0.6
 	GeneralShare float64           // share of the types bearing on a rule it must hold in (more than) to be general; default 0.5
+	NoMistakes   bool              // failure modes make no rule: no Mistake item is added or re-scoped, and COMPRESS deletes the ones there are
 }
 
 // NewRuleBased returns a RuleBased with the defaults.

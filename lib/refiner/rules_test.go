@@ -462,3 +462,22 @@ func TestSharedContrastRule(t *testing.T) {
 		}
 	}
 }
+
+// TestNoMistakes: with NoMistakes the failure modes make no item, the
+// places and tools stay.
+func TestNoMistakes(t *testing.T) {
+	b := NewRuleBased()
+	b.NoMistakes = true
+	res, err := b.Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: rlCards(heat)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, p := range res.Proposals {
+		texts = append(texts, p.Text)
+	}
+	want := []string{"Heat the object with the stoveburner before placing it.", "Look in the drawer first."}
+	if diff := cmp.Diff(want, texts); diff != "" {
+		t.Errorf("EXPAND with NoMistakes (-want +got):\n%s", diff)
+	}
+}

@@ -83,7 +83,7 @@ func (s *scopeState) current(id string) []string {
 // of every type is advice the task text or the type's own layers give.
 func (b *RuleBased) ruleHolds(s *scopeState, f string) (float64, bool) {
 	sc, ok := b.holds(s.ev, f)
-	if !ok || len(s.support[f]) < s.in.MinSupport {
+	if !ok || len(s.support[f]) < s.in.MinSupport || b.NoMistakes && isFailure(f) {
 		return sc, false
 	}
 	if s.in.TaskType == "" && (!b.isChoice(f) || s.typesOf(s.support[f]) < 2 || !b.holdsWidely(s.ev, f)) {
