@@ -265,11 +265,17 @@ func (b *RuleBased) typeHolds(e *evidence, f string) (shown, holds int) {
 }
 
 // holdsWidely reports whether f's rule holds in at least two task types
-// and in more than GeneralShare of the types whose evidence bears on it:
-// what the General layer needs.
+// and in more than GeneralShare of the task types of the evidence (not
+// only of those that show f: a rule a General item states is read in
+// every type's episodes, so a tool that two types' successes use is a
+// rule of those types, not of all).
 func (b *RuleBased) holdsWidely(e *evidence, f string) bool {
-	shown, holds := b.typeHolds(e, f)
-	return holds >= 2 && float64(holds) > b.GeneralShare*float64(shown)
+	_, holds := b.typeHolds(e, f)
+	types := map[string]bool{}
+	for _, c := range e.cards {
+		types[c.TaskType] = true
+	}
+	return holds >= 2 && float64(holds) > b.GeneralShare*float64(len(types))
 }
 
 // statistic states the evidence of f's rule: the counts behind it, the

@@ -60,11 +60,11 @@ import (
 // failure mode or a feature every type shows is advice each type's own
 // layers, or its task text, give. Such a rule goes to the General layer
 // only when it holds in at least two task types
-// and in more than GeneralShare of the types whose evidence bears on it
-// (for a choice slot: the types that show any value of the slot; each type
-// judged on its own smoothed evidence, and a task feature holding there
-// only with a successful episode of the type showing it): a place that is
-// right for 2 of 6 types stays in those types' Task layers.
+// and in more than GeneralShare of the task types of the evidence (a
+// General item is read in every type's episodes; each type judged on its
+// own smoothed evidence, a feature holding there only with a successful
+// episode of the type showing it): a place that is right for 2 of 6
+// types, or a tool two types use, stays in those types' Task layers.
 //
 // An item is linked to a feature when its text is the feature's template
 // text, or when every word of the feature's value appears in the item's
