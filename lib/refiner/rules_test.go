@@ -128,7 +128,7 @@ func TestRuleGeneralLayer(t *testing.T) {
 			var texts []string
 			for _, p := range res.Proposals {
 				texts = append(texts, p.Text)
-				if p.Layer != scaffold.LayerGeneral || !strings.HasSuffix(p.Rationale, "holds in 4 of the 6 types that show it") {
+				if p.Layer != scaffold.LayerGeneral || !strings.HasSuffix(p.Rationale, "holds in 4 of the evidence's 6 task types (6 show it)") {
 					t.Errorf("general scope proposed %+v", p)
 				}
 			}
