@@ -38,8 +38,9 @@ import (
 //     successful). The value of the largest weight (ties by name) holds
 //     when its share of the slot's weight is at least SlotShare, no other
 //     value has more successful episodes, and the slot goes with success:
-//     at least SuccessShare of the successful episodes show it and no
-//     larger share of the failed ones (a tool some successes of a clean
+//     at least SuccessShare of the successful episodes show it and, when
+//     both sides have episodes, a smaller share of the failed ones
+//     (slotLeans) (a tool some successes of a clean
 //     task also used is no rule of that type; with no success yet, the
 //     failures decide). This keeps what successes
 //     share with the failures that got far (source:cabinet in every
