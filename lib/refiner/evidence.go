@@ -156,6 +156,24 @@ func (b *RuleBased) slot(e *evidence, p string) (value string, share float64, ok
 		return "", 0, false
 	}
 	share = vals[value] / total
+	// The slot must go with success: shown by at least SuccessShare of the
+	// successful episodes and by no larger share of the failed ones (a
+	// tool some successes of another type's task also used is no rule of
+	// that type).
+	if e.nS > 0 {
+		covS, covF := 0.0, 0.0
+		for v := range vals {
+			covS += e.s[p+":"+v]
+			covF += e.f[p+":"+v]
+		}
+		covS /= e.nS
+		if e.nF > 0 {
+			covF /= e.nF
+		}
+		if covS < b.SuccessShare || covS < covF {
+			return value, share, false
+		}
+	}
 	best := e.s[p+":"+value]
 	for v := range vals {
 		if e.s[p+":"+v] > best {
@@ -176,11 +194,32 @@ func (b *RuleBased) holds(e *evidence, f string) (float64, bool) {
 		return sh, sh >= b.MinShare
 	case b.isChoice(f):
 		w, sh, ok := b.slot(e, p)
-		return sh, ok && w == v
+		return sh, ok && w == v && b.slotLeans(e, p)
 	default:
 		d := e.diff(f)
 		return d, d >= b.MinLean && e.ps(f) >= b.SuccessShare
 	}
+}
+
+// slotLeans reports whether doing slot p's step at all (any value) is more
+// common among the successful episodes than among the failed ones, when
+// both sides have episodes (with no success yet, the failures that got far
+// are all the evidence there is). A step that successes and failures do
+// alike is not what makes a success: a scaffold's own rule ("Clean the
+// object ...") makes every episode do it, and without this check its
+// episodes would confirm it in every type.
+func (b *RuleBased) slotLeans(e *evidence, p string) bool {
+	if e.nS == 0 || e.nF == 0 {
+		return true
+	}
+	var s, f float64
+	for _, x := range e.features() {
+		if xp, v := splitFeature(x); xp == p && v != "" {
+			s += e.s[x]
+			f += e.f[x]
+		}
+	}
+	return s/e.nS > f/e.nF
 }
 
 // shows reports whether the evidence bears on f: it shows f, or for a
