@@ -28,7 +28,6 @@ func Flags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 		&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
-		&cli.BoolFlag{Name: "mistakes", Value: true, Usage: "builtin refiner: failure modes make Mistake items (--mistakes=false: none, and COMPRESS deletes those there are)"},
 		&cli.StringFlag{Name: "on-refiner-failure", Value: "stop", Usage: "when the refiner cannot be asked after its retries (unreachable or failing endpoint): stop (exit 1, nothing written) or continue (no proposals for that scope this iteration, said on stderr)"},
 	}, stage.LoopFlags()...)
 }
@@ -47,7 +46,7 @@ func From(c *cli.Context) (Options, error) {
 		Cards: c.String("cards"), History: c.StringSlice("history"), Window: c.Int("window"), Scaffold: c.String("scaffold"), State: c.String("state"),
 		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
-		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"), NoMistakes: !c.Bool("mistakes"),
+		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 		Tok: tok, Progress: stage.Progress(),
 		ContinueOnFailure: onFail == "continue",
 	}, nil
