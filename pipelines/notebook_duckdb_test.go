@@ -23,8 +23,8 @@ import (
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/stage/report"
-	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table/interop/duckdb"
 )
 
@@ -47,13 +47,13 @@ func notebookFiles(t *testing.T, dir string) map[string]string {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	var out bytes.Buffer
 	std := stage.Streams{Stdout: &out, Stderr: &out}
-	ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
-		Policy: "random", Slate: 16, ScaffoldBudget: 400, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096,
-			Admissible: "none"}, InvalidPenalty: 0.1}
+	ro := play.Options{Batch: play.DefaultBatch, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
+		Policy: "random", Slate: play.DefaultSlate, ScaffoldBudget: play.DefaultScaffoldBudget, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext,
+			Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty}
 	if err := ro.Check(); err != nil {
 		t.Fatal(err)
 	}
-	if err := evaluate.Run(context.Background(), evaluate.Options{Rollout: ro, Output: p("metrics.parquet"), Trajout: p("traj.parquet")}, std); err != nil {
+	if err := evaluate.Run(context.Background(), evaluate.Options{Play: ro, Output: p("metrics.parquet"), Trajout: p("traj.parquet")}, std); err != nil {
 		t.Fatal(err)
 	}
 	if err := cards.Run(context.Background(), cards.Options{Inputs: []string{p("traj.parquet")}, Output: p("cards.parquet"),

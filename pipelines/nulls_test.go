@@ -18,6 +18,7 @@ import (
 	"github.com/pats-rl/pats/lib/stage/control"
 	"github.com/pats-rl/pats/lib/stage/evaluate"
 	"github.com/pats-rl/pats/lib/stage/learn"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -60,9 +61,9 @@ func nullCounts(t *testing.T, path string, cols []string) (map[string]int64, int
 func rolloutFile(t *testing.T, dir, name, policy string) string {
 	t.Helper()
 	out := filepath.Join(dir, name)
-	ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "train", Tasks: 3, Group: 2, Seed: 5,
-		Policy: policy, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, MaxActionTokens: 4,
-			Admissible: "none"}, InvalidPenalty: 0.1, Output: out}
+	ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Env: "household", Split: "train", Tasks: 3, Group: 2, Seed: 5,
+		Policy: policy, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext, MaxActionTokens: 4,
+			Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty}, Output: out}
 	if err := ro.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +156,8 @@ func TestNullsInOutputs(t *testing.T) {
 			// With a slate the oracle reads only in the two skill
 			// conditions (its given read); the other three have no reads.
 			out := filepath.Join(dir, "reading.parquet")
-			if err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{Policy: "oracle", Env: "household", Split: "train",
-				Tasks: 2, Group: 1, Seed: 3, Skills: true, Slate: 4, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, Admissible: "none"},
+			if err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{Options: play.Options{Policy: "oracle", Env: "household", Split: "train",
+				Tasks: 2, Group: 1, Seed: 3, Skills: true, Slate: 4, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext, Admissible: "none"}},
 				Output: out}, quiet); err != nil {
 				t.Fatal(err)
 			}
@@ -193,9 +194,9 @@ func TestNullsInOutputs(t *testing.T) {
 			if err := scaffold.WriteSnapshot(p("snap-general.parquet"), scaffold.Snapshot{Items: []table.ScaffoldItem{item}}, table.Meta{}); err != nil {
 				t.Fatal(err)
 			}
-			ro := rollout.Options{Batch: rollout.DefaultBatch, Env: "household", Split: "train", Tasks: 2, Group: 1, Seed: 5,
-				Policy: ck, PolicyOptions: rollout.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096, MaxActionTokens: 4,
-					Admissible: "none"}, InvalidPenalty: 0.1, Scaffold: p("snap-general.parquet"), Output: p("scaffolded.parquet")}
+			ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Env: "household", Split: "train", Tasks: 2, Group: 1, Seed: 5,
+				Policy: ck, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext, MaxActionTokens: 4,
+					Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty, Scaffold: p("snap-general.parquet")}, Output: p("scaffolded.parquet")}
 			if err := ro.Check(); err != nil {
 				t.Fatal(err)
 			}

@@ -78,10 +78,15 @@ SFT_BATCH    ?= 2048
 # household-drawn: conventions drawn per task), so the warm-up teaches the
 # format and none of the RL world's conventions, which grpo never sees.
 # FORMAT_SFT=0 skips it for every variant (as variant no-warmup does):
-# ckpt/0 is then a copy of the base.
+# ckpt/0 is then a copy of the base. WARMUP_HINTS=mixed (issue 48's probe,
+# docs/results.md): the demonstrations mix no rules, right rules, right and
+# irrelevant rules, irrelevant rules, and rules as a skill body, as the
+# reading base's own data does, so the warm-up keeps what the base does
+# with no text (right: every demonstration carries the right rules, and the
+# policy it makes acts only with rules).
 FORMAT_SFT   ?= 1
 WARMUP_ENV   ?= $(if $(filter $(READING_BASE) $(READING_SKILLS_BASE),$(RUNS)/$(RUN_BASE)),$(READING_ENV),$(ENV))
-WARMUP_HINTS ?= right
+WARMUP_HINTS ?= mixed
 # GRPO's learning rate: learn grpo's default (TestDefaultsAgree keeps them
 # equal); a pretrained checkpoint of a billion parameters wants about 1e-6
 GRPO_LR      ?= 5e-4
@@ -104,6 +109,13 @@ MAX_CONTEXT  ?= 4096
 BUDGET       ?= 400
 # 1: a skill slate in every rollout and evaluation
 SKILLS       ?= 0
+# 1: the mechanism audits of a scaffold run, every iteration (docs/pipelines.md):
+# bare/K (traj/K's groups played again by ckpt/K with no scaffold), lift/K
+# (audit lift: success with minus without, per task type) and truth/K
+# (audit truth: snap/K's items judged by the environment's own rules, and
+# which of them the snapshot states). The loop never reads them: cards,
+# control and validate see the same inputs with 0 (TestMechanismAudits).
+MECHANISM    ?= 1
 # broadcast, skillgate, or gigpo (GiGPO's step-level credit on top of the
 # variant's credit: broadcast, or skillgate for the skillgate variant)
 CREDIT       ?= broadcast
@@ -125,6 +137,15 @@ SFT_FLAGS     ?=
 GRPO_FLAGS    ?=
 CONTROL_FLAGS ?=
 CARDS_FLAGS   ?=
+# The refiner's evidence window: control reads the cards of iteration k and
+# of the REFINER_WINDOW-1 adapting iterations before it (--history, --window), and
+# validate checks additions' support against the same cards.
+REFINER_WINDOW ?= 3
+# Flags for control only, after CONTROL_FLAGS (which validate gets too): the
+# refiner, e.g. your own served model behind an OpenAI-compatible endpoint,
+# REFINER_FLAGS="--refiner openai --endpoint http://host:8000/v1 --model NAME"
+# (docs/pats-loop.md).
+REFINER_FLAGS ?=
 
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm
@@ -138,7 +159,7 @@ export PATS_PROGRESS_INTERVAL := $(PROGRESS_INTERVAL)
 
 # ---- the binaries -------------------------------------------------------------
 BIN          ?= bin
-PIPE_TOOLS   := rollout evaluate learn cards control validate report
+PIPE_TOOLS   := rollout evaluate learn cards control validate report audit
 PIPE_BINS    := $(addprefix $(BIN)/,$(PIPE_TOOLS))
 # PIPE_BUILD=1 rebuilds the binaries when a Go source is newer; 0 uses them
 # as they are (a test or a cluster job with prebuilt binaries).
@@ -248,6 +269,9 @@ endif
 endif
 endif
 
+# the mechanism audits run for scaffold runs only
+MECH_ON    := $(if $(filter 1,$(MECHANISM)),$(V_SCAFFOLD),0)
+
 # ---- derived ----------------------------------------------------------------------
 ITER_LIST  := $(shell seq 0 $$(( $(ITERS) - 1 )))
 EVAL_ITERS := $(sort 0 $(ITERS) $(shell seq 0 $(EVAL_EVERY) $(ITERS)))
@@ -260,6 +284,8 @@ budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
 scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
 ckpt        = $(R)/ckpt/$(1)/config.json
+# the cards of the iterations before k in the refiner's window
+history_of  = $(foreach j,$(shell seq $$(( $(1) + 1 > $(REFINER_WINDOW) ? $(1) + 1 - $(REFINER_WINDOW) : 0 )) $$(( $(1) - 1 ))),$(if $(call adapts,$(j)),$(R)/cards/$(j).parquet))
 # a run from the reading base or its skills twin rolls out and evaluates in
 # the context the base was trained in (READING_HISTORY, READING_ADMISSIBLE
 # above: the same window and admissible actions for every run; with skills
@@ -283,8 +309,8 @@ COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTE
 # finished and a run made with another knob records it.
 RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BASE_SKILLS BASE_SEED BASE_TASKS \
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
-  EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS CREDIT EXPERT WARMUP READING_HISTORY \
-  READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS \
+  EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
+  READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
   RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 ifneq ($(filter pats warmup settings,$(MAKECMDGOALS)),)
@@ -423,13 +449,28 @@ $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
 	@mkdir -p $$(@D)
 	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
 
-$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
+$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
 	@mkdir -p $(R)/proposals $(R)/state
-	$(BIN)/control --cards $(R)/cards/$(1).parquet --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+	$(BIN)/control --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) --window $(REFINER_WINDOW) --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS) $(REFINER_FLAGS)
 
-$(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(R)/snap/$(1).parquet
+$(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet
 	@mkdir -p $(R)/decisions
-	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+endif
+
+ifeq ($(MECH_ON),1)
+# The mechanism audits of iteration k (MECHANISM): measures, never inputs.
+$(R)/bare/$(1).parquet: $(call ckpt,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+
+$(R)/lift/$(1).parquet: $(R)/traj/$(1).parquet $(R)/bare/$(1).parquet
+	@mkdir -p $$(@D)
+	$(BIN)/audit lift $(R)/traj/$(1).parquet --without $(R)/bare/$(1).parquet -o $$@ > $$@.md.tmp && mv $$@.md.tmp $(R)/lift/$(1).md
+
+$(R)/truth/$(1).parquet $(R)/truth/$(1)-rules.parquet &: $(call snap_of,$(1))
+	@mkdir -p $(R)/truth
+	$(BIN)/audit truth --scaffold $(call snap_of,$(1)) --iteration $(1) --env $(ENV) -o $(R)/truth/$(1).parquet --rules $(R)/truth/$(1)-rules.parquet > $(R)/truth/$(1).txt.tmp && mv $(R)/truth/$(1).txt.tmp $(R)/truth/$(1).txt
 endif
 
 $(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(call adapts,$(1)),$(R)/snap/$(2).parquet)
@@ -454,7 +495,9 @@ $(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(eval $(call EVALUATION,$(
 EVAL_FILES := $(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(R)/eval/$(k)/bare-$(s).parquet $(if $(filter 1,$(V_SCAFFOLD)),$(R)/eval/$(k)/scaffold-$(s).parquet)))
 LOG_FILES  := $(foreach k,$(ITER_LIST),$(R)/log/$(k).txt)
 
-$(R)/summary.md: $(LOG_FILES) $(EVAL_FILES)
+MECH_FILES := $(if $(filter 1,$(MECH_ON)),$(foreach k,$(ITER_LIST),$(R)/lift/$(k).parquet $(R)/truth/$(k).parquet))
+
+$(R)/summary.md: $(LOG_FILES) $(EVAL_FILES) $(MECH_FILES)
 	@$(BIN)/report run $(R) > $@.tmp && mv $@.tmp $@
 	@echo "[$(RUN)] evaluations (success; tokens per episode):" && cat $@
 

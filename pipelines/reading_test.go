@@ -313,7 +313,7 @@ func TestFormatWarmup(t *testing.T) {
 			if !strings.Contains(line, "-o runs/x/demos.parquet") {
 				continue
 			}
-			if !strings.Contains(line, "--env "+tc.env+" ") || !strings.Contains(line, "--policy oracle --hints right ") || strings.Contains(line, "--scaffold") {
+			if !strings.Contains(line, "--env "+tc.env+" ") || !strings.Contains(line, "--policy oracle --hints mixed ") || strings.Contains(line, "--scaffold") {
 				t.Errorf("%s: the warm-up's demonstrations are not %s's oracle episodes with its stated rules and no scaffold: %q", tc.name, tc.env, line)
 			}
 		}

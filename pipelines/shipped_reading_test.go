@@ -14,7 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/stage"
 	stageaudit "github.com/pats-rl/pats/lib/stage/audit"
-	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -30,9 +30,9 @@ func TestShippedReadingBase(t *testing.T) {
 	checkShippedSums(t, dir)
 
 	out := filepath.Join(t.TempDir(), "reading.parquet")
-	err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{
+	err := stageaudit.RunReading(context.Background(), stageaudit.ReadingOptions{Options: play.Options{
 		Policy: filepath.Join(dir, "ckpt", "0"), Env: "household-rl", Split: "valid_seen", Tasks: 30, Group: 1, Seed: 7,
-		PolicyOptions: rollout.PolicyOptions{Temperature: 0.4, MaxContext: 4096}, Output: out}, stage.Streams{Stdout: io.Discard})
+		PolicyOptions: play.PolicyOptions{Temperature: play.EvalTemperature, MaxContext: play.DefaultMaxContext}}, Output: out}, stage.Streams{Stdout: io.Discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/cards"
 	controlstage "github.com/pats-rl/pats/lib/stage/control"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/stage/rollouttest"
 	"github.com/pats-rl/pats/lib/table"
@@ -324,8 +325,8 @@ func TestRolloutScaffold(t *testing.T) {
 	if err := scaffold.WriteSnapshot(p("snap/2.parquet"), scaffold.Snapshot{Items: items, Version: 2, Parent: "sha256:p"}, table.Meta{}); err != nil {
 		t.Fatal(err)
 	}
-	f := rollout.Options{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
-		Scaffold: p("snap/2.parquet"), ScaffoldBudget: 400, PolicyOptions: rollout.PolicyOptions{MaxContext: 4096}, Output: p("with.parquet")}
+	f := rollout.Options{Options: play.Options{Env: "household", Split: "train", Tasks: 6, Group: 2, Seed: 3, Policy: "oracle", Iteration: 2,
+		Scaffold: p("snap/2.parquet"), ScaffoldBudget: play.DefaultScaffoldBudget, PolicyOptions: play.PolicyOptions{MaxContext: play.DefaultMaxContext}}, Output: p("with.parquet")}
 	if err := rollout.Run(context.Background(), f, stage.Streams{}); err != nil {
 		t.Fatal(err)
 	}

@@ -87,6 +87,7 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		}
 	}
 	sub(app.Commands)
+	requireFlags(app)
 	setHelp(app)
 	if app.Action == nil && len(app.Commands) == 0 {
 		panic("command: app without action")

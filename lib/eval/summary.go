@@ -28,7 +28,8 @@ const (
 // GroupKeys are the keys ParseGroupBy accepts, in the order groups sort by.
 var GroupKeys = []string{ByEnv, ByPolicy, ByRun}
 
-// ParseGroupBy reads a comma-separated list of group keys ("" for none).
+// ParseGroupBy reads a comma-separated list of group keys ("" for none);
+// its error speaks of the list, the caller names where it came from.
 func ParseGroupBy(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
@@ -37,7 +38,7 @@ func ParseGroupBy(s string) ([]string, error) {
 	for _, k := range strings.Split(s, ",") {
 		k = strings.TrimSpace(k)
 		if !slices.Contains(GroupKeys, k) {
-			return nil, fmt.Errorf("--group-by %q: %q is not one of %s", s, k, strings.Join(GroupKeys, ", "))
+			return nil, fmt.Errorf("%q: %q is not one of %s", s, k, strings.Join(GroupKeys, ", "))
 		}
 		seen[k] = true
 	}

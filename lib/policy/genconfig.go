@@ -218,7 +218,7 @@ func ChooseFormat(name string, tok tokenizer.Tokenizer, eos []int32) (agent.Form
 	case "builtin":
 		for _, s := range tokenizer.Specials {
 			if _, ok := tok.TokenID(s); !ok {
-				return nil, fmt.Errorf("tokenizer has no %s token: the builtin format needs the built-in special tokens (use --prompt-format chatml for a chat checkpoint)", s)
+				return nil, fmt.Errorf("tokenizer has no %s token: the builtin format needs the built-in special tokens (a chat checkpoint takes the chatml format)", s)
 			}
 		}
 		return agent.WordLevelFormat{}, nil

@@ -2,7 +2,6 @@ package refiner
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/pats-rl/pats/lib/scaffold"
@@ -33,21 +32,11 @@ func (s *scopeState) weakest() []table.ScaffoldItem {
 	return items
 }
 
-// stillSeparates reports whether item id has a linked feature that still
-// separates success from failure with enough support.
-func (b *RuleBased) stillSeparates(s *scopeState, id string) bool {
+// stillHolds reports whether item id has a linked feature whose rule
+// still holds in the scope with enough support (ruleHolds).
+func (b *RuleBased) stillHolds(s *scopeState, id string) bool {
 	for _, f := range s.links[id] {
-		if len(s.support[f]) < s.in.MinSupport {
-			continue
-		}
-		if isFailure(f) {
-			_, m := splitFeature(f)
-			if s.nF > 0 && math.Max(float64(s.modes[m])/s.nF, s.pf[f]) >= b.MinShare {
-				return true
-			}
-			continue
-		}
-		if math.Abs(s.diff(f)) >= b.MinLean {
+		if _, ok := b.ruleHolds(s, f); ok {
 			return true
 		}
 	}
@@ -67,14 +56,14 @@ func (b *RuleBased) compress(s *scopeState) ([]table.Proposal, string) {
 		if len(props) >= in.Quota {
 			break
 		}
-		if touched[it.ID] || b.stillSeparates(s, it.ID) {
+		if touched[it.ID] || b.stillHolds(s, it.ID) {
 			continue
 		}
 		props = append(props, table.Proposal{Op: "delete", Targets: []string{it.ID}, Layer: it.Layer,
-			Rationale: fmt.Sprintf("no longer separates success from failure (%d current cards)", len(s.current(it.ID)))})
+			Rationale: fmt.Sprintf("no linked rule holds any more (%d current cards)", len(s.current(it.ID)))})
 	}
 	if len(props) == 0 {
-		return nil, "every item still separates success from failure"
+		return nil, "every item still states a rule that holds"
 	}
 	return props, ""
 }

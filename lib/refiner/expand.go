@@ -2,10 +2,8 @@ package refiner
 
 import (
 	"fmt"
-	"math"
 	"sort"
 
-	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -44,30 +42,17 @@ func (b *RuleBased) expand(s *scopeState) ([]table.Proposal, string) {
 	general := in.TaskType == ""
 	var cands []candidate
 	for _, f := range s.feats {
-		if covered[f] {
+		text := b.Text(f)
+		if covered[f] || text == "" {
 			continue
 		}
-		sup := s.support[f]
-		if len(sup) < in.MinSupport || general && (s.typesOf(sup) < 2 || !b.holdsWidely(s, f)) {
+		score, ok := b.ruleHolds(s, f)
+		if !ok {
 			continue
 		}
-		c := candidate{feature: f, support: topSupport(sup), text: b.Text(f)}
+		c := candidate{feature: f, score: score, text: text, support: topSupport(s.support[f]), layer: scaffold.LayerTask}
 		if isFailure(f) {
-			_, m := splitFeature(f)
-			share := 0.0
-			if s.nF > 0 {
-				share = math.Max(float64(s.modes[m])/s.nF, s.pf[f])
-			}
-			if share < b.MinShare {
-				continue
-			}
-			c.layer, c.score = scaffold.LayerMistake, share
-		} else {
-			d := s.diff(f)
-			if d < b.MinLean {
-				continue
-			}
-			c.layer, c.score = scaffold.LayerTask, d
+			c.layer = scaffold.LayerMistake
 		}
 		if general {
 			c.layer = scaffold.LayerGeneral
@@ -93,52 +78,22 @@ func (b *RuleBased) expand(s *scopeState) ([]table.Proposal, string) {
 		existing[norm] = true
 		tok += k
 		props = append(props, table.Proposal{Op: "add", Layer: c.layer, Text: c.text, Support: c.support,
-			Rationale: fmt.Sprintf("%s: score %.2f over %d cards", c.feature, c.score, len(c.support))})
+			Rationale: b.rationale(s, c.feature, c.support)})
 	}
 	if len(props) == 0 {
-		return nil, "no uncovered feature separates success from failure with enough support"
+		return nil, "no uncovered rule holds with enough support"
 	}
 	return props, ""
 }
 
-// holdsWidely reports whether feature f holds (see RuleBased) in at least
-// GeneralShare of the task types whose cards show it, and in at least two.
-func (b *RuleBased) holdsWidely(s *scopeState, f string) bool {
-	byType := map[string][]table.Card{}
-	for _, c := range s.cards {
-		byType[c.TaskType] = append(byType[c.TaskType], c)
+// rationale is a proposal's stated evidence for feature f: the rule's
+// statistic, the cards cited, and for the general layer the types where it
+// holds.
+func (b *RuleBased) rationale(s *scopeState, f string, support []string) string {
+	r := fmt.Sprintf("%s; cites %d cards", b.statistic(s.ev, f), len(support))
+	if s.in.TaskType == "" {
+		shown, holds := b.typeHolds(s.ev, f)
+		r += fmt.Sprintf("; holds in %d of the %d types that show it", holds, shown)
 	}
-	shown, holds := 0, 0
-	for _, t := range sortedKeys(byType) {
-		ps, pf, nS, nF := pooled(byType[t])
-		if ps[f] == 0 && pf[f] == 0 {
-			if _, m := splitFeature(f); !isFailure(f) || !hasMode(byType[t], m) {
-				continue
-			}
-		}
-		shown++
-		if isFailure(f) {
-			_, m := splitFeature(f)
-			var n int32
-			for _, c := range byType[t] {
-				n += card.ModeCount(c, m)
-			}
-			if nF > 0 && math.Max(float64(n)/nF, pf[f]) >= b.MinShare {
-				holds++
-			}
-		} else if nS > 0 && nF > 0 && ps[f]-pf[f] >= b.MinLean {
-			holds++
-		}
-	}
-	return holds >= 2 && float64(holds) >= b.GeneralShare*float64(shown)
-}
-
-// hasMode reports whether a card has a failed episode with mode m.
-func hasMode(cards []table.Card, m string) bool {
-	for _, c := range cards {
-		if card.ModeCount(c, m) > 0 {
-			return true
-		}
-	}
-	return false
+	return r
 }

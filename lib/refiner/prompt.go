@@ -7,8 +7,10 @@ import (
 )
 
 // Prompt returns the system and user messages the OpenAI refiner sends: the
-// rules of the primitive, the scope's evidence, up to maxCards cards (lowest
-// success rate first, then id) and the scope's current items.
+// rules of the primitive, the scope's evidence at iteration k, the rules the
+// smoothed evidence of the window supports with their statistics (the
+// rule-based refiner's, Statistics), up to maxCards cards of the window
+// (lowest success rate first, then id) and the scope's current items.
 func Prompt(in Input, maxCards int) (system, user string) {
 	in = in.withDefaults()
 	system = `You refine a training scaffold: short rules shown to an agent while it learns. ` +
@@ -16,7 +18,8 @@ func Prompt(in Input, maxCards int) (system, user string) {
 		`You only propose edits; a validator accepts or rejects each one. ` +
 		`Answer with one JSON object and nothing else: {"proposals": [{"op": "add|edit|merge|delete", "targets": ["item ids"], ` +
 		`"layer": "general|task|mistake", "text": "one short line", "support": ["card ids"], "rationale": "why"}]}. ` +
-		`Rules: add needs at least ` + fmt.Sprint(in.MinSupport) + ` supporting card ids from the cards shown and no targets; ` +
+		`Rules: add needs at least ` + fmt.Sprint(in.MinSupport) + ` supporting card ids (cards of this iteration or the earlier ones of the window, as cited in the evidence or shown) and no targets; ` +
+		`state only what the evidence shows, in the words of its feature values (a place, a tool, an action): no fact the cards do not show; ` +
 		`edit and delete name exactly one existing item id; merge names two or more and gives the merged text; ` +
 		`texts are one line of at most ` + fmt.Sprint(in.MaxItemTokens) + ` words, concrete and not duplicates of existing items.`
 	var b strings.Builder
@@ -27,9 +30,9 @@ func Prompt(in Input, maxCards int) (system, user string) {
 	fmt.Fprintf(&b, "Scope: %s\nIteration: %d\nPrimitive: %s\n", scope, in.Iteration, in.Primitive)
 	switch in.Primitive {
 	case "EXPAND":
-		fmt.Fprintf(&b, "EXPAND: the policy fails often. Propose at most %d additions (op add only): concrete steps that successful episodes show and failed ones lack, or mistakes behind the dominant failure modes.\n", in.Quota)
+		fmt.Fprintf(&b, "EXPAND: the policy fails often. Propose at most %d additions (op add only): concrete steps that successful episodes (and failed ones that got far) share, or mistakes behind the dominant failure modes.\n", in.Quota)
 	case "REVISE":
-		fmt.Fprintf(&b, "REVISE: the policy is half-way. Propose at most %d edits or merges (no add, no delete): merge near-duplicates, correct or re-scope items to the current failure modes. The number of items must not grow.\n", in.Quota)
+		fmt.Fprintf(&b, "REVISE: the policy is half-way. Propose at most %d edits or merges (no add, no delete): correct items the evidence now contradicts (edit the text to what it shows), merge near-duplicates, re-scope items to the current failure modes. The number of items must not grow.\n", in.Quota)
 	case "COMPRESS":
 		fmt.Fprintf(&b, "COMPRESS: the policy mostly succeeds. Propose at most %d deletes, merges or shortening edits: remove items the policy no longer needs. The total length must not grow.\n", in.Quota)
 	case "FORCED_PRUNE":
@@ -50,7 +53,13 @@ func Prompt(in Input, maxCards int) (system, user string) {
 		}
 		b.WriteString("\n")
 	}
-	cards := ScopeCards(in.Cards, in.TaskType)
+	if st := Statistics(in); len(st) > 0 {
+		b.WriteString("Rules the evidence supports, smoothed over the window's iterations (newer ones count more), with the counts behind them:\n")
+		for _, l := range st {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	cards := windowCards(in.Cards, in.TaskType, in.Iteration, in.Window)
 	sort.SliceStable(cards, func(i, j int) bool { return cards[i].SuccessRate < cards[j].SuccessRate })
 	if len(cards) > maxCards {
 		cards = cards[:maxCards]
@@ -59,7 +68,7 @@ func Prompt(in Input, maxCards int) (system, user string) {
 		b.WriteString("\nCards:\n")
 	}
 	for _, c := range cards {
-		fmt.Fprintf(&b, "- %s task %s (%s): success %.2f over %d episodes", c.CardID, c.TaskID, c.TaskType, c.SuccessRate, c.NEpisodes)
+		fmt.Fprintf(&b, "- %s iteration %d task %s (%s): success %.2f over %d episodes", c.CardID, c.Iteration, c.TaskID, c.TaskType, c.SuccessRate, c.NEpisodes)
 		if len(c.Contrast) > 0 {
 			b.WriteString("; contrast")
 			for i, f := range c.Contrast {

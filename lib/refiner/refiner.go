@@ -18,7 +18,8 @@ type Input struct {
 	TaskType      string               // the scope; "" = general layer
 	Primitive     string               // the controller's primitive for it
 	Evidence      table.TypeEvidence   // the scope's type evidence at k
-	Cards         []table.Card         // the iteration's cards (all types; refiners filter)
+	Cards         []table.Card         // the cards of iteration k and of earlier iterations (all types; refiners filter)
+	Window        int                  // iterations of cards the evidence pools (k-Window+1 .. k); default DefaultWindow
 	Items         []table.ScaffoldItem // the whole current snapshot
 	Quota         int                  // proposals per scope per iteration (EXPAND: additions); default 3
 	MaxItems      int                  // the scope's item cap; default 12
@@ -50,6 +51,10 @@ type Refiner interface {
 	Propose(ctx context.Context, in Input) (Result, error)
 }
 
+// DefaultWindow is how many iterations of cards a refiner's evidence
+// pools by default: iteration k and the two before it.
+const DefaultWindow = 3
+
 // withDefaults fills zero fields.
 func (in Input) withDefaults() Input {
 	if in.Quota <= 0 {
@@ -63,6 +68,9 @@ func (in Input) withDefaults() Input {
 	}
 	if in.MaxItemTokens <= 0 {
 		in.MaxItemTokens = scaffold.DefaultMaxItemTokens
+	}
+	if in.Window <= 0 {
+		in.Window = DefaultWindow
 	}
 	if in.MinSupport <= 0 {
 		in.MinSupport = scaffold.DefaultMinSupport
@@ -110,35 +118,6 @@ func ScopeItems(items []table.ScaffoldItem, t string) []table.ScaffoldItem {
 	}
 	scaffold.Sort(out)
 	return out
-}
-
-// pooled returns, over the cards' episodes, the share of successful
-// episodes with each feature, the share of failed ones, and the side sizes.
-func pooled(cards []table.Card) (ps, pf map[string]float64, nS, nF float64) {
-	ps, pf = map[string]float64{}, map[string]float64{}
-	for _, c := range cards {
-		s := float64(c.NSuccess)
-		f := float64(c.NEpisodes - c.NSuccess)
-		nS += s
-		nF += f
-		for i, n := range c.SuccessFeatures {
-			ps[n] += c.SuccessFreqs[i] * s
-		}
-		for i, n := range c.FailureFeatures {
-			pf[n] += c.FailureFreqs[i] * f
-		}
-	}
-	for n := range ps {
-		if nS > 0 {
-			ps[n] /= nS
-		}
-	}
-	for n := range pf {
-		if nF > 0 {
-			pf[n] /= nF
-		}
-	}
-	return ps, pf, nS, nF
 }
 
 // splitFeature splits "prefix:value".

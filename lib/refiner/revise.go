@@ -9,8 +9,8 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// corrections proposes edits of items whose slot value the evidence
-// contradicts (see RuleBased, REVISE).
+// corrections proposes edits of items stating a choice slot's value that
+// the smoothed evidence contradicts (see RuleBased, REVISE).
 func (b *RuleBased) corrections(s *scopeState, limit int) []table.Proposal {
 	in := s.in
 	texts := map[string]bool{}
@@ -26,40 +26,40 @@ func (b *RuleBased) corrections(s *scopeState, limit int) []table.Proposal {
 			continue
 		}
 		p, v, ok := b.slotValue(it.Text)
-		if !ok {
+		if !ok || !b.isChoice(p+":") {
 			continue
 		}
-		best, bestD := "", 0.0
-		for _, f := range s.feats {
-			fp, w := splitFeature(f)
-			if fp != p || isFailure(f) {
-				continue
-			}
-			if scaffold.Normalize(humanize(w)) == v {
-				if s.diff(f) >= b.MinLean {
-					best = "" // the item's own value separates: nothing to correct
-					break
-				}
-				continue
-			}
-			if d := s.diff(f); d >= b.MinLean && len(s.support[f]) >= in.MinSupport && (best == "" || d > bestD) {
-				best, bestD = f, d
-			}
+		w, _, held := b.slot(s.ev, p)
+		if !held || scaffold.Normalize(humanize(w)) == v {
+			continue
 		}
-		if best == "" {
+		best := p + ":" + w
+		if _, ok := b.ruleHolds(s, best); !ok {
 			continue
 		}
 		text := b.Text(best)
-		if texts[scaffold.Normalize(text)] || in.Count(text) > in.MaxItemTokens {
+		if text == "" || texts[scaffold.Normalize(text)] || in.Count(text) > in.MaxItemTokens {
 			continue
 		}
 		texts[scaffold.Normalize(text)] = true
 		old := p + ":" + strings.ReplaceAll(v, " ", "_")
+		sup := topSupport(s.support[best])
 		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: text,
-			Support:   topSupport(s.support[best]),
-			Rationale: fmt.Sprintf("corrected: %s separates success from failure (score %.2f), %s does not (%.2f)", best, bestD, old, s.diff(old))})
+			Support: sup,
+			Rationale: fmt.Sprintf("corrected %s to %s: %s; %s in %d/%d successes and %d/%d failures; cites %d cards",
+				old, best, b.statistic(s.ev, best), old, s.ev.rs[old], s.ev.rawS, s.ev.rf[old], s.ev.rawF, len(sup))})
 	}
 	return props
+}
+
+// differentRules reports whether two texts fill slot templates with
+// different features ("Use the put action ..." and "Use the open action
+// ...", or a heat and a cool rule): however many words they share, they
+// are not near-duplicates.
+func (b *RuleBased) differentRules(x, y string) bool {
+	px, vx, okx := b.slotValue(x)
+	py, vy, oky := b.slotValue(y)
+	return okx && oky && (px != py || vx != vy)
 }
 
 // merges finds near-duplicate pairs (same layer), best first; each item is
@@ -86,6 +86,9 @@ func (b *RuleBased) mergeItems(s *scopeState, keepShorter bool, limit int, skip 
 	for i, x := range s.items {
 		for _, y := range s.items[i+1:] {
 			if x.Layer != y.Layer || skip[x.ID] || skip[y.ID] {
+				continue
+			}
+			if b.differentRules(x.Text, y.Text) {
 				continue
 			}
 			if j := scaffold.Jaccard(x.Text, y.Text); j >= b.MergeJaccard {
@@ -148,21 +151,18 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 		}
 	}
 	var uncovered []string
-	for _, m := range sortedKeys(s.modes) {
+	for _, m := range sortedKeys(s.ev.modes) {
 		f := "failure:" + m
-		if !covered[f] && len(s.support[f]) >= in.MinSupport {
+		if _, ok := b.ruleHolds(s, f); ok && !covered[f] && b.Text(f) != "" {
 			uncovered = append(uncovered, m)
 		}
 	}
-	sort.SliceStable(uncovered, func(i, j int) bool { return s.modes[uncovered[i]] > s.modes[uncovered[j]] })
+	sort.SliceStable(uncovered, func(i, j int) bool { return s.ev.modes[uncovered[i]] > s.ev.modes[uncovered[j]] })
 	for _, it := range s.items {
 		if len(props) >= in.Quota || len(uncovered) == 0 {
 			break
 		}
 		if touched[it.ID] || it.Layer == scaffold.LayerTask || len(s.current(it.ID)) > 0 {
-			continue
-		}
-		if it.Layer == scaffold.LayerGeneral && s.typesOf(s.support["failure:"+uncovered[0]]) < 2 {
 			continue
 		}
 		m := uncovered[0]
@@ -176,7 +176,7 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 		texts[scaffold.Normalize(text)] = true
 		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: text,
 			Support:   topSupport(s.support["failure:"+m]),
-			Rationale: fmt.Sprintf("re-scoped from a failure mode that no longer occurs to %s (%d episodes)", m, s.modes[m])})
+			Rationale: fmt.Sprintf("re-scoped from a failure mode that no longer occurs: %s", b.statistic(s.ev, "failure:"+m))})
 	}
 	// Update support to the current cards.
 	for _, it := range s.items {

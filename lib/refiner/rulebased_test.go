@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/card/cardtest"
 	"github.com/pats-rl/pats/lib/control"
@@ -71,25 +73,25 @@ func TestRuleBasedExpand(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	cards, ev := build(t, cardtest.Episodes(r, heat, "heat", 4, 0.3))
 	props, next := run(t, scaffold.Expand, heat, cards, ev, nil)
-	if len(props) != 3 {
-		t.Fatalf("%d proposals, want the quota of 3: %+v", len(props), props)
-	}
 	var texts []string
-	layers := map[string]int{}
+	got := map[string]string{}
 	for _, p := range props {
 		texts = append(texts, p.Text)
-		layers[p.Layer]++
+		got[p.Text] = p.Layer
 		if p.Op != "add" || len(p.Support) < 2 {
 			t.Fatalf("proposal %+v", p)
 		}
 	}
+	// The dominant failure; not the heat or take actions (no template: an
+	// action states no more than the admissible list), not the apple (both
+	// sides alike), not the milestone (the task text names it already).
+	want := map[string]string{
+		"Do not repeat the same action again and again; try a new place.": scaffold.LayerMistake,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("EXPAND (-want +got):\n%s", diff)
+	}
 	joined := strings.Join(texts, "|")
-	if !strings.Contains(joined, "Heat the object with the microwave") || layers["mistake"] == 0 || layers["task"] == 0 {
-		t.Fatalf("expected a heat step and a mistake: %v", texts)
-	}
-	if strings.Contains(joined, "Take the target") || strings.Contains(joined, "apple") {
-		t.Fatalf("a feature shared by both sides was proposed: %v", texts)
-	}
 	// Covered features are not proposed again.
 	res2, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards, Items: next})
 	if err != nil {
@@ -113,7 +115,7 @@ func TestRuleBasedExpandGeneral(t *testing.T) {
 			t.Fatalf("general scope proposed %+v", p)
 		}
 		// action:heat occurs in one type only: never general
-		if strings.Contains(p.Text, "microwave") || strings.Contains(p.Text, "fridge") {
+		if strings.Contains(p.Text, "heat") || strings.Contains(p.Text, "cool") {
 			t.Fatalf("type-specific feature became general: %q", p.Text)
 		}
 	}
@@ -211,7 +213,7 @@ func TestRuleBasedNoneAndUnknown(t *testing.T) {
 	r := rand.New(rand.NewSource(6))
 	cards, _ := build(t, cardtest.Episodes(r, heat, "heat", 2, 1.0))
 	res, _ = NewRuleBased().Propose(context.Background(), Input{Iteration: 3, TaskType: heat, Primitive: scaffold.Expand, Cards: cards})
-	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered feature") {
+	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered rule") {
 		t.Fatalf("all-success EXPAND: %+v", res)
 	}
 }
@@ -219,12 +221,14 @@ func TestRuleBasedNoneAndUnknown(t *testing.T) {
 func TestTemplates(t *testing.T) {
 	b := NewRuleBased()
 	cases := map[string]string{
-		"action:heat":           "Heat the object with the microwave before placing it.",
-		"action:slice":          "Use the slice action when the task calls for it.",
-		"object:desk_lamp":      "Find the desk lamp first; the task is about it.",
-		"milestone:took_target": "Make sure you reach this step: took target.",
+		"action:heat":           "",
+		"action:slice":          "",
+		"object:desk_lamp":      "",
+		"source:":               "",
+		"milestone:took_target": "",
 		"failure:timeout":       "Avoid this failure: timeout.",
-		"query:brand_name":      "Aim for query brand name.",
+		"query:brand_name":      "",
+		"visited:sofa":          "",
 	}
 	for f, want := range cases {
 		if got := b.Text(f); got != want {

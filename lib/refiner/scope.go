@@ -1,7 +1,6 @@
 package refiner
 
 import (
-	"github.com/pats-rl/pats/lib/card"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/words"
@@ -10,41 +9,22 @@ import (
 // scopeState is what the primitives work from.
 type scopeState struct {
 	in      Input
-	cards   []table.Card
-	items   []table.ScaffoldItem
-	ps, pf  map[string]float64
-	nS, nF  float64
-	feats   []string            // all features seen in the scope's cards, sorted
-	modes   map[string]int32    // failure mode -> failed episodes
-	support map[string][]string // feature ("failure:<mode>" for modes) -> supporting card ids
-	links   map[string][]string // item id -> linked features
+	ev      *evidence            // the scope's smoothed evidence
+	cards   []table.Card         // the window's cards of the scope
+	items   []table.ScaffoldItem // the scope's items
+	feats   []string             // all features the cards show (failure modes as failure:<mode>), sorted
+	support map[string][]string  // feature -> supporting card ids
+	links   map[string][]string  // item id -> linked features
 }
 
 func (b *RuleBased) state(in Input) *scopeState {
-	s := &scopeState{in: in, cards: ScopeCards(in.Cards, in.TaskType), items: ScopeItems(in.Items, in.TaskType)}
-	s.ps, s.pf, s.nS, s.nF = pooled(s.cards)
-	fs := map[string]bool{}
-	for f := range s.ps {
-		fs[f] = true
-	}
-	for f := range s.pf {
-		fs[f] = true
-	}
-	s.modes = map[string]int32{}
+	cards := windowCards(in.Cards, in.TaskType, in.Iteration, in.Window)
+	s := &scopeState{in: in, ev: b.gather(cards, in.Iteration), cards: cards, items: ScopeItems(in.Items, in.TaskType)}
+	s.feats = s.ev.features()
 	s.support = map[string][]string{}
-	for _, c := range s.cards {
-		for i, m := range c.FailureModes {
-			if m == card.UnknownFailure || m == "" {
-				continue
-			}
-			s.modes[m] += c.FailureModeCounts[i]
-			fs["failure:"+m] = true
-		}
-	}
-	s.feats = sortedKeys(fs)
 	for _, f := range s.feats {
 		for _, c := range s.cards {
-			if supports(c, f) {
+			if b.supports(c, f) {
 				s.support[f] = append(s.support[f], c.CardID)
 			}
 		}
@@ -56,19 +36,6 @@ func (b *RuleBased) state(in Input) *scopeState {
 	return s
 }
 
-// supports reports whether card c supports feature f (see RuleBased).
-func supports(c table.Card, f string) bool {
-	if isFailure(f) {
-		_, m := splitFeature(f)
-		if card.ModeCount(c, m) > 0 {
-			return true
-		}
-		_, fl := card.Freq(c, f)
-		return fl > 0
-	}
-	return card.Lean(c, f) > 0
-}
-
 // linked returns the features of feats linked to item it.
 func (b *RuleBased) linked(it table.ScaffoldItem, feats []string) []string {
 	var out []string
@@ -78,7 +45,7 @@ func (b *RuleBased) linked(it table.ScaffoldItem, feats []string) []string {
 		if fail && it.Layer == scaffold.LayerTask || !fail && it.Layer == scaffold.LayerMistake {
 			continue
 		}
-		if scaffold.Normalize(b.Text(f)) == scaffold.Normalize(it.Text) {
+		if t := b.Text(f); t != "" && scaffold.Normalize(t) == scaffold.Normalize(it.Text) {
 			out = append(out, f)
 			continue
 		}
@@ -110,23 +77,29 @@ func (s *scopeState) current(id string) []string {
 	return unique(all)
 }
 
-// diff is the pooled p_success(f) - p_failure(f); 0 unless both sides have
-// episodes (a one-sided scope shows no contrast).
-func (s *scopeState) diff(f string) float64 {
-	if s.nS == 0 || s.nF == 0 {
-		return 0
+// ruleHolds reports whether f's rule holds in the scope with enough
+// supporting cards, and for the general layer in most types (holdsWidely).
+func (b *RuleBased) ruleHolds(s *scopeState, f string) (float64, bool) {
+	sc, ok := b.holds(s.ev, f)
+	if !ok || len(s.support[f]) < s.in.MinSupport {
+		return sc, false
 	}
-	return s.ps[f] - s.pf[f]
+	if s.in.TaskType == "" && (s.typesOf(s.support[f]) < 2 || !b.holdsWidely(s.ev, f)) {
+		return sc, false
+	}
+	return sc, true
 }
 
 // typesOf counts the distinct task types of card ids.
 func (s *scopeState) typesOf(ids []string) int {
+	in := map[string]bool{}
+	for _, id := range ids {
+		in[id] = true
+	}
 	t := map[string]bool{}
 	for _, c := range s.cards {
-		for _, id := range ids {
-			if c.CardID == id {
-				t[c.TaskType] = true
-			}
+		if in[c.CardID] {
+			t[c.TaskType] = true
 		}
 	}
 	return len(t)

@@ -78,6 +78,11 @@ func layout(items []table.ScaffoldItem) string {
 	return b.String()
 }
 
+// DefaultBudget is the token budget a snapshot is rendered within by
+// default: rollout's --scaffold-budget (evaluate's too) and validate show's
+// --budget, so that show prints what an episode's context holds.
+const DefaultBudget = 400
+
 // Render returns the scaffold z for taskType: the general items, then the
 // type's task rules, then its mistakes, under fixed headings. budget is the
 // most tokens the text may have (count(text) <= budget; budget <= 0 means no

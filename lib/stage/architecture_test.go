@@ -24,6 +24,12 @@ var (
 	// modelFree are the commands that never run the model, with their stages.
 	modelFree = []string{"cmd/cards", "cmd/control", "cmd/validate", "cmd/report",
 		"lib/stage/cards", "lib/stage/control", "lib/stage/validate", "lib/stage/report"}
+	// commandStages are the stages of the commands, one per cmd/NAME
+	// (TestArchitecture checks the list against cmd/); what several of
+	// them share lives in lib/stage or a package of its own
+	// (lib/stage/play, lib/stage/deviceflag), never in one of them.
+	commandStages = []string{"lib/stage/audit", "lib/stage/cards", "lib/stage/control", "lib/stage/evaluate",
+		"lib/stage/learn", "lib/stage/report", "lib/stage/rollout", "lib/stage/validate"}
 	// testOnly are the fixtures only tests import.
 	testOnly = []string{"lib/vocabulary", "lib/rollout/episodetest", "lib/stage/rollouttest"}
 )
@@ -60,6 +66,7 @@ var rules = []rule{
 	{"the binaries that never run the model link none of its stack", modelFree, modelStack},
 	{"the exit point knows no stage, domain package or model", []string{"lib/command"},
 		join(commandLayer, []string{"lib/stage/..."}, domainLayer, modelStack, []string{"lib/tokenizer", "lib/progress"})},
+	{"a command stage imports no other command stage", commandStages, commandStages},
 	{"the validate binary links no refiner and no controller", []string{"cmd/validate", "lib/stage/validate"}, []string{"lib/refiner", "lib/control"}},
 	{"the table layer knows no other package of the project but the output discipline", []string{"lib/table", "lib/words"},
 		join(commandLayer, stageLayer, domainLayer, []string{"lib/model/...", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/vocabulary"})},
@@ -146,6 +153,11 @@ func TestArchitecture(t *testing.T) {
 	for _, v := range violations(deps, rules) {
 		t.Error(v)
 	}
+	for p := range deps {
+		if name, ok := strings.CutPrefix(p, "cmd/"); ok && !strings.Contains(name, "/") && !matchAny(commandStages, "lib/stage/"+name) {
+			t.Errorf("command %s: lib/stage/%s is not among the command stages of the architecture test", p, name)
+		}
+	}
 }
 
 // TestArchitectureCatchesPlanted: the checker reports a forbidden import
@@ -220,6 +232,10 @@ func TestArchitectureCatchesPlanted(t *testing.T) {
 				"lib/rl/rltest -> lib/env/household: rl knows no environment, scaffold, cards, controller or refiner",
 				"lib/rl/rltest -> lib/rollout: rl knows no environment, scaffold, cards, controller or refiner",
 			}},
+		{"evaluate imports the rollout stage", planted("lib/stage/evaluate", "lib/stage/rollout"),
+			[]string{"lib/stage/evaluate -> lib/stage/rollout: a command stage imports no other command stage"}},
+		{"the audit stage reaches the rollout stage through another package", planted("lib/stage/audit", "lib/stage/play", "lib/stage/rollout"),
+			[]string{"lib/stage/audit -> lib/stage/rollout: a command stage imports no other command stage"}},
 		{"a stage imports the episode fixture", planted("lib/stage/rollout", "lib/rollout/episodetest"),
 			[]string{"lib/stage/rollout -> lib/rollout/episodetest: only tests import the vocabulary's sources and the episode fixtures"}},
 	}...)

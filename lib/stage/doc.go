@@ -9,7 +9,10 @@
 // under its own name; the stage's own identifiers are Options and Run
 // (RunSFT, RunGRPO, ... where a command has subcommands), all of one shape:
 // Run(ctx, Options, Streams) error (see Streams).
-// This package holds what several stages share (Tokenizer, ReadCards).
+// This package holds what several stages share (Tokenizer, ReadCards);
+// lib/stage/play the episode options of rollout, evaluate and audit
+// reading, lib/stage/deviceflag the --device option. No command stage
+// imports another.
 //
 // The layer rule: a command is a flag table and one call of its stage; a
 // stage may import the domain packages, this package and lib/command (the

@@ -87,6 +87,42 @@ func ReadCards(stdin io.Reader, path string) ([]table.Card, []table.Meta, int32,
 	return cards, meta, k, nil
 }
 
+// ReadHistory reads the cards of iterations before k from paths (control
+// and validate's --history: the evidence window of the rule-based
+// refiner). A file that holds cards of iteration k or later, a card id
+// also among cards (iteration k's), or a path that is also cardsPath is an
+// input error naming the file. No paths: no cards.
+func ReadHistory(stdin io.Reader, paths []string, cardsPath string, cards []table.Card, k int32) ([]table.Card, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	ids := map[string]bool{}
+	for _, c := range cards {
+		ids[c.CardID] = true
+	}
+	var out []table.Card
+	for _, p := range paths {
+		if p == cardsPath {
+			return nil, command.Usagef("--history %s is the --cards file: give earlier iterations' cards", p)
+		}
+		hs, _, err := table.ReadFilesFrom[table.Card](stdin, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range hs {
+			if c.Iteration >= k {
+				return nil, &table.InputError{Path: p, Problem: fmt.Sprintf("holds cards of iteration %d, not of one before the cards' iteration %d", c.Iteration, k)}
+			}
+			if ids[c.CardID] {
+				return nil, &table.InputError{Path: p, Problem: fmt.Sprintf("card %s given twice", c.CardID)}
+			}
+			ids[c.CardID] = true
+		}
+		out = append(out, hs...)
+	}
+	return out, nil
+}
+
 // cardsIteration returns the one iteration of cards; cards of several
 // iterations, or none, are an input error naming path.
 func cardsIteration(cards []table.Card, path string) (int32, error) {

@@ -19,7 +19,17 @@ import (
 // rule-based refiner's templates can write (placeholders removed; the values
 // put in them are feature values, which the environments emit).
 var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happens.",
-	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- ", featureText}, templateTexts()...)
+	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- ", featureText, retiredText}, templateTexts()...)
+
+// retiredText holds the words of texts the rule-based refiner's templates
+// wrote before its rules were tied to the run's own evidence (milestone,
+// fallback and action items, tool names in action items): snapshots of earlier
+// runs hold them, and the tokenizer keeps its ids.
+const retiredText = "Make sure you reach this step: Aim for " +
+	"Take the target object before going to the destination. Search with the key words of the instruction. " +
+	"Answer only when the retrieved text supports the answer. Open closed receptacles to look inside them. " +
+	"Do not waste steps; go to the most likely places first. Find the first; the task is about it. " +
+	"Use the action when the task calls for it."
 
 // featureText holds the words of the built-in environments' evidence
 // features (prefixes and fixed values, as their docs list them) and of the

@@ -1,6 +1,8 @@
 # The shared fixtures of the bad-input cases, made in $FIX with the
 # binaries on PATH (cases_test.go runs this once).
 rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed 1 -o traj.parquet
+# the same groups again (audit lift's two sides)
+rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed 1 -o bare.parquet
 validate init -o snap.parquet
 cards traj.parquet -o cards.parquet
 control --cards cards.parquet --scaffold snap.parquet -o proposals.parquet --state-out state.parquet
@@ -14,8 +16,10 @@ mkbad traj-nan-reward traj.parquet bad/traj-nan-reward.parquet
 mkbad traj-roles-short traj.parquet bad/traj-roles-short.parquet
 mkbad traj-null-reward traj.parquet bad/traj-null-reward.parquet
 evaluate traj.parquet -o eval.parquet > /dev/null
-# weak-policy evidence, whose controller proposes additions
-cards ptraj.parquet -o pcards.parquet
+# weak-policy evidence, whose controller proposes additions (8 tasks: a
+# type needs two cards for an addition)
+rollout --env household --split train --tasks 8 --group 2 --policy ckpt --max-context 512 -o wtraj.parquet
+cards wtraj.parquet -o pcards.parquet
 control --cards pcards.parquet --scaffold snap.parquet -o pproposals.parquet --state-out pstate.parquet
 for m in traj-score-seven traj-iteration-before; do
   mkbad $m traj.parquet bad/$m.parquet

@@ -16,7 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
-	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -180,24 +180,36 @@ func hashes(paths []string) (map[string]string, error) {
 	return m, nil
 }
 
-// ReadingOptions are audit reading's options.
+// ReadingOptions are audit reading's options: the episode options
+// (play.Options; where a Set field of the policy options is false the
+// checkpoint's generation_config.json and agent.json supply the value, as
+// in evaluate) and the output. Without Skills, SkillsDir is the library the
+// skill conditions draw their bodies from, not a slate.
 type ReadingOptions struct {
-	Policy     string // checkpoint folder, oracle or random
-	Env, Split string
-	Tasks      int // 0 = the whole split
-	Group      int // episodes per task and condition
-	Seed       int64
-	// PolicyOptions are the sampling and context options, as rollout's
-	// (rollout.PolicyFlags); where a Set field is false the checkpoint's
-	// generation_config.json and agent.json supply the value, as in
-	// evaluate.
-	rollout.PolicyOptions
-	Device    string // cpu (or "") or cuda
-	SkillsDir string // a user skill library instead of the environment's built-in one
-	Skills    bool   // show a slate in every condition; the skill conditions read from it
-	Slate     int    // slate size with Skills
-	Output    string
-	Progress  *progress.Settings // nil: no progress (each condition's rollout reports its own)
+	play.Options
+	Output string
+}
+
+// played are the options of the episodes of every condition: run
+// "reading", and a skills folder only as a slate's (with Skills).
+func (f ReadingOptions) played() play.Options {
+	p := f.Options
+	p.Run = "reading"
+	if !f.Skills {
+		p.SkillsDir = ""
+	}
+	return p
+}
+
+// Check checks the options as the command gives them.
+func (f ReadingOptions) Check() error {
+	if f.Output == "" {
+		return command.Usagef("-o is required")
+	}
+	if f.Policy == "" {
+		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	}
+	return f.played().Check()
 }
 
 // RunReading runs audit reading: the reading test (Reading), its rows
@@ -212,29 +224,25 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	rf := rollout.Options{Env: f.Env, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed,
-		Policy: f.Policy, PolicyOptions: f.PolicyOptions, Device: f.Device,
-		Run: "reading", Skills: f.Skills, SkillsDir: map[bool]string{true: f.SkillsDir}[f.Skills], Slate: f.Slate, Progress: f.Progress}
-	o, err := rf.Resolve()
+	ep, err := f.played().Resolve()
 	if err != nil {
 		return err
 	}
-	_, ctxMeta, _ := rf.WithContext()
 	var lib *skill.Library
 	if f.Skills {
-		lib = o.Skills
+		lib = ep.Skills
 	} else if f.SkillsDir != "" {
-		if lib, err = skill.LoadDir(f.SkillsDir); err != nil {
-			return command.Usagef("%v", err)
+		if lib, _, err = play.Library(f.Env, f.SkillsDir); err != nil {
+			return err
 		}
 	} else if lib, err = skill.ShippedLibrary(f.Env); err != nil {
 		lib = nil // no built-in library: the skill conditions are skipped
 	}
-	rows, err := audit.Reading(ctx, o, lib)
+	rows, err := audit.Reading(ctx, ep.Options, lib)
 	if err != nil {
 		return err
 	}
-	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}, Extra: ctxMeta}
+	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}, Extra: ep.Context}
 	if err := table.WriteFile(f.Output, rows, meta); err != nil {
 		return err
 	}

@@ -6,13 +6,12 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
-	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/play"
 )
 
 // The options of audit credit, audit scaffold and audit reading are
-// declared here once (name, type, default, help), audit reading's policy
-// options from the rollout stage (rollout.PolicyFlags with the evaluation
-// defaults), and read here (CreditFrom, ScaffoldFrom, ReadingFrom).
+// declared here once (name, type, default, help), audit reading's episode
+// options from the play stage (play.Flags with ReadingSpec), and read here (CreditFrom, ScaffoldFrom, ReadingFrom).
 
 // CreditFlags declares audit credit's options.
 func CreditFlags() []cli.Flag {
@@ -63,42 +62,30 @@ func ScaffoldFrom(c *cli.Context) (ScaffoldOptions, error) {
 		Scaffold: c.String("scaffold"), Output: c.String("output"), Plot: c.String("plot"), Device: c.String("device"), Progress: prog}, nil
 }
 
+// ReadingSpec is how audit reading offers the episode options: the
+// valid_seen split and the evaluation temperature, --policy required, a
+// skills folder (the skill conditions' library, or with --skills the
+// slate's); the hints and pre-read bodies are the conditions' own.
+var ReadingSpec = play.Spec{Split: "valid_seen", Temperature: play.EvalTemperature, Required: true, SkillsDir: true,
+	PolicyUsage:    "checkpoint folder, oracle or random",
+	SkillsDirUsage: "skill library folder instead of the environment's built-in one (the skill conditions' bodies; with --skills, the slate's)"}
+
 // ReadingFlags declares audit reading's options.
 func ReadingFlags() []cli.Flag {
-	fs := []cli.Flag{
-		&cli.StringFlag{Name: "policy", Usage: "checkpoint folder, oracle or random"},
-		&cli.StringFlag{Name: "env", Value: "household", Usage: "environment"},
-		&cli.StringFlag{Name: "split", Value: "valid_seen", Usage: "task split"},
-		&cli.IntFlag{Name: "tasks", Usage: "tasks drawn from the split (seeded); 0: the whole split"},
-		&cli.IntFlag{Name: "group", Value: 1, Usage: "episodes per task and condition"},
-		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of the task draw and the episodes"},
-	}
-	fs = append(fs, rollout.PolicyFlags(rollout.EvalDefaults)...)
-	fs = append(fs,
-		&cli.StringFlag{Name: "skills-dir", Usage: "skill library folder instead of the environment's built-in one"},
-		&cli.BoolFlag{Name: "skills", Usage: "show a skill slate in every condition; the skill conditions make the first action read from it (for a policy trained with skills on)"},
-		&cli.IntFlag{Name: "slate", Value: 16, Usage: "slate size with --skills"},
-		deviceflag.Flag(),
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
-	)
-	return append(fs, stage.ProgressFlags()...)
+	return append(play.Flags(ReadingSpec),
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "audit table to write"})
 }
 
-// ReadingFrom reads audit reading's options; the policy options as a
-// command gives them are checked (rollout.PolicyOptions.CheckGiven), the
-// rest when the episodes' options are resolved.
+// ReadingFrom reads audit reading's options and checks them
+// (ReadingOptions.Check).
 func ReadingFrom(c *cli.Context) (ReadingOptions, error) {
 	if err := command.Args(c, 0, 0); err != nil {
 		return ReadingOptions{}, err
 	}
-	prog, err := stage.ProgressSettings(c)
+	p, err := play.From(c, ReadingSpec)
 	if err != nil {
 		return ReadingOptions{}, err
 	}
-	f := ReadingOptions{Policy: c.String("policy"), Env: c.String("env"),
-		Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"), Seed: c.Int64("seed"),
-		PolicyOptions: rollout.PolicyFrom(c), Device: c.String("device"),
-		SkillsDir: c.String("skills-dir"), Skills: c.Bool("skills"), Slate: c.Int("slate"),
-		Output: c.String("output"), Progress: prog}
-	return f, f.PolicyOptions.CheckGiven()
+	f := ReadingOptions{Options: p, Output: c.String("output")}
+	return f, f.Check()
 }

@@ -32,7 +32,7 @@ func From(c *cli.Context) (Options, error) {
 	}
 	by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
 	if err != nil {
-		return Options{}, command.Usagef("%v", err)
+		return Options{}, command.Usagef("--group-by %v", err)
 	}
 	return Options{Inputs: in, Output: c.String("output"),
 		Evidence: c.String("evidence"), Per: c.String("per"), Top: c.Int("top"), GroupBy: by}, nil

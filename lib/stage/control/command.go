@@ -26,6 +26,8 @@ import (
 // (lib/control) and the refiner (lib/refiner) it runs after it.
 type Options struct {
 	Cards    string     // cards of iteration k
+	History  []string   // cards of earlier iterations (the refiner's evidence window)
+	Window   int        // iterations the refiner's evidence pools; 0 = refiner.DefaultWindow
 	Scaffold string     // snapshot k
 	State    string     // controller state of an earlier iteration; empty at the start
 	Output   string     // proposals
@@ -101,7 +103,8 @@ func (f Options) NewRefiner() (refiner.Refiner, error) {
 
 // Run runs one controller step and the refiner: it reads the cards of
 // iteration k (the type evidence is aggregated from them with the contrast
-// length the cards were built with), snapshot k and the earlier controller
+// length the cards were built with) and those of earlier iterations
+// (History, which only the refiner sees: its evidence window), snapshot k and the earlier controller
 // state, picks a primitive per scope (control.Step), asks the refiner for
 // proposals for every scope whose primitive is not NONE, and writes the
 // proposals and the new controller state, each atomically. A refiner's
@@ -121,7 +124,10 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	case f.State != "" && f.State == f.StateOut:
 		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
 	}
-	if err := output.Check([]string{f.Cards, f.Scaffold, f.State}, output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
+	if f.Window < 0 {
+		return command.Usagef("--window must not be negative, got %d", f.Window)
+	}
+	if err := output.Check(append([]string{f.Cards, f.Scaffold, f.State}, f.History...), output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
 		return err
 	}
 	co := Controller(f.Loop)
@@ -136,12 +142,16 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
+	history, err := stage.ReadHistory(std.Stdin, f.History, f.Cards, cards, k)
+	if err != nil {
+		return err
+	}
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
 		return err
 	}
 	var prev []table.ControllerState
-	inputs := []string{f.Cards, f.Scaffold}
+	inputs := append([]string{f.Cards, f.Scaffold}, f.History...)
 	if f.State != "" {
 		if prev, _, err = table.ReadFilesFrom[table.ControllerState](std.Stdin, f.State); err != nil {
 			return err
@@ -169,6 +179,9 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		}
 		return &table.InputError{Path: src, Problem: err.Error()}
 	}
+	// The refiner sees iteration k's cards and the earlier ones; the
+	// controller and the scope's type evidence only k's.
+	evidence := append(append([]table.Card{}, history...), cards...)
 	var props []table.Proposal
 	reasons := map[string]string{}
 	for _, st := range states {
@@ -178,8 +191,8 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		e, _ := card.EvidenceFor(ev, st.TaskType, k)
 		mi, mt := co.Caps(st.TaskType)
 		res, err := ref.Propose(ctx, refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
-			Evidence: e, Cards: cards, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
-			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count})
+			Evidence: e, Cards: evidence, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
+			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count, Window: f.Window})
 		if err != nil {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
 		}

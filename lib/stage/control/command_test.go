@@ -3,6 +3,7 @@ package control
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand"
 	"net/http"
@@ -90,7 +91,7 @@ func TestExecuteControl(t *testing.T) {
 		t.Errorf("metadata %+v", m)
 	}
 	// COMPRESS of an empty type has nothing to do: the reason is recorded
-	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cardtest.Cool], "every item still separates") {
+	if !strings.Contains(m.Extra[refiner.MetaReasonPrefix+cardtest.Cool], "every item still states a rule that holds") {
 		t.Errorf("reason for cool %q", m.Extra[refiner.MetaReasonPrefix+cardtest.Cool])
 	}
 	// the next iteration reads the state; a state of the same iteration is refused
@@ -183,5 +184,84 @@ func TestLoopDefaultsAreTheControllers(t *testing.T) {
 	want.Enabled = scaffold.Primitives
 	if diff := cmp.Diff(want, Controller(stage.DefaultLoop())); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestExecuteControlHistory: with one card of the weak type per
+// iteration, iteration 3's card alone supports no addition; with the cards
+// of iterations 1 and 2 as --history the refiner's additions cite cards of
+// the three iterations. History of iteration k, or the --cards file again,
+// is refused.
+func TestExecuteControlHistory(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewSource(8))
+	paths := map[int32]string{}
+	for k := int32(1); k <= 3; k++ {
+		trajs := cardtest.Episodes(r, cardtest.Heat, "heat", 1, 0.3)
+		for i := range trajs {
+			trajs[i].Iteration = k
+		}
+		cards, _, err := card.Build(trajs, card.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths[k] = filepath.Join(dir, fmt.Sprintf("cards%d.parquet", k))
+		if err := table.WriteFile(paths[k], cards, table.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapPath := filepath.Join(dir, "snap3.parquet")
+	if err := scaffold.WriteSnapshot(snapPath, scaffold.Snapshot{Version: 3, Parent: "sha256:p"}, table.Meta{}); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, history ...string) ([]table.Proposal, table.Meta, error) {
+		out := filepath.Join(dir, name, "p.parquet")
+		f := Options{Cards: paths[3], History: history, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, name, "s.parquet"), Loop: stage.DefaultLoop()}
+		if err := Run(context.Background(), f, stage.Streams{}); err != nil {
+			return nil, table.Meta{}, err
+		}
+		props, pm, err := table.ReadFiles[table.Proposal](out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return props, pm[0], nil
+	}
+	alone, _, err := run("alone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range alone {
+		if p.TaskType == cardtest.Heat {
+			t.Errorf("one card supported %+v", p)
+		}
+	}
+	props, meta, err := run("window", paths[1], paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cited := map[string]bool{}
+	for _, p := range props {
+		if p.TaskType == cardtest.Heat && p.Op == "add" {
+			for _, c := range p.Support {
+				cited[c] = true
+			}
+			if !strings.Contains(p.Rationale, "over iterations 1-3, 3 cards") {
+				t.Errorf("rationale %q", p.Rationale)
+			}
+		}
+	}
+	want := map[string]bool{"c-1-" + cardtest.Heat + "-g0": true, "c-2-" + cardtest.Heat + "-g0": true, "c-3-" + cardtest.Heat + "-g0": true}
+	if diff := cmp.Diff(want, cited); diff != "" {
+		t.Errorf("cited cards (-want +got):\n%s\n%+v", diff, props)
+	}
+	if len(meta.Inputs) != 4 {
+		t.Errorf("inputs %v: want the cards, the snapshot and the two history files", meta.Inputs)
+	}
+	if _, _, err := run("late", paths[1], paths[3]); err == nil || !strings.Contains(err.Error(), "cards3.parquet") {
+		t.Errorf("history with the cards file: %v", err)
+	}
+	f := Options{Cards: paths[2], History: []string{paths[3]}, Scaffold: snapPath, Output: filepath.Join(dir, "x", "p.parquet"), StateOut: filepath.Join(dir, "x", "s.parquet"), Loop: stage.DefaultLoop()}
+	if err := Run(context.Background(), f, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "cards3.parquet: holds cards of iteration 3") {
+		t.Errorf("history of a later iteration: %v", err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 func Flags() []cli.Flag {
 	return append([]cli.Flag{
 		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
+		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable): the refiner smooths its evidence over them and k's (see --window); the controller reads k's cards only"},
+		&cli.IntFlag{Name: "window", Value: refiner.DefaultWindow, Usage: "iterations of cards the refiner's evidence pools, k's included (cards of older iterations given as --history are not used)"},
 		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
 		&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
@@ -41,7 +43,7 @@ func From(c *cli.Context) (Options, error) {
 		return Options{}, command.Usagef("--on-refiner-failure %q: want stop or continue", onFail)
 	}
 	return Options{
-		Cards: c.String("cards"), Scaffold: c.String("scaffold"), State: c.String("state"),
+		Cards: c.String("cards"), History: c.StringSlice("history"), Window: c.Int("window"), Scaffold: c.String("scaffold"), State: c.String("state"),
 		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),

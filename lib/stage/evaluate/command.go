@@ -7,8 +7,9 @@ import (
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/eval"
 	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/stage"
-	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -16,9 +17,9 @@ import (
 // trajectory files; with Rollout.Policy set it runs the episodes first.
 type Options struct {
 	Inputs  []string
-	Rollout rollout.Options // used when Inputs is empty
-	Output  string          // metrics rows; empty: table only
-	Trajout string          // where to keep the episodes it ran; empty: not kept
+	Play    play.Options // the episodes to play when Inputs is empty
+	Output  string       // metrics rows; empty: table only
+	Trajout string       // where to keep the episodes it ran; empty: not kept
 	// Run names the run in the metrics (and, with Rollout.Policy, in the
 	// episodes): it overrides the trajectories' run; empty: theirs.
 	Run string
@@ -29,7 +30,7 @@ type Options struct {
 
 // Run summarises and prints the Markdown table to stdout.
 func Run(ctx context.Context, f Options, std stage.Streams) error {
-	ins := append([]string{f.Rollout.Scaffold, f.Rollout.Policy, f.Rollout.SkillsDir}, f.Inputs...)
+	ins := append([]string{f.Play.Scaffold, f.Play.Policy, f.Play.SkillsDir}, f.Inputs...)
 	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajectories", f.Trajout)); err != nil {
 		return err
 	}
@@ -61,22 +62,23 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			}
 		}
 	} else {
-		if f.Rollout.Policy == "" {
+		if f.Play.Policy == "" {
 			return command.Usagef("give trajectory files, or --policy with --env and --split")
 		}
-		var err error
 		if f.Run != "" {
-			f.Rollout.Run = f.Run
+			f.Play.Run = f.Run
 		}
-		trajs, err = rollout.Rows(ctx, f.Rollout)
+		ep, err := f.Play.Resolve()
 		if err != nil {
 			return err
 		}
-		labels.Scaffold = f.Rollout.Scaffold
-		seed := f.Rollout.Seed
+		if trajs, err = rollout.Run(ctx, ep.Options); err != nil {
+			return err
+		}
+		labels.Scaffold = f.Play.Scaffold
+		seed := f.Play.Seed
 		labels.Seed = &seed
-		_, ctxMeta, _ := f.Rollout.WithContext()
-		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Rollout.Seed, Inputs: map[string]string{}, Extra: ctxMeta}
+		meta = table.Meta{Kind: "eval_metrics", Command: table.CommandLine(), Seed: f.Play.Seed, Inputs: map[string]string{}, Extra: ep.Context}
 		if f.Trajout != "" {
 			tm := meta
 			tm.Kind = "trajectory"

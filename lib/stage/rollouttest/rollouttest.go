@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/rollout"
-	rolloutstage "github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/play"
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -24,13 +24,14 @@ const Tasks = 12
 // Household plays iteration k on the first Tasks household train tasks with
 // groups of group episodes, nOracle of each group by the oracle and the rest
 // by the random policy, with the scaffold snapshot file snap rendered into
-// the context ("" for none; scaffold budget 400 tokens, context 4096). The
+// the context ("" for none; the default scaffold budget and context). The
 // seed is 100+k. Any error fails the test.
 func Household(t testing.TB, k, nOracle, group int, snap string) []table.Trajectory {
 	t.Helper()
-	f := rolloutstage.Options{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
-		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: 400, PolicyOptions: rolloutstage.PolicyOptions{MaxContext: 4096}}
-	o, err := f.Resolve()
+	f := play.Options{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
+		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: play.DefaultScaffoldBudget, PolicyOptions: play.PolicyOptions{MaxContext: play.DefaultMaxContext}}
+	ep, err := f.Resolve()
+	o := ep.Options
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ type Options struct {
 	Scaffold  string              // snapshot k
 	Proposals string              // proposals of iteration k
 	Cards     string              // cards of iteration k
+	History   []string            // cards of earlier iterations an addition may cite
 	Output    string              // snapshot k+1
 	Decisions string              // one decision per proposal
 	Limits    scaffold.Limits     // caps, quota and per-addition rules
@@ -39,7 +40,8 @@ func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
 }
 
 // Run runs the validator: it reads snapshot k, the proposals and the
-// cards of iteration k, applies Apply, and writes the decisions and then
+// cards of iteration k (with those of earlier iterations, History, which
+// additions may cite as support), applies Apply, and writes the decisions and then
 // snapshot k+1 (version k+1, parent = hash of k), each atomically. The
 // snapshot is written last: it is the commit. With no accepted proposal
 // snapshot k+1 has k's items and the next version. stdout is unused.
@@ -60,7 +62,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	case f.Output == f.Scaffold:
 		return command.Usagef("-o %s would overwrite the input snapshot: write snapshot k+1 to a new file", f.Output)
 	}
-	if err := output.Check([]string{f.Scaffold, f.Proposals, f.Cards}, output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
+	if err := output.Check(append([]string{f.Scaffold, f.Proposals, f.Cards}, f.History...), output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
 		return err
 	}
 	if err := f.Limits.Validate(); err != nil {
@@ -78,6 +80,10 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
+	history, err := stage.ReadHistory(std.Stdin, f.History, f.Cards, cards, k)
+	if err != nil {
+		return err
+	}
 	for _, p := range props {
 		if p.Iteration != k {
 			return &table.InputError{Path: f.Proposals, Problem: fmt.Sprintf("proposal %s is of iteration %d, the cards of iteration %d", p.ProposalID, p.Iteration, k)}
@@ -92,14 +98,14 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
 	opts := validate.Options{Iteration: k, Count: count, Limits: f.Limits}
-	next, decisions := validate.Apply(items, props, cards, opts)
+	next, decisions := validate.Apply(items, props, append(history, cards...), opts)
 	acc := 0
 	for _, d := range decisions {
 		if d.Accepted {
 			acc++
 		}
 	}
-	inputs, err := table.InputHashes(f.Scaffold, f.Proposals, f.Cards)
+	inputs, err := table.InputHashes(append([]string{f.Scaffold, f.Proposals, f.Cards}, f.History...)...)
 	if err != nil {
 		return err
 	}

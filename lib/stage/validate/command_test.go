@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,5 +248,53 @@ func TestExecuteBadInputs(t *testing.T) {
 	}
 	if err := RunDiff(context.Background(), DiffOptions{Old: snap0, New: snap0, Proposals: props}, stage.Streams{Stdout: &bytes.Buffer{}}); command.Code(err) != command.ExitUsage {
 		t.Errorf("diff with proposals but no decisions: %v", err)
+	}
+}
+
+// TestExecuteHistory: an addition citing a card of an earlier iteration
+// is accepted when that iteration's cards are given as --history, and
+// rejected as unknown support without them; history of iteration k is
+// refused.
+func TestExecuteHistory(t *testing.T) {
+	dir := t.TempDir()
+	add := prop(scaffold.Expand, validate.OpAdd, "a", "task", "Look in the drawer first.", nil, "c1", "h-a")
+	add.ProposalID = "p-0-a-01"
+	add.Iteration = 1
+	snap0, props, _ := stepFiles(t, dir, []table.Proposal{add}, table.Meta{})
+	write := func(name string, k int32, ids ...string) string {
+		var cs []table.Card
+		for _, id := range ids {
+			cs = append(cs, table.Card{CardID: id, TaskType: "a", Iteration: k})
+		}
+		p := filepath.Join(dir, name)
+		if err := table.WriteFile(p, cs, table.Meta{}); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	now := write("cards1.parquet", 1, "c1", "c2")
+	before := write("cards0.parquet", 0, "h-a")
+	for _, c := range []struct {
+		history []string
+		want    string
+	}{{[]string{before}, validate.OK}, {nil, validate.SupportUnknown}} {
+		out := filepath.Join(dir, fmt.Sprint(len(c.history)))
+		f := Options{Scaffold: snap0, Proposals: props, Cards: now, History: c.history, Output: filepath.Join(out, "snap1.parquet"),
+			Decisions: filepath.Join(out, "d.parquet"), Limits: scaffold.DefaultLimits()}
+		if err := Run(context.Background(), f, stage.Streams{}); err != nil {
+			t.Fatal(err)
+		}
+		dec, _, err := table.ReadFiles[table.Decision](f.Decisions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(dec) != 1 || dec[0].Reason != c.want {
+			t.Errorf("history %v: decisions %+v, want %s", c.history, dec, c.want)
+		}
+	}
+	f := Options{Scaffold: snap0, Proposals: props, Cards: now, History: []string{write("late.parquet", 1, "h-b")}, Output: filepath.Join(dir, "x", "s.parquet"),
+		Decisions: filepath.Join(dir, "x", "d.parquet"), Limits: scaffold.DefaultLimits()}
+	if err := Run(context.Background(), f, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "late.parquet: holds cards of iteration 1") {
+		t.Errorf("history of iteration k: %v", err)
 	}
 }

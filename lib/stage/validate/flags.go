@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
 )
 
@@ -22,6 +23,7 @@ func Flags() []cli.Flag {
 		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
 		&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
 		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
+		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable) that additions may cite: control's --history"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
 		&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
 	}, stage.LoopFlags()...)
@@ -34,7 +36,7 @@ func From(c *cli.Context) (Options, error) {
 		return Options{}, err
 	}
 	return Options{
-		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"),
+		Scaffold: c.String("scaffold"), Proposals: c.String("proposals"), Cards: c.String("cards"), History: c.StringSlice("history"),
 		Output: c.String("output"), Decisions: c.String("decisions"), Limits: loop.Limits, Tok: tok,
 		Progress: stage.Progress(),
 	}, nil
@@ -82,7 +84,7 @@ func DiffFrom(c *cli.Context) (DiffOptions, error) {
 // ShowFlags declares validate show's options.
 func ShowFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "budget", Value: 400, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
+		&cli.IntFlag{Name: "budget", Value: scaffold.DefaultBudget, Usage: "token budget (0: no limit); rollout's --scaffold-budget"},
 		&cli.StringSliceFlag{Name: "type", Usage: "task type to show (repeatable); default every type the snapshot mentions"},
 		tokenizerFlag(),
 	}

@@ -1,4 +1,4 @@
-package rollout
+package play
 
 import (
 	"strings"
@@ -15,15 +15,15 @@ import (
 func TestPolicyFrom(t *testing.T) {
 	cases := []struct {
 		name string
-		d    PolicyDefaults
+		d    float64
 		args []string
 		want PolicyOptions
 	}{
-		{"rollout defaults", RolloutDefaults, nil,
+		{"rollout defaults", TrainTemperature, nil,
 			PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, Admissible: "none", MaxContext: 4096}},
-		{"evaluation defaults", EvalDefaults, nil,
+		{"evaluation defaults", EvalTemperature, nil,
 			PolicyOptions{Temperature: 0.4, TopP: 1, RepPenalty: 1, Admissible: "none", MaxContext: 4096}},
-		{"given", EvalDefaults, []string{"--temperature", "0.7", "--top-p", "0.8", "--top-k", "20", "--repetition-penalty", "1.05",
+		{"given", EvalTemperature, []string{"--temperature", "0.7", "--top-p", "0.8", "--top-k", "20", "--repetition-penalty", "1.05",
 			"--greedy", "--prompt-format", "chatml", "--max-action-tokens", "64", "--history", "2", "--admissible", "here",
 			"--max-context", "2048", "--step-timeout", "30s"},
 			PolicyOptions{Temperature: 0.7, TopP: 0.8, TopK: 20, RepPenalty: 1.05, Greedy: true, PromptFormat: "chatml",

@@ -1,0 +1,152 @@
+package play
+
+import (
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
+)
+
+// Spec is how a command offers the episode options: the defaults that
+// differ from command to command, and which groups of options beyond the
+// core it offers. The core (Flags) is --env, --split, --tasks, --group,
+// --seed, --policy, --skills, --slate, the policy options (PolicyFlags),
+// --device and the progress options.
+type Spec struct {
+	Split       string  // --split's default
+	Policy      string  // --policy's default; "" none
+	PolicyUsage string  // --policy's help; "" the plain one
+	Required    bool    // --policy must be given
+	Temperature float64 // --temperature's default where the checkpoint gives none
+
+	Scaffold  bool // --scaffold and --scaffold-budget
+	SkillsDir bool // --skills-dir
+	// SkillsDirUsage is --skills-dir's help; "" the plain one (a slate's
+	// library, implying --skills).
+	SkillsDirUsage string
+	// Training: --shard, --tokenizer, --text-read, --preread, --hints,
+	// --invalid-penalty and --batch (rollout's).
+	Training bool
+}
+
+// Flags declares the episode options a command offers (s), each once.
+func Flags(s Spec) []cli.Flag {
+	pu := s.PolicyUsage
+	if pu == "" {
+		pu = "oracle, random, or a checkpoint folder"
+	}
+	fs := []cli.Flag{
+		deviceflag.Flag(),
+		&cli.StringFlag{Name: "env", Value: DefaultEnv, Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
+		&cli.StringFlag{Name: "split", Value: s.Split, Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
+		&cli.IntFlag{Name: "tasks", Value: 0, Usage: "tasks drawn from the split with --seed; 0 runs the whole split in order"},
+		&cli.IntFlag{Name: "group", Value: DefaultGroup, Usage: "episodes per task (a GRPO group)"},
+		&cli.Int64Flag{Name: "seed", Value: DefaultSeed, Usage: "seed of task draw, environments and sampling"},
+		&cli.StringFlag{Name: "policy", Value: s.Policy, Required: s.Required, Usage: pu},
+	}
+	if s.Training {
+		fs = append(fs,
+			&cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"},
+			&cli.StringFlag{Name: "tokenizer", Usage: "a checkpoint folder whose tokenizer (and chat template) the oracle and random policies write with; default: the built-in one"},
+		)
+	}
+	fs = append(fs, &cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"})
+	if s.SkillsDir {
+		u := s.SkillsDirUsage
+		if u == "" {
+			u = "a folder of SKILL.md folders to draw slates from (implies --skills)"
+		}
+		fs = append(fs, &cli.StringFlag{Name: "skills-dir", Usage: u})
+	}
+	if s.Training {
+		fs = append(fs,
+			&cli.StringFlag{Name: "text-read", Usage: "with skills on, the skill oracle and random policies read first: right, random (drawn from the slate) or none; unset: right for the oracle, random for the random policy"},
+			&cli.StringFlag{Name: "preread", Value: DefaultPreread, Usage: "without --skills, a library skill's body before the first action, as if read: none, right (the type's right skill) or random (a library skill drawn per task); demonstrations for a base that reads"},
+			&cli.StringFlag{Name: "hints", Value: DefaultHints, Usage: "rules about each task in the scaffold's place: none, right, misleading, irrelevant, or mixed (demonstrations for a base that reads; the household worlds)"},
+		)
+	}
+	fs = append(fs, &cli.IntFlag{Name: "slate", Value: DefaultSlate, Usage: "candidates per slate"})
+	if s.Scaffold {
+		fs = append(fs,
+			&cli.StringFlag{Name: "scaffold", Usage: "scaffold snapshot rendered into the context; without it no scaffold (deployment)"},
+			&cli.IntFlag{Name: "scaffold-budget", Value: DefaultScaffoldBudget, Usage: "token budget of the rendered scaffold"},
+		)
+	}
+	fs = append(fs, PolicyFlags(s.Temperature)...)
+	if s.Training {
+		fs = append(fs,
+			&cli.Float64Flag{Name: "invalid-penalty", Value: DefaultInvalidPenalty, Usage: "subtracted from the episode's reward for each answer without a well-formed <action> (chatml)"},
+			&cli.IntFlag{Name: "batch", Value: DefaultBatch, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
+		)
+	}
+	return append(fs, stage.ProgressFlags()...)
+}
+
+// From reads the episode options a command offers (s); an option it does
+// not offer takes its default. It does not check them (Options.Check):
+// evaluate checks them only with --policy.
+func From(c *cli.Context, s Spec) (Options, error) {
+	prog, err := stage.ProgressSettings(c)
+	if err != nil {
+		return Options{}, err
+	}
+	f := Options{
+		Env: c.String("env"), Split: c.String("split"), Tasks: c.Int("tasks"), Group: c.Int("group"),
+		Seed: c.Int64("seed"), Policy: c.String("policy"),
+		Skills: c.Bool("skills"), Slate: c.Int("slate"),
+		ScaffoldBudget: DefaultScaffoldBudget,
+		PolicyOptions:  PolicyFrom(c),
+		Batch:          DefaultBatch, InvalidPenalty: DefaultInvalidPenalty,
+		Progress: prog, Device: c.String("device"),
+	}
+	if s.Scaffold {
+		f.Scaffold, f.ScaffoldBudget = c.String("scaffold"), c.Int("scaffold-budget")
+	}
+	if s.SkillsDir {
+		f.SkillsDir = c.String("skills-dir")
+	}
+	if s.Training {
+		f.Shard, f.Tokenizer = c.String("shard"), c.String("tokenizer")
+		f.TextRead, f.Preread, f.Hints = c.String("text-read"), c.String("preread"), c.String("hints")
+		f.InvalidPenalty, f.Batch = c.Float64("invalid-penalty"), c.Int("batch")
+	}
+	return f, nil
+}
+
+// PolicyFlags declares the policy options (PolicyOptions), --temperature
+// with the command's default where the checkpoint gives none
+// (TrainTemperature or EvalTemperature).
+func PolicyFlags(temperature float64) []cli.Flag {
+	return []cli.Flag{
+		&cli.Float64Flag{Name: "temperature", Value: temperature, Usage: fmt.Sprintf("sampling temperature (checkpoint policies; unset: the checkpoint's generation_config.json, else %g)", temperature)},
+		&cli.Float64Flag{Name: "top-p", Value: 1.0, Usage: "nucleus sampling mass (checkpoint policies; unset: the checkpoint's generation_config.json, else 1)"},
+		&cli.IntFlag{Name: "top-k", Usage: "sample among the k most probable tokens only (checkpoint policies; unset: the checkpoint's generation_config.json, else 0: no cut)"},
+		&cli.Float64Flag{Name: "repetition-penalty", Value: 1.0, Usage: "divide the logits of tokens already in the context by this (checkpoint policies; unset: the checkpoint's generation_config.json, else 1: none)"},
+		&cli.BoolFlag{Name: "greedy", Usage: "pick the most likely token (checkpoint policies)"},
+		&cli.StringFlag{Name: "prompt-format", Usage: "builtin or chatml; unset: the checkpoint's agent.json, else chatml for a checkpoint whose chat template has <|im_start|> (Qwen2/2.5/3), else builtin"},
+		&cli.IntFlag{Name: "max-action-tokens", Usage: "tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml; unset: the checkpoint's agent.json, if it has one"},
+		&cli.IntFlag{Name: "history", Usage: "turns an answer sees in full; older ones are replaced by one marker line; 0: the whole episode; unset: the checkpoint's agent.json, if it has one"},
+		&cli.StringFlag{Name: "admissible", Value: DefaultAdmissible, Usage: "the admissible actions each observation in the context lists after it: none, here (those that change something at the current place: no go to, look, examine or inventory) or all; unset: the checkpoint's agent.json, if it has one"},
+		&cli.IntFlag{Name: "max-context", Value: DefaultMaxContext, Usage: "context limit in tokens; an episode stops there"},
+		&cli.DurationFlag{Name: "step-timeout", Usage: "exec: environments: the longest wait for one answer, e.g. 30s (0: no limit)"},
+	}
+}
+
+// PolicyFrom reads the policy options (PolicyFlags).
+func PolicyFrom(c *cli.Context) PolicyOptions {
+	return PolicyOptions{
+		Temperature: c.Float64("temperature"), TemperatureSet: c.IsSet("temperature"),
+		TopP: c.Float64("top-p"), TopPSet: c.IsSet("top-p"),
+		TopK: c.Int("top-k"), TopKSet: c.IsSet("top-k"),
+		RepPenalty: c.Float64("repetition-penalty"), RepPenaltySet: c.IsSet("repetition-penalty"),
+		Greedy:          c.Bool("greedy"),
+		PromptFormat:    c.String("prompt-format"),
+		MaxActionTokens: c.Int("max-action-tokens"), MaxActionTokensSet: c.IsSet("max-action-tokens"),
+		History: c.Int("history"), HistorySet: c.IsSet("history"),
+		Admissible: c.String("admissible"), AdmissibleSet: c.IsSet("admissible"),
+		MaxContext:  c.Int("max-context"),
+		StepTimeout: c.Duration("step-timeout"),
+	}
+}
