@@ -15,11 +15,11 @@ import (
 // Flags declares the control command's options.
 func Flags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
-		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+		&cli.StringFlag{Name: "cards", Required: true, Usage: "cards of iteration k (from cards)"},
+		&cli.StringFlag{Name: "scaffold", Required: true, Usage: "snapshot k"},
 		&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
-		&cli.StringFlag{Name: "state-out", Usage: "controller state after iteration k"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "proposals file"},
+		&cli.StringFlag{Name: "state-out", Required: true, Usage: "controller state after iteration k"},
 		&cli.StringFlag{Name: "refiner", Value: "builtin", Usage: "builtin or openai"},
 		&cli.StringFlag{Name: "endpoint", Usage: "openai: base URL of the chat-completions server"},
 		&cli.StringFlag{Name: "model", Usage: "openai: model name"},
