@@ -50,6 +50,8 @@ var writers = []writer{
 	{"audit-credit", []string{"audit", "credit", "$FIX/ptraj.parquet", "--advantages", "$SHARED/adv.parquet", "-o", "a.parquet"}, []string{"a.parquet"}, nil},
 	{"audit-reading", []string{"audit", "reading", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "r.parquet"}, []string{"r.parquet"}, nil},
 	{"audit-scaffold", []string{"audit", "scaffold", "--checkpoints", "$FIX/ckpt,$FIX/ckpt", "--traj", "$FIX/straj.parquet", "-o", "a.parquet", "--plot", "a.png"}, []string{"a.parquet", "a.png"}, nil},
+	{"audit-lift", []string{"audit", "lift", "$FIX/traj.parquet", "--without", "$FIX/bare.parquet", "-o", "l.parquet"}, []string{"l.parquet"}, nil},
+	{"audit-truth", []string{"audit", "truth", "--scaffold", "$FIX/snap.parquet", "--iteration", "0", "--env", "household-rl", "-o", "t.parquet", "--rules", "r.parquet"}, []string{"t.parquet", "r.parquet"}, nil},
 	{"report-sweep", []string{"report", "sweep", "--root", "$FIX/run", "--variants", "pats", "--seeds", "1", "-o", "r.parquet", "--runs", "runs.parquet"}, []string{"r.parquet", "runs.parquet"}, nil},
 	{"report-plots", []string{"report", "plots", "$FIX/run/pats-s1", "-o", "plots"}, []string{"plots"}, nil},
 	{"report-settings", []string{"report", "settings", "--from", "$FIX/run/vars", "--base", "$FIX/ckpt", "-o", "settings.json"}, []string{"settings.json"}, nil},

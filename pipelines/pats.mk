@@ -104,6 +104,13 @@ MAX_CONTEXT  ?= 4096
 BUDGET       ?= 400
 # 1: a skill slate in every rollout and evaluation
 SKILLS       ?= 0
+# 1: the mechanism audits of a scaffold run, every iteration (docs/pipelines.md):
+# bare/K (traj/K's groups played again by ckpt/K with no scaffold), lift/K
+# (audit lift: success with minus without, per task type) and truth/K
+# (audit truth: snap/K's items judged by the environment's own rules, and
+# which of them the snapshot states). The loop never reads them: cards,
+# control and validate see the same inputs with 0 (TestMechanismAudits).
+MECHANISM    ?= 1
 # broadcast, skillgate, or gigpo (GiGPO's step-level credit on top of the
 # variant's credit: broadcast, or skillgate for the skillgate variant)
 CREDIT       ?= broadcast
@@ -138,7 +145,7 @@ export PATS_PROGRESS_INTERVAL := $(PROGRESS_INTERVAL)
 
 # ---- the binaries -------------------------------------------------------------
 BIN          ?= bin
-PIPE_TOOLS   := rollout evaluate learn cards control validate report
+PIPE_TOOLS   := rollout evaluate learn cards control validate report audit
 PIPE_BINS    := $(addprefix $(BIN)/,$(PIPE_TOOLS))
 # PIPE_BUILD=1 rebuilds the binaries when a Go source is newer; 0 uses them
 # as they are (a test or a cluster job with prebuilt binaries).
@@ -248,6 +255,9 @@ endif
 endif
 endif
 
+# the mechanism audits run for scaffold runs only
+MECH_ON    := $(if $(filter 1,$(MECHANISM)),$(V_SCAFFOLD),0)
+
 # ---- derived ----------------------------------------------------------------------
 ITER_LIST  := $(shell seq 0 $$(( $(ITERS) - 1 )))
 EVAL_ITERS := $(sort 0 $(ITERS) $(shell seq 0 $(EVAL_EVERY) $(ITERS)))
@@ -283,7 +293,7 @@ COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTE
 # finished and a run made with another knob records it.
 RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BASE_SKILLS BASE_SEED BASE_TASKS \
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
-  EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS CREDIT EXPERT WARMUP READING_HISTORY \
+  EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS \
   RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
@@ -432,6 +442,21 @@ $(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parque
 	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
 endif
 
+ifeq ($(MECH_ON),1)
+# The mechanism audits of iteration k (MECHANISM): measures, never inputs.
+$(R)/bare/$(1).parquet: $(call ckpt,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+
+$(R)/lift/$(1).parquet: $(R)/traj/$(1).parquet $(R)/bare/$(1).parquet
+	@mkdir -p $$(@D)
+	$(BIN)/audit lift $(R)/traj/$(1).parquet --without $(R)/bare/$(1).parquet -o $$@ > $$@.md.tmp && mv $$@.md.tmp $(R)/lift/$(1).md
+
+$(R)/truth/$(1).parquet $(R)/truth/$(1)-rules.parquet &: $(call snap_of,$(1))
+	@mkdir -p $(R)/truth
+	$(BIN)/audit truth --scaffold $(call snap_of,$(1)) --iteration $(1) --env $(ENV) -o $(R)/truth/$(1).parquet --rules $(R)/truth/$(1)-rules.parquet > $(R)/truth/$(1).txt.tmp && mv $(R)/truth/$(1).txt.tmp $(R)/truth/$(1).txt
+endif
+
 $(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(call adapts,$(1)),$(R)/snap/$(2).parquet)
 	@mkdir -p $$(@D)
 	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
@@ -454,7 +479,9 @@ $(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(eval $(call EVALUATION,$(
 EVAL_FILES := $(foreach k,$(EVAL_ITERS),$(foreach s,$(EVAL_SPLITS),$(R)/eval/$(k)/bare-$(s).parquet $(if $(filter 1,$(V_SCAFFOLD)),$(R)/eval/$(k)/scaffold-$(s).parquet)))
 LOG_FILES  := $(foreach k,$(ITER_LIST),$(R)/log/$(k).txt)
 
-$(R)/summary.md: $(LOG_FILES) $(EVAL_FILES)
+MECH_FILES := $(if $(filter 1,$(MECH_ON)),$(foreach k,$(ITER_LIST),$(R)/lift/$(k).parquet $(R)/truth/$(k).parquet))
+
+$(R)/summary.md: $(LOG_FILES) $(EVAL_FILES) $(MECH_FILES)
 	@$(BIN)/report run $(R) > $@.tmp && mv $@.tmp $@
 	@echo "[$(RUN)] evaluations (success; tokens per episode):" && cat $@
 

@@ -211,11 +211,7 @@ base-reading-ship: $(READING_BASE)/ckpt/0/config.json
 	@cat $(READING_SHIP_TO)/SHA256SUMS
 endif
 
-ifeq ($(PIPE_BUILD),1)
-$(BIN)/audit: $(PIPE_SOURCES)
-	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ ./cmd/audit
-endif
+# $(BIN)/audit is one of pats.mk's PIPE_BINS.
 
 $(READING_BASE)/demos/%.parquet: | $(PIPE_BINS)
 	@mkdir -p $(@D)

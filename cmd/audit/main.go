@@ -20,7 +20,9 @@ func app() *cli.App {
 		Description: "Examples:\n" +
 			"  audit credit traj/3.parquet --advantages adv/3.parquet -o audit/credit.parquet --plot audit/credit.png\n" +
 			"  audit scaffold --policy ckpt/0,ckpt/5 --traj traj/5.parquet --scaffold snap/5.parquet -o audit/nll.parquet\n" +
-			"  audit reading --policy ckpt/0 --env household --split valid_seen -o reading.parquet",
+			"  audit reading --policy ckpt/0 --env household --split valid_seen -o reading.parquet\n" +
+			"  audit lift traj/3.parquet --without bare/3.parquet -o lift/3.parquet\n" +
+			"  audit truth --scaffold snap/5.parquet --iteration 5 --env household-rl -o truth/5.parquet",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
@@ -78,6 +80,39 @@ func app() *cli.App {
 					"  audit reading --policy oracle --env household-rl --split valid_unseen --tasks 40 -o reading-oracle.parquet",
 				Flags:  audit.ReadingFlags(),
 				Action: stage.Action(audit.ReadingFrom, audit.RunReading),
+			},
+			{
+				Name:      "lift",
+				Usage:     "does the scaffold lift the success of the policy that plays with it",
+				UsageText: "audit lift TRAJ... (or --traj TRAJ,...) --without BARE.parquet -o lift.parquet",
+				Description: "Pairs an iteration's rollouts with the scaffold (TRAJ) with the same groups played again by\n" +
+					"the same checkpoint with no scaffold (--without: rollout with the same --tasks, --group and\n" +
+					"--seed, and no --scaffold), episode by episode (task and sample; their episode seeds must\n" +
+					"agree). Per task type and overall: success with and without, the lift (the mean per-task\n" +
+					"difference) with a 95% percentile bootstrap over tasks, and the share of groups where every\n" +
+					"episode failed on each side. A measure of the PATS loop only: nothing in the loop reads it.\n" +
+					"Prints a Markdown table.\n\n" +
+					"Examples:\n" +
+					"  rollout --env household-rl --split train --tasks 8 --group 8 --seed 3 --policy ckpt/3 -o bare/3.parquet\n" +
+					"  audit lift traj/3.parquet --without bare/3.parquet -o lift/3.parquet",
+				Flags:  audit.LiftFlags(),
+				Action: stage.Action(audit.LiftFrom, audit.RunLift),
+			},
+			{
+				Name:      "truth",
+				Usage:     "are the scaffold's items true of the environment, and which of its rules do they state",
+				UsageText: "audit truth --scaffold snap/K.parquet --iteration K --env ENV -o truth.parquet [--rules rules.parquet]",
+				Description: "Judges every item of a snapshot against the rules the environment knows about itself (the\n" +
+					"right rules that hold for most train tasks of a type: in household-rl where each type's goal\n" +
+					"objects are kept and which appliance heats, cools and cleans): true, false, or not judgeable\n" +
+					"(no claim the environment can check). --rules writes each of the environment's rules with\n" +
+					"the items that state it. Prints precision (true over judgeable items) and recall (rules\n" +
+					"stated over rules). Environments that do not judge (shop, searchqa, exec:) answer not\n" +
+					"judgeable for every item. A measure of the PATS loop only: nothing in the loop reads it.\n\n" +
+					"Examples:\n" +
+					"  audit truth --scaffold snap/5.parquet --iteration 5 --env household-rl -o truth/5.parquet --rules truth/5-rules.parquet",
+				Flags:  audit.TruthFlags(),
+				Action: stage.Action(audit.TruthFrom, audit.RunTruth),
 			},
 		},
 	}

@@ -58,3 +58,27 @@ func ScaffoldMarkdown(w io.Writer, rows []table.ScaffoldAudit) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// LiftMarkdown renders audit lift as a Markdown table: one row per scope,
+// the overall one first.
+func LiftMarkdown(w io.Writer, rows []table.ScaffoldLift) error {
+	var b strings.Builder
+	b.WriteString("| iteration | task type | tasks | episodes | scaffold tokens | success with | success without | lift | 95% interval | all-fail with | all-fail without |\n")
+	b.WriteString("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n")
+	for _, r := range rows {
+		t := r.TaskType
+		if r.Scope == table.ScopeAll {
+			t = "all"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %.1f | %.3f | %.3f | %+.3f | [%+.3f, %+.3f] | %.3f | %.3f |\n", r.Iteration, t, r.Tasks, r.Episodes,
+			r.ScaffoldTokens, r.SuccessWith, r.SuccessWithout, r.Lift, r.LiftLo, r.LiftHi, r.AllFailWith, r.AllFailWithout)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// TruthLine is one line on a snapshot's items judged by its environment.
+func TruthLine(k int, s TruthSummary) string {
+	return fmt.Sprintf("snapshot %d: %d items, %d judgeable, %d true: precision %s; rules stated %d of %d: recall %s",
+		k, s.Items, s.Judgeable, s.True, num(s.Precision, 3), s.Stated, s.Rules, num(s.Recall, 3))
+}

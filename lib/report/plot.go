@@ -131,6 +131,44 @@ func runFigures(r *Run) ([]namedPlot, error) {
 		p.X.Tick.Marker = intTicks{}
 		out = append(out, namedPlot{"nll-gap.png", p})
 	}
+	ms, err := LoadMechanism(r.Dir)
+	if err != nil {
+		return out, err
+	}
+	if len(ms) > 0 {
+		p := newPlot("the mechanism: scaffold lift, item precision and rule recall", "iteration (checkpoint and snapshot)", "lift (difference in success); precision, recall (shares)")
+		var lift, lo, hi, prec, rec plotter.XYs
+		for _, m := range ms {
+			x := float64(m.Iteration)
+			if m.HasLift {
+				lift = append(lift, plotter.XY{X: x, Y: m.All.Lift})
+				lo = append(lo, plotter.XY{X: x, Y: m.All.LiftLo})
+				hi = append(hi, plotter.XY{X: x, Y: m.All.LiftHi})
+			}
+			if v := m.Precision(); m.HasTruth && v >= 0 {
+				prec = append(prec, plotter.XY{X: x, Y: v})
+			}
+			if v := m.Recall(); m.HasTruth && v >= 0 {
+				rec = append(rec, plotter.XY{X: x, Y: v})
+			}
+		}
+		for _, l := range []struct {
+			xy     plotter.XYs
+			name   string
+			colour int
+			dashed bool
+		}{{lift, "lift", 0, false}, {lo, "lift, 95% interval", 0, true}, {hi, "", 0, true}, {prec, "precision", 1, false}, {rec, "recall", 2, false}} {
+			if len(l.xy) == 0 {
+				continue
+			}
+			if err := addLine(p, l.xy, l.name, l.colour, l.dashed); err != nil {
+				return out, err
+			}
+		}
+		p.Y.Min, p.Y.Max = -1, 1
+		p.X.Tick.Marker = intTicks{}
+		out = append(out, namedPlot{"mechanism.png", p})
+	}
 	if len(r.States) > 0 {
 		p, err := primitivePlot(r)
 		if err != nil {
@@ -246,7 +284,9 @@ func addLine(p *plot.Plot, xy plotter.XYs, name string, i int, dashed bool) erro
 		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
 	p.Add(l, pts)
-	p.Legend.Add(name, l, pts)
+	if name != "" { // a second line of an entry already in the legend
+		p.Legend.Add(name, l, pts)
+	}
 	return nil
 }
 

@@ -58,6 +58,10 @@ type Series struct {
 // keep's row of report sweep).
 type SweepPlotData struct {
 	Success, ZeroVar, Items, Gap []Series
+	// The mechanism audits (lift/K, truth/K; MECHANISM=1): the scaffold's
+	// lift on the iteration's training groups, and the precision and
+	// recall of snapshot snap/K's items.
+	Lift, Precision, Recall []Series
 	// Unfinished names the runs ("VARIANT seed S") drawn as far as they
 	// go (LoadSweepPlotsPartial); the plots' titles then say partial.
 	Unfinished []string
@@ -202,6 +206,32 @@ func loadSweepPlots(root string, runs []SweepRunRef, partial bool) (*SweepPlotDa
 					label += ", scaffold"
 				}
 				d.Success = append(d.Success, Series{Variant: v, Label: label, Points: c.points()})
+			}
+		}
+		lift, prec, rec := collect{}, collect{}, collect{}
+		for _, r := range rs {
+			ms, err := LoadMechanism(r.Dir)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range ms {
+				if m.HasLift {
+					lift.add(m.Iteration, m.All.Lift)
+				}
+				if x := m.Precision(); m.HasTruth && x >= 0 {
+					prec.add(m.Iteration, x)
+				}
+				if x := m.Recall(); m.HasTruth && x >= 0 {
+					rec.add(m.Iteration, x)
+				}
+			}
+		}
+		for _, c := range []struct {
+			c   collect
+			dst *[]Series
+		}{{lift, &d.Lift}, {prec, &d.Precision}, {rec, &d.Recall}} {
+			if len(c.c) > 0 {
+				*c.dst = append(*c.dst, Series{Variant: v, Points: c.c.points()})
 			}
 		}
 		zv, items := collect{}, collect{}
@@ -355,6 +385,27 @@ func sweepFigures(d *SweepPlotData) ([]namedPlot, []string, error) {
 		figs = append(figs, namedPlot{"nll-gap.png", p})
 	} else {
 		notes = append(notes, "no run has scaffold audits (RUN/audit/scaffold-traj*.parquet, scripts/sweep-audits.sh): nll-gap.png not drawn")
+	}
+	for _, m := range []struct {
+		ss          []Series
+		name, title string
+		y           string
+		lo          float64
+	}{
+		{d.Lift, "lift.png", "scaffold lift: training success with minus without the scaffold", "difference in success (share of episodes)", -1},
+		{d.Precision, "precision.png", "item precision: true items of the judgeable ones", "precision", 0},
+		{d.Recall, "recall.png", "rule recall: the environment's rules the scaffold states", "recall", 0},
+	} {
+		if len(m.ss) == 0 {
+			continue
+		}
+		p := newPlot(m.title+"\n"+bandNote, "iteration (checkpoint and snapshot)", m.y)
+		if err := addBands(p, m.ss, colour, nil); err != nil {
+			return nil, nil, err
+		}
+		p.Y.Min, p.Y.Max = m.lo, 1
+		p.X.Tick.Marker = intTicks{}
+		figs = append(figs, namedPlot{m.name, p})
 	}
 	if len(d.Unfinished) > 0 {
 		for _, f := range figs {

@@ -1,6 +1,8 @@
 # The shared fixtures of the bad-input cases, made in $FIX with the
 # binaries on PATH (cases_test.go runs this once).
 rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed 1 -o traj.parquet
+# the same groups again (audit lift's two sides)
+rollout --env household --split train --tasks 4 --group 2 --policy oracle --seed 1 -o bare.parquet
 validate init -o snap.parquet
 cards traj.parquet -o cards.parquet
 control --cards cards.parquet --scaffold snap.parquet -o proposals.parquet --state-out state.parquet

@@ -122,6 +122,14 @@ func RunSummary(ctx context.Context, f SummaryOptions, std stage.Streams) error 
 		b.WriteString("\nTraining by iteration (traj/K: GRPO groups with equal rewards give no gradient; the controller's primitive per scope):\n\n")
 		b.Write(tr.Bytes())
 	}
+	var mech bytes.Buffer
+	if err := report.WriteMechanismMarkdown(&mech, run); err != nil {
+		return err
+	}
+	if mech.Len() > 0 {
+		b.WriteString("\nThe mechanism by iteration (audits only, never read by the loop): lift/K, traj/K's groups played again by ckpt/K without the scaffold; truth/K, snap/K's items judged by the environment's own rules (precision: true of judgeable; recall: its rules stated):\n\n")
+		b.Write(mech.Bytes())
+	}
 	_, err = std.Stdout.Write(b.Bytes())
 	return err
 }
