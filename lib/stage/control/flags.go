@@ -15,13 +15,13 @@ import (
 // Flags declares the control command's options.
 func Flags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
+		&cli.StringFlag{Name: "cards", Required: true, Usage: "cards of iteration k (from cards)"},
 		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable): the refiner smooths its evidence over them and k's (see --window); the controller reads k's cards only"},
 		&cli.IntFlag{Name: "window", Value: refiner.DefaultWindow, Usage: "iterations of cards the refiner's evidence pools, k's included (cards of older iterations given as --history are not used)"},
-		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+		&cli.StringFlag{Name: "scaffold", Required: true, Usage: "snapshot k"},
 		&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
-		&cli.StringFlag{Name: "state-out", Usage: "controller state after iteration k"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "proposals file"},
+		&cli.StringFlag{Name: "state-out", Required: true, Usage: "controller state after iteration k"},
 		&cli.StringFlag{Name: "refiner", Value: "builtin", Usage: "builtin or openai"},
 		&cli.StringFlag{Name: "endpoint", Usage: "openai: base URL of the chat-completions server"},
 		&cli.StringFlag{Name: "model", Usage: "openai: model name"},
