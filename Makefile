@@ -27,6 +27,7 @@ test: vet
 	npm ci --prefix lib/table/interop/duckdb --no-audit --no-fund --loglevel=error
 	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/ ./pipelines/
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 20s ./lib/validate/
+	$(GO) test -run '^$$' -fuzz FuzzParquetFooter -fuzztime 15s ./lib/table/
 
 # Speed figures of kernels, model, rollouts and one PATS iteration, written
 # to bench/results.md. Takes about 10 minutes.

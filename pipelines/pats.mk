@@ -12,6 +12,8 @@
 # (`make -q pats ...` exits 0).
 
 # ---- what to run ------------------------------------------------------------
+include $(dir $(lastword $(MAKEFILE_LIST)))guard.mk
+
 ENV          ?= household
 MODEL        ?= tiny
 VARIANT      ?= pats
@@ -304,20 +306,24 @@ COMMON     := --env $(ENV) --max-context $(MAX_CONTEXT) $(SKILL_FLAG)$(RUN_CONTE
 # RUN/settings.json (report settings RUN prints it): every variable that
 # shapes the run and the variant's resolved settings and flags, the seeds,
 # the base and its weights hash, the toolkit's version and commit.
-# RUN/.settings holds the resolved NAME=VALUE lines; it is rewritten (when
-# make reads this file) only when they change, so a finished run stays
-# finished and a run made with another knob records it.
+# RUN/.settings holds a checksum of the resolved NAME=VALUE lines (not the
+# lines: a credential in a FLAGS variable is never written but through
+# report settings, which scrubs it); its recipe runs every time (reading
+# this file runs nothing, so make -n executes nothing) and rewrites it only
+# when the lines change, so a finished run stays finished and a run made
+# with another knob records it.
 RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BASE_SKILLS BASE_SEED BASE_TASKS \
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
   RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
-ifneq ($(filter pats warmup settings,$(MAKECMDGOALS)),)
-$(shell mkdir -p $(R) && { printf '%s\n' $(settings_lines) | cmp -s - $(R)/.settings || printf '%s\n' $(settings_lines) > $(R)/.settings; })
-endif
+.PHONY: pats-settings-force
+pats-settings-force:
+$(R)/.settings: pats-settings-force
+	@mkdir -p '$(R)' && { printf '%s\n' $(settings_lines) | cksum | cmp -s - '$@' || printf '%s\n' $(settings_lines) | cksum > '$@'; }
 $(R)/settings.json: $(R)/.settings $(BIN)/report $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
-	$(BIN)/report settings --from $< $(if $(RUN_BASE),--base $(RUNS)/$(RUN_BASE)/ckpt/0) -o $@
+	printf '%s\n' $(settings_lines) > '$@.vars' && $(BIN)/report settings --from '$@.vars' $(if $(RUN_BASE),--base '$(RUNS)/$(RUN_BASE)/ckpt/0') -o '$@'; s=$$?; rm -f '$@.vars'; exit $$s
 
 settings: $(R)/settings.json
 

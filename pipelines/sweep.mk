@@ -70,15 +70,16 @@ SWEEP_VARIANTS := $(sort $(patsubst keep,pats,$(VARIANTS)))
 $(foreach k,$(sort $(foreach v,$(SWEEP_VARIANTS),$(call warmup_kind,$(v)))),$(foreach s,$(sort $(foreach s,$(ALL_SEEDS),$(call warmup_seed,$(s)))),$(eval $(call SWEEP_WARMUP,$(k),$(s)))))
 $(foreach v,$(SWEEP_VARIANTS),$(foreach s,$(call seeds_of,$(v)),$(eval $(call SWEEP_RUN,$(v),$(s)))))
 
-# The variants and seeds of the last table: rewritten (at parse time) only
-# when they change, so a table made for another set is made again.
+# The variants and seeds of the last table: its recipe runs every time
+# (reading this file runs nothing, so make -n executes nothing) and
+# rewrites it only when they change, so a table made for another set is
+# made again.
 SWEEP_SET    := $(SWEEP)/sweep-set.txt
-ifneq ($(filter sweep,$(MAKECMDGOALS)),)
-ifeq ($(PIPE_SUB),)
-SWEEP_SET_LINE := variants: $(VARIANTS); seeds: $(SEEDS)$(foreach v,$(VARIANTS),$(if $(SEEDS_$(v)),; $(v): $(strip $(SEEDS_$(v)))))
-$(shell mkdir -p $(SWEEP) && { echo "$(SWEEP_SET_LINE)" | cmp -s - $(SWEEP_SET) || echo "$(SWEEP_SET_LINE)" > $(SWEEP_SET); })
-endif
-endif
+SWEEP_SET_LINE = variants: $(VARIANTS); seeds: $(SEEDS)$(foreach v,$(VARIANTS),$(if $(SEEDS_$(v)),; $(v): $(strip $(SEEDS_$(v)))))
+.PHONY: sweep-set-force
+sweep-set-force:
+$(SWEEP_SET): sweep-set-force
+	@mkdir -p '$(SWEEP)' && { echo '$(SWEEP_SET_LINE)' | cmp -s - '$@' || echo '$(SWEEP_SET_LINE)' > '$@'; }
 
 # The warm-ups the sweep makes come first among the table's prerequisites:
 # make -j scans a prerequisite list once in order and puts off a target

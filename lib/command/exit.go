@@ -122,7 +122,7 @@ func Run(app *cli.App, args []string, stderr io.Writer) int {
 		return signalCode(sig)
 	}
 	if err != nil {
-		msg := table.Scrub(strings.ReplaceAll(err.Error(), "\n", " "))
+		msg := table.Printable(table.Scrub(strings.ReplaceAll(err.Error(), "\n", " ")))
 		fmt.Fprintf(stderr, "%s: %s\n", app.Name, msg)
 	}
 	return Code(err)

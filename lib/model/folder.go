@@ -75,7 +75,7 @@ func WeightsHash(dir string) (string, error) {
 		}
 		return hex.EncodeToString(h.Sum(nil)[:16]), nil
 	}
-	b, err := os.ReadFile(filepath.Join(dir, safetensors.IndexName))
+	b, err := safetensors.ReadRegular(filepath.Join(dir, safetensors.IndexName))
 	if err != nil {
 		return "", err
 	}

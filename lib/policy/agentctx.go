@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pats-rl/pats/lib/output"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ type AgentContext struct {
 func ReadAgentContext(dir string) (AgentContext, error) {
 	var c AgentContext
 	path := filepath.Join(dir, AgentContextFile)
-	b, err := os.ReadFile(path)
+	b, err := output.ReadFile(path, output.MaxTextBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pats-rl/pats/lib/output"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,7 +89,7 @@ func isEmpty(v any) bool {
 func ReadGenerationConfig(dir string) (GenerationConfig, error) {
 	var g GenerationConfig
 	path := filepath.Join(dir, GenerationConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := output.ReadFile(path, output.MaxTextBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return g, nil
 	}
@@ -153,13 +154,13 @@ func compact(v any) string {
 // tokenizer_config.json's chat_template (a string, or a list of named
 // templates) or its chat_template.jinja contains <|im_start|>.
 func HasChatML(dir string) (bool, error) {
-	if b, err := os.ReadFile(filepath.Join(dir, ChatTemplateFile)); err == nil {
+	if b, err := output.ReadFile(filepath.Join(dir, ChatTemplateFile), output.MaxTextBytes); err == nil {
 		if strings.Contains(string(b), "<|im_start|>") {
 			return true, nil
 		}
 	}
 	path := filepath.Join(dir, TokenizerConfigFile)
-	b, err := os.ReadFile(path)
+	b, err := output.ReadFile(path, output.MaxTextBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

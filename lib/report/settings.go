@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pats-rl/pats/lib/output"
+	"github.com/pats-rl/pats/lib/table"
 	"io"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -30,9 +33,12 @@ type Settings struct {
 
 // ParseVars reads NAME=VALUE lines (pipelines/pats.mk's resolved
 // variables); blank lines are skipped. A line without "=" or a name twice
-// is an error naming the line.
+// is an error naming the line. Each line goes through table.Scrub, the
+// scrubber of every output, so that a credential in a variable (an
+// --endpoint with a user and password, an --api-key, a NAME_TOKEN=) is
+// never recorded.
 func ParseVars(r io.Reader) (map[string]string, error) {
-	b, err := io.ReadAll(r)
+	b, err := output.ReadAll(r, "", output.MaxTextBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -41,15 +47,17 @@ func ParseVars(r io.Reader) (map[string]string, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		line = table.Scrub(line)
 		name, value, ok := strings.Cut(line, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("line %d: want NAME=VALUE, got %q", i+1, line)
+			return nil, fmt.Errorf("line %d: want NAME=VALUE, got %s", i+1, table.Printable(strconv.Quote(line)))
 		}
 		if _, dup := vars[name]; dup {
 			return nil, fmt.Errorf("line %d: %s given twice", i+1, name)
 		}
-		vars[name] = strings.TrimSpace(value)
+		// the value alone too: a flag at its start (X_FLAGS=--api-key K)
+		vars[name] = table.Scrub(strings.TrimSpace(value))
 	}
 	return vars, nil
 }
@@ -82,7 +90,7 @@ func LoadSettings(path string) (Settings, error) {
 		path = filepath.Join(path, SettingsFile)
 	}
 	var s Settings
-	b, err := os.ReadFile(path)
+	b, err := output.ReadFile(path, output.MaxTextBytes)
 	if err != nil {
 		return s, err
 	}
@@ -102,20 +110,25 @@ func (s Settings) Markdown(w io.Writer) error {
 	if commit == "" {
 		commit = "unknown commit"
 	}
-	fmt.Fprintf(w, "toolkit %s at %s\n", s.ToolkitVersion, commit)
+	// Every text of the record is printed through Printable (no escape
+	// sequence, no line break reaches the terminal or the Markdown) and
+	// Scrub (a record written before the scrubbing keeps no credential on
+	// screen).
+	p := func(s string) string { return table.Printable(table.Scrub(s)) }
+	fmt.Fprintf(w, "toolkit %s at %s\n", p(s.ToolkitVersion), p(commit))
 	if s.Base != "" {
-		fmt.Fprintf(w, "base %s (weights file hash %s)\n", s.Base, s.BaseHash)
+		fmt.Fprintf(w, "base %s (weights file hash %s)\n", p(s.Base), p(s.BaseHash))
 	} else {
 		fmt.Fprintln(w, "no base policy")
 	}
-	fmt.Fprintf(w, "seeds %s\n\n", pairs(s.Seeds))
+	fmt.Fprintf(w, "seeds %s\n\n", p(pairs(s.Seeds)))
 	fmt.Fprintln(w, "| setting | value |\n| --- | --- |")
 	for _, k := range sortedKeys(s.Vars) {
 		v := s.Vars[k]
 		if v == "" {
 			v = "(empty)"
 		}
-		fmt.Fprintf(w, "| %s | %s |\n", k, strings.ReplaceAll(v, "|", `\|`))
+		fmt.Fprintf(w, "| %s | %s |\n", table.MarkdownCell(k), table.MarkdownCell(table.Scrub(v)))
 	}
 	return nil
 }

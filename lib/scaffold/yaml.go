@@ -3,6 +3,7 @@ package scaffold
 import (
 	"bytes"
 	"fmt"
+	"github.com/pats-rl/pats/lib/output"
 	"io"
 	"regexp"
 	"strings"
@@ -47,9 +48,9 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 	errf := func(line int, format string, a ...any) error {
 		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, a...))
 	}
-	src, err := io.ReadAll(r)
+	src, err := output.ReadAll(r, name, output.MaxItemsBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return nil, err
 	}
 	doc, err := oneDocument(src)
 	if err != nil {

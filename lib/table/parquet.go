@@ -34,7 +34,17 @@ func readParquet[T any](path string, r io.ReaderAt, size int64, k KindInfo, cols
 	// parquet-go may panic on some corrupt inputs; report those as input
 	// errors rather than crashing the command.
 	defer recoverCorrupt(path, "corrupt Parquet file", &err)
-	f, err := parquet.OpenFile(r, size)
+	// The footer's counts and offsets and the page headers are checked
+	// against the file and the reader's limits before parquet-go sizes
+	// anything from them.
+	md, _, err := parquetFooter(r, size)
+	if err == nil {
+		err = checkParquetPages(r, md)
+	}
+	if err != nil {
+		return nil, meta, inputErr(path, "corrupt Parquet file", err)
+	}
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 	if err != nil {
 		return nil, meta, inputErr(path, "truncated or corrupt Parquet file", err)
 	}
@@ -52,7 +62,9 @@ func readParquet[T any](path string, r io.ReaderAt, size int64, k KindInfo, cols
 	if err != nil {
 		return nil, meta, err
 	}
-	rows = make([]T, 0, f.NumRows())
+	// not more room than a small file's rows ahead of reading them: the
+	// rows grow as they are read
+	rows = make([]T, 0, min(f.NumRows(), 4096))
 	pr := parquet.NewGenericReader[T](f)
 	defer pr.Close()
 	buf := make([]T, 256)

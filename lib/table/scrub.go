@@ -1,8 +1,11 @@
 package table
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Scrub removes credentials from s, so that a command line, a URL, an
@@ -15,6 +18,9 @@ import (
 //   - the user and password of a URL: everything between "://" and the
 //     last '@' before the URL's query, fragment, a blank or a quote (so a
 //     password holding '@' or '/' goes too);
+//   - the user and password of an address without a scheme
+//     ("u:PASS@host:1/v1", as an --endpoint may be mistyped): a word's
+//     part before '@' that holds a ':' and no '/';
 //   - the value of a credential given as NAME=VALUE (a URL query
 //     parameter, an environment assignment, a --flag=value) or as
 //     "NAME": "VALUE" (JSON) or as --NAME VALUE (a flag of a command),
@@ -32,6 +38,9 @@ func Scrub(s string) string {
 	}
 	if strings.Contains(s, "://") {
 		s = scrubUserinfo(s)
+	}
+	if strings.Contains(s, "@") {
+		s = bareUserinfo.ReplaceAllString(s, "${1}REDACTED@")
 	}
 	if strings.ContainsAny(s, "=:") || strings.Contains(s, "--") || strings.Contains(s, " ") {
 		s = assign.ReplaceAllStringFunc(s, func(m string) string {
@@ -69,6 +78,9 @@ var (
 	jsonPair = regexp.MustCompile(`"([A-Za-z][A-Za-z0-9_.-]*)"(\s*:\s*)"(?:[^"\\]|\\.)*"`)
 	// flagPair: --NAME VALUE (a flag and the next word).
 	flagPair = regexp.MustCompile(`(^|[\s'"])(--?[A-Za-z][A-Za-z0-9_.-]*)(\s+'?)([^\s'"-][^\s'"]*)`)
+	// bareUserinfo: USER:PASSWORD@ at a word's start (after a start, a
+	// blank, a quote, '=', '(', '[' or ','), without a scheme.
+	bareUserinfo = regexp.MustCompile(`(^|[\s'"=(\[,<])[^\s'"/@:<>]*:[^\s'"/<>]*@`)
 	// authHeader: Authorization: X (to the end of the line or a quote).
 	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)[^"'\r\n,}]+`)
 	// bearer: Bearer X.
@@ -151,4 +163,44 @@ func looksLikeUserinfo(auth string) bool {
 		}
 	}
 	return false
+}
+
+// Printable makes s safe to print on a terminal or into one line of a
+// Markdown file: every control character (C0 such as ESC, BEL, CR and
+// newline, DEL, and C1) and every byte that is not UTF-8 becomes a \xNN
+// (or \u00NN) escape, so that a name holding an escape sequence cannot move
+// the cursor, recolour the terminal or start a new line. A tab stays.
+func Printable(s string) string {
+	clean := true
+	for i, r := range s {
+		if r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") || r != '\t' && unicode.IsControl(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r != '\t' && unicode.IsControl(r) && r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r != '\t' && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// MarkdownCell is Printable(s) with '|' escaped, for a cell of a Markdown
+// table.
+func MarkdownCell(s string) string {
+	return strings.ReplaceAll(Printable(s), "|", `\|`)
 }

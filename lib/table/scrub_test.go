@@ -9,6 +9,9 @@ import (
 func TestScrub(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"http://user:key@host:8000/v1", "http://REDACTED@host:8000/v1"},
+		{"--endpoint u:PASS@127.0.0.1:1/v1", "--endpoint REDACTED@127.0.0.1:1/v1"},
+		{`parse "u:P@SS@h:1/v1": first path segment`, `parse "REDACTED@h:1/v1": first path segment`},
+		{"mail alice@example.org", "mail alice@example.org"},
 		{"--endpoint=https://sk-123@api.example/v1", "--endpoint=https://REDACTED@api.example/v1"},
 		// the password holds '@' or '/': the userinfo runs to the last '@'
 		{"http://alice:p@ss@host/v1", "http://REDACTED@host/v1"},
@@ -52,5 +55,23 @@ func TestScrub(t *testing.T) {
 	os.Args = []string{"control", "--endpoint", "http://alice:s3cret@127.0.0.1:1/v1"}
 	if got := CommandLine(); strings.Contains(got, "s3cret") || strings.Contains(got, "alice") {
 		t.Errorf("CommandLine() = %q keeps the credentials", got)
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"plain name.parquet", "plain name.parquet"},
+		{"a\x1b[31mred\x07", `a\x1b[31mred\x07`},
+		{"two\nlines\r", `two\x0alines\x0d`},
+		{"tab\tkept ü", "tab\tkept ü"},
+		{"bad\xffbyte \u0085", `bad\xffbyte \u0085`},
+		{"\ufffd stays", "\ufffd stays"},
+	} {
+		if got := Printable(c.in); got != c.want {
+			t.Errorf("Printable(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	if got, want := MarkdownCell("a|b\nc"), `a\|b\x0ac`; got != want {
+		t.Errorf("MarkdownCell = %q, want %q", got, want)
 	}
 }

@@ -207,6 +207,9 @@ func newBPE(top map[string]json.RawMessage, f *hfFile) (*BPE, error) {
 		b.added[a.Content] = a.ID
 		b.addedRaw = append(b.addedRaw, raw)
 	}
+	if lim := maxTokenID(len(m.Vocab) + len(f.AddedTokens)); size > lim+1 {
+		return nil, fmt.Errorf("model: token id %d is implausible for %d tokens (the limit is %d)", size-1, len(m.Vocab)+len(f.AddedTokens), lim)
+	}
 	b.tokens = make([]string, size)
 	b.isAdded = make([]bool, size)
 	for t, id := range m.Vocab {
@@ -546,4 +549,16 @@ func (b *BPE) Hash() string {
 		b.hash = hex.EncodeToString(sum[:])
 	}
 	return b.hash
+}
+
+// MaxTokenIDs is the most ids a tokenizer may have (4 Mi; the largest
+// vocabularies in use are about 260 Ki).
+const MaxTokenIDs = 1 << 22
+
+// maxTokenID is the largest id a tokenizer.json of n tokens may give: its
+// ids are dense in practice (a model pads its embedding beyond them, not
+// the tokenizer), so an id past twice the count plus 1024 or past
+// MaxTokenIDs is refused before the id tables are sized from it.
+func maxTokenID(n int) int {
+	return min(2*n+1024, MaxTokenIDs) - 1
 }

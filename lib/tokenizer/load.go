@@ -5,15 +5,15 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/pats-rl/pats/lib/output"
 	"io"
-	"os"
 	"strings"
 )
 
 // Load reads a Hugging Face tokenizer.json (gzip-compressed when the name
 // ends in .gz) and returns a WordLevel or BPE tokenizer by its model type.
 func Load(path string) (Tokenizer, error) {
-	f, err := os.Open(path)
+	f, err := output.OpenFile(path, output.MaxTokenizerBytes)
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
@@ -27,9 +27,9 @@ func Load(path string) (Tokenizer, error) {
 		defer z.Close()
 		r = z
 	}
-	data, err := io.ReadAll(r)
+	data, err := output.ReadAll(r, path, output.MaxTokenizerBytes)
 	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %s: %w", path, err)
+		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
 	t, err := FromJSON(data)
 	if err != nil {

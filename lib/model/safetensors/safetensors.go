@@ -152,6 +152,72 @@ type headerEntry struct {
 	DataOffsets [2]int64 `json:"data_offsets"`
 }
 
+// MaxHeaderBytes bounds the JSON header of a safetensors file (100 MB, the
+// format's own limit).
+const MaxHeaderBytes = 100_000_000
+
+// headerLen checks the header length n that the first 8 bytes of a file of
+// size bytes give.
+func headerLen(n uint64, size int64) error {
+	if n > MaxHeaderBytes {
+		return fmt.Errorf("safetensors: header length %d is over the limit of %d bytes", n, MaxHeaderBytes)
+	}
+	if n > uint64(size-8) {
+		return fmt.Errorf("safetensors: header length %d exceeds file size %d", n, size)
+	}
+	return nil
+}
+
+// dataEnd decodes a header and gives the end of its data: the tensors'
+// byte ranges must cover the data from 0 to that end exactly once (no
+// overlap, no two tensors at the same offsets, no hole), as the format
+// requires, so that no byte is read as two tensors.
+func dataEnd(hdr []byte) (int64, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return 0, fmt.Errorf("safetensors: header: %v", err)
+	}
+	type span struct {
+		name       string
+		begin, end int64
+	}
+	spans := make([]span, 0, len(raw))
+	for name, msg := range raw {
+		if name == "__metadata__" {
+			continue
+		}
+		var e headerEntry
+		if err := json.Unmarshal(msg, &e); err != nil {
+			return 0, fmt.Errorf("safetensors: tensor %q: %v", name, err)
+		}
+		b, end := e.DataOffsets[0], e.DataOffsets[1]
+		if b < 0 || end < b {
+			return 0, fmt.Errorf("safetensors: tensor %q: offsets [%d,%d) are not a byte range", name, b, end)
+		}
+		spans = append(spans, span{name, b, end})
+	}
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].begin != spans[j].begin {
+			return spans[i].begin < spans[j].begin
+		}
+		if spans[i].end != spans[j].end {
+			return spans[i].end < spans[j].end
+		}
+		return spans[i].name < spans[j].name
+	})
+	var at int64
+	for i, s := range spans {
+		switch {
+		case s.begin < at:
+			return 0, fmt.Errorf("safetensors: tensors %q and %q overlap (offsets [%d,%d) and [%d,%d))", spans[i-1].name, s.name, spans[i-1].begin, spans[i-1].end, s.begin, s.end)
+		case s.begin > at:
+			return 0, fmt.Errorf("safetensors: no tensor holds data bytes [%d,%d) (a hole before tensor %q)", at, s.begin, s.name)
+		}
+		at = s.end
+	}
+	return at, nil
+}
+
 // Parse decodes a whole safetensors file held in memory. Tensor data
 // aliases buf.
 func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
@@ -159,8 +225,15 @@ func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
 		return nil, nil, fmt.Errorf("safetensors: file of %d bytes has no header", len(buf))
 	}
 	n := binary.LittleEndian.Uint64(buf)
-	if n > uint64(len(buf)-8) {
-		return nil, nil, fmt.Errorf("safetensors: header length %d exceeds file size %d", n, len(buf))
+	if err := headerLen(n, int64(len(buf))); err != nil {
+		return nil, nil, err
+	}
+	end, err := dataEnd(buf[8 : 8+n])
+	if err != nil {
+		return nil, nil, err
+	}
+	if end != int64(len(buf))-8-int64(n) {
+		return nil, nil, fmt.Errorf("safetensors: tensors hold %d data bytes, the file has %d", end, int64(len(buf))-8-int64(n))
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(buf[8:8+n], &raw); err != nil {
@@ -193,9 +266,11 @@ func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
 	return tensors, meta, nil
 }
 
-// ReadFile reads one safetensors file.
+// ReadFile reads one safetensors file: its header first, and the data only
+// when the file's size is what the header's tensors need (a longer file, a
+// sparse tail, is refused before its data is read).
 func ReadFile(path string) (map[string]Tensor, map[string]string, error) {
-	buf, err := ReadRegular(path)
+	buf, err := readChecked(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,11 +342,9 @@ func ReadDir(dir string) (map[string]Tensor, error) {
 	return out, nil
 }
 
-// ReadRegular reads the file at path (following links) when it is a
-// regular file, so that a checkpoint's files are read with a bound (their
-// size): a link to a device such as /dev/zero, a FIFO or a folder is
-// refused before anything is read.
-func ReadRegular(path string) ([]byte, error) {
+// readChecked reads a safetensors file whole after checking its header
+// against the file's size.
+func readChecked(path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -284,9 +357,47 @@ func ReadRegular(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, st.Size()))
+	size := st.Size()
+	var head [8]byte
+	if size < 8 {
+		return nil, fmt.Errorf("%s: safetensors: file of %d bytes has no header", path, size)
+	}
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	n := binary.LittleEndian.Uint64(head[:])
+	if err := headerLen(n, size); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	hdr := make([]byte, n)
+	if _, err := io.ReadFull(f, hdr); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	end, err := dataEnd(hdr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return b, nil
+	if have := size - 8 - int64(n); end != have {
+		return nil, fmt.Errorf("%s: safetensors: tensors hold %d data bytes, the file has %d", path, end, have)
+	}
+	buf := make([]byte, size)
+	copy(buf, head[:])
+	copy(buf[8:], hdr)
+	if _, err := io.ReadFull(f, buf[8+n:]); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return buf, nil
+}
+
+// MaxSideFileBytes bounds the side files of a checkpoint that are read
+// whole (an index, a config, a tokenizer.json, an optimizer record):
+// 256 MiB.
+const MaxSideFileBytes = 256 << 20
+
+// ReadRegular reads the file at path (following links) when it is a
+// regular file of at most MaxSideFileBytes, so that a checkpoint's side
+// files are read with a bound: a link to a device such as /dev/zero, a
+// FIFO, a folder or a larger file is refused before anything is read.
+func ReadRegular(path string) ([]byte, error) {
+	return output.ReadFile(path, MaxSideFileBytes)
 }

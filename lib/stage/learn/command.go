@@ -111,7 +111,7 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	}
 	in := &Init{Model: f.Model, Tok: f.Tok, TokJSON: f.TokJSON, Opt: opt, Files: map[string][]byte{}}
 	for _, name := range CarriedFiles {
-		b, err := os.ReadFile(filepath.Join(init, name))
+		b, err := output.ReadFile(filepath.Join(init, name), output.MaxTextBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

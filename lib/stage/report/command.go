@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -429,9 +430,13 @@ func WriteSettings(from, base, out string) error {
 	if err := output.Check([]string{from, base}, output.File("-o", out)); err != nil {
 		return err
 	}
-	f, err := os.Open(from)
+	f, err := output.OpenFile(from, output.MaxTextBytes)
 	if err != nil {
-		return &table.InputError{Path: from, Problem: "cannot read", Err: err}
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &table.InputError{Path: from, Problem: "cannot read: " + err.Error(), Err: err}
 	}
 	defer f.Close()
 	vars, err := report.ParseVars(f)

@@ -256,7 +256,7 @@ func openInput(path string, stdin io.Reader) (io.ReadCloser, error) {
 	if path == "-" {
 		return io.NopCloser(stdin), nil
 	}
-	f, err := os.Open(path)
+	f, err := output.OpenFile(path, output.MaxItemsBytes)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -7,7 +7,11 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
 	"math"
 	"os"
 	"reflect"
@@ -118,6 +122,10 @@ func run(mutation, in, out string) error {
 			rows[0].Reward, rows[1].Reward = math.MaxFloat64, -math.MaxFloat64
 		}
 		return write(out, rows)
+	case "traj-footer-rows", "traj-footer-repeat", "traj-footer-shared":
+		return rewriteFooter(mutation, in, out)
+	case "weights-same-offsets":
+		return sameOffsets(in, out)
 	case "moments-negative", "weights-nan", "weights-inf":
 		ts, meta, err := safetensors.ReadFile(in)
 		if err != nil {
@@ -365,4 +373,104 @@ func nulled(d arrow.ArrayData) arrow.ArrayData {
 	bits[d.Offset()/8] &^= 1 << (d.Offset() % 8)
 	bufs := append([]*memory.Buffer{memory.NewBufferBytes(bits)}, d.Buffers()[1:]...)
 	return array.NewData(d.DataType(), d.Len(), bufs, d.Children(), 1, d.Offset())
+}
+
+// rewriteFooter rewrites the footer of the Parquet file in: 5e9 rows
+// claimed (traj-footer-rows), its row group listed 20,001 times
+// (traj-footer-repeat, a footer of about 80 MB) or twice
+// (traj-footer-shared), the rows summed.
+func rewriteFooter(mutation, in, out string) error {
+	b, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[len(b)-8-n:len(b)-8], &md); err != nil {
+		return err
+	}
+	switch mutation {
+	case "traj-footer-rows":
+		md.NumRows = 5_000_000_000
+		md.RowGroups[0].NumRows = 5_000_000_000
+	default:
+		times := 20_000
+		if mutation == "traj-footer-shared" {
+			times = 1
+		}
+		rg := md.RowGroups[0]
+		for range times {
+			md.RowGroups = append(md.RowGroups, rg)
+			md.NumRows += rg.NumRows
+		}
+	}
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		return err
+	}
+	o := append(b[:len(b)-8-n:len(b)-8-n], footer...)
+	o = binary.LittleEndian.AppendUint32(o, uint32(len(footer)))
+	return os.WriteFile(out, append(o, "PAR1"...), 0o644)
+}
+
+// sameOffsets rewrites a safetensors header so that the second of two
+// tensors of one shape has the first's data_offsets: both load the same
+// bytes.
+func sameOffsets(in, out string) error {
+	b, err := os.ReadFile(in)
+	if err != nil {
+		return err
+	}
+	n := binary.LittleEndian.Uint64(b)
+	var hdr map[string]map[string]any
+	var meta json.RawMessage
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b[8:8+n], &raw); err != nil {
+		return err
+	}
+	hdr = map[string]map[string]any{}
+	for k, v := range raw {
+		if k == "__metadata__" {
+			meta = v
+			continue
+		}
+		var e map[string]any
+		if err := json.Unmarshal(v, &e); err != nil {
+			return err
+		}
+		hdr[k] = e
+	}
+	names := make([]string, 0, len(hdr))
+	for k := range hdr {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	byShape := map[string]string{}
+	done := false
+	for _, k := range names {
+		shape := fmt.Sprint(hdr[k]["shape"])
+		if first, ok := byShape[shape]; ok {
+			hdr[k]["data_offsets"] = hdr[first]["data_offsets"]
+			done = true
+			break
+		}
+		byShape[shape] = k
+	}
+	if !done {
+		return fmt.Errorf("%s: no two tensors of one shape", in)
+	}
+	all := map[string]any{}
+	for k, v := range hdr {
+		all[k] = v
+	}
+	if meta != nil {
+		all["__metadata__"] = meta
+	}
+	h, err := json.Marshal(all)
+	if err != nil {
+		return err
+	}
+	o := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
+	o = append(append(o, h...), b[8+n:]...)
+	return os.WriteFile(out, o, 0o644)
 }
