@@ -76,7 +76,7 @@ func notebookFiles(t *testing.T, dir string) map[string]string {
 		}
 	}
 	if err := report.RunSweep(context.Background(), report.SweepOptions{Root: sweep, Variants: []string{"grpo", "pats", "static"},
-		Seeds: []string{"1"}, Output: p("results.parquet"), Runs: p("runs.parquet"), Baseline: "grpo"}, std); err != nil {
+		Seeds: []int64{1}, Output: p("results.parquet"), Runs: p("runs.parquet"), Baseline: "grpo"}, std); err != nil {
 		t.Fatal(err)
 	}
 	files := map[string]string{}

@@ -67,7 +67,17 @@ func checkSweepPlots(t *testing.T, root, bin string, runs []string, iters int) {
 	for n := range files {
 		names = append(names, n)
 	}
-	want := []string{"nll-gap.png", "scaffold.png", "success-valid_seen.png", "success-valid_unseen.png", "zero-variance.png"}
+	// The mechanism audits' plots (MECHANISM=1, the default): lift.png
+	// always, precision.png and recall.png where the environment judges.
+	want := []string{"lift.png", "nll-gap.png", "scaffold.png", "success-valid_seen.png", "success-valid_unseen.png", "zero-variance.png"}
+	for _, n := range []string{"precision.png", "recall.png"} {
+		if files[n] != nil {
+			want = append(want, n)
+		}
+	}
+	if files["recall.png"] == nil {
+		t.Errorf("sweep plots: no recall.png, though household states rules")
+	}
 	if d := cmp.Diff(want, names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); d != "" {
 		t.Errorf("sweep plots (-want +got):\n%s", d)
 	}

@@ -164,7 +164,31 @@ reading_e1_vars     = READING_BASE=$(READING_E1_BASE) READING_SEED=1 READING_EPO
 # where base-reading-ship writes
 READING_SHIP_TO    ?= pipelines/bases/reading
 
-.PHONY: base-reading base-reading-ship base-reading-skills base-reading-skills-ship base-reading-e1 base-reading-e1-ship
+# - the choosing twin (recipe 16, issue 51, docs/skillgate-experiment.md):
+#   the shipped skills twin fine-tuned for one epoch on demonstrations
+#   that read a skill drawn from the slate far more often than the right
+#   one (READING_CHOOSE_MIX), so that it still chooses badly at the
+#   evaluation temperature. READING_CHOOSE_BASE (runs/base-reading-choose),
+#   READING_CHOOSE_SHIPPED (pipelines/bases/reading-choose); `make
+#   base-reading-choose` trains it from the shipped skills twin, runs its
+#   reading test and says whether it is byte-identical to the shipped one;
+#   `make base-reading-choose-ship` replaces the shipped files.
+READING_CHOOSE_BASE    ?= $(RUNS)/base-reading-choose
+READING_CHOOSE_INIT    ?= pipelines/bases/reading-skills/ckpt/0
+READING_CHOOSE_MIX     ?= read-right:400 read-random:1800 read-random.2:1800
+READING_CHOOSE_SHIPPED ?= $(if $(wildcard pipelines/bases/reading-choose/SHA256SUMS),pipelines/bases/reading-choose)
+reading_choose_vars     = READING_BASE=$(READING_CHOOSE_BASE) READING_SKILLS_BASE=$(READING_CHOOSE_BASE) READING_MODEL=$(READING_CHOOSE_INIT) \
+                          READING_MIX="$(READING_CHOOSE_MIX)" READING_EPOCHS=1 READING_LR=1e-3 READING_SEED=3 READING_TEST_FLAGS=--skills \
+                          READING_SHIPPED=$(READING_CHOOSE_SHIPPED)
+
+.PHONY: base-reading base-reading-ship base-reading-skills base-reading-skills-ship base-reading-e1 base-reading-e1-ship \
+        base-reading-choose base-reading-choose-ship
+
+base-reading-choose: | $(PIPE_BINS)
+	+$(MAKE) --no-print-directory base-reading $(reading_choose_vars)
+
+base-reading-choose-ship:
+	+$(MAKE) --no-print-directory base-reading-ship $(reading_choose_vars) READING_SHIPPED= READING_SHIP_TO=pipelines/bases/reading-choose
 
 base-reading-skills: | $(PIPE_BINS)
 	+$(MAKE) --no-print-directory base-reading $(reading_skills_vars)

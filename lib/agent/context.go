@@ -92,3 +92,17 @@ func (c *Context) PolicyTokens() int { return c.Count(table.PolicyWritten) }
 // context any further; the episode ends there with failure mode
 // context_limit.
 var ErrContextLimit = errors.New("context limit reached")
+
+// NotRead gives the last answer's skill-name tokens role action: an answer
+// that reads a skill where no slate is shown is an action the environment
+// answers, and no read (rollout records none).
+func (c *Context) NotRead() {
+	if len(c.turns) == 0 {
+		return
+	}
+	for i := c.turns[len(c.turns)-1].At; i < len(c.Roles); i++ {
+		if c.Roles[i] == table.RoleSkillName {
+			c.Roles[i] = table.RoleAction
+		}
+	}
+}

@@ -319,13 +319,8 @@ func ParseAnswer(answer string) (action string, name [2]int, ok bool) {
 	if action == "" {
 		return "", name, false
 	}
-	if rd, isRead := ParseRead(action); isRead && rd != "" {
-		// The name is the second field of the content.
-		i := a + len(content) - len(strings.TrimLeft(content, " \t\r\n")) + len(ReadVerb)
-		for i < a+n && strings.ContainsRune(" \t\r\n", rune(answer[i])) {
-			i++
-		}
-		name = [2]int{i, i + len(rd)}
+	if sp, isRead := ReadSpan(content); isRead && sp[0] < sp[1] {
+		name = [2]int{a + sp[0], a + sp[1]}
 	}
 	return action, name, true
 }

@@ -1,8 +1,6 @@
 package agent
 
 import (
-	"strings"
-
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -51,24 +49,33 @@ func SkillBody(c *Context, body string) {
 // then the action cue.
 func Invalid(c *Context) { c.format().Invalid(c) }
 
-// ActionRoles gives the role of each token of a policy-written action: the
-// tokens after the read verb of a read action name a skill (RoleSkillName);
-// every other token, the verb and the end token included, is an execution
-// token (RoleAction).
+// ActionRoles gives the role of each token of a policy-written action
+// (ids, ending with the end token unless it was cut): the tokens over the
+// name of a read action (ReadSpan, on the text the tokens before the end
+// token decode to) name a skill (RoleSkillName); every other token, the
+// verb and the end token included, is an execution token (RoleAction).
 func ActionRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
 	roles := make([]int8, len(ids))
-	verb, hasVerb := tok.TokenID(ReadVerb)
-	end, _ := tok.TokenID(tokenizer.End)
-	naming := false
-	for i, id := range ids {
-		switch {
-		case i == 0 && hasVerb && id == verb:
-			roles[i] = table.RoleAction
-			naming = true
-		case naming && id != end:
+	for i := range roles {
+		roles[i] = table.RoleAction
+	}
+	n := len(ids)
+	if end, ok := tok.TokenID(tokenizer.End); ok && n > 0 && ids[n-1] == end {
+		n--
+	}
+	// offs[i] is where token i's text (with the space before it) starts:
+	// the word-level Decode of a prefix is a prefix of the whole one.
+	offs := make([]int, n+1)
+	for i := 1; i <= n; i++ {
+		offs[i] = len(tok.Decode(ids[:i]))
+	}
+	span, ok := ReadSpan(tok.Decode(ids[:n]))
+	if !ok || span[0] == span[1] {
+		return roles
+	}
+	for i := 0; i < n; i++ {
+		if offs[i] < span[1] && offs[i+1] > span[0] {
 			roles[i] = table.RoleSkillName
-		default:
-			roles[i] = table.RoleAction
 		}
 	}
 	return roles
@@ -78,7 +85,10 @@ func ActionRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
 // unless it was cut) with the roles of c's format and behaviour
 // log-probabilities (nil: zeros).
 func AddAction(c *Context, ids []int32, logprobs []float32) {
-	roles := c.format().AnswerRoles(c.Tok, ids)
+	addAnswer(c, ids, c.format().AnswerRoles(c.Tok, ids), logprobs)
+}
+
+func addAnswer(c *Context, ids []int32, roles []int8, logprobs []float32) {
 	c.recordTurn()
 	for i, id := range ids {
 		var lp float32
@@ -100,21 +110,39 @@ func EncodeAction(tok tokenizer.Tokenizer, action string) []int32 {
 }
 
 // AddAnswer appends the answer a text agent writes for action in c's
-// format (behaviour log-probabilities 0) and returns its text.
+// format (behaviour log-probabilities 0) and returns its text. Under the
+// built-in format, whose tokenizer lower-cases and loses white space and
+// words outside its vocabulary, the roles come from action as written
+// (ReadSpan on it), not from the text its tokens decode to, so that they
+// agree with the read rollout finds in the returned text.
 func AddAnswer(c *Context, action string) string {
 	f := c.format()
-	AddAction(c, f.Answer(c.Tok, action), nil)
+	ids := f.Answer(c.Tok, action)
+	roles := f.AnswerRoles(c.Tok, ids)
+	if _, builtin := f.(WordLevelFormat); builtin {
+		roles = writtenRoles(c.Tok, action, ids)
+	}
+	addAnswer(c, ids, roles, nil)
 	return f.AnswerText(action)
 }
 
-// ParseRead reports whether action reads a skill, and which.
-func ParseRead(action string) (name string, ok bool) {
-	f := strings.Fields(strings.TrimSpace(action))
-	if len(f) == 0 || f[0] != ReadVerb {
-		return "", false
+// writtenRoles gives the roles of ids, action's tokens and the end token:
+// the tokens of the name ReadSpan finds in action are skill-name tokens.
+// The name follows white space, so the tokens before it are those of the
+// text before it.
+func writtenRoles(tok tokenizer.Tokenizer, action string, ids []int32) []int8 {
+	roles := make([]int8, len(ids))
+	for i := range roles {
+		roles[i] = table.RoleAction
 	}
-	if len(f) != 2 {
-		return "", true
+	span, ok := ReadSpan(action)
+	if !ok || span[0] == span[1] {
+		return roles
 	}
-	return f[1], true
+	from := len(tok.Encode(action[:span[0]]))
+	to := from + len(tok.Encode(action[span[0]:span[1]]))
+	for i := from; i < to && i < len(ids)-1; i++ {
+		roles[i] = table.RoleSkillName
+	}
+	return roles
 }

@@ -43,27 +43,6 @@ func (t *wordTok) VocabSize() int        { return len(t.ids) }
 func (t *wordTok) Hash() string          { return "word" }
 func (t *wordTok) JSON() ([]byte, error) { return nil, nil }
 
-func TestActionRoles(t *testing.T) {
-	tok := newWordTok("read_skill", "heat", "-", "then", "go", "to", "fridge", "1")
-	end, _ := tok.TokenID(tokenizer.End)
-	A, N := table.RoleAction, table.RoleSkillName
-	cases := []struct {
-		action string
-		want   []int8
-	}{
-		{"go to fridge 1", []int8{A, A, A, A, A}},
-		{"read_skill heat - then", []int8{A, N, N, N, A}},
-		{"read_skill", []int8{A, A}},
-		{"go read_skill heat", []int8{A, A, A, A}}, // the verb counts only first
-	}
-	for _, c := range cases {
-		ids := append(tok.Encode(c.action), end)
-		if diff := cmp.Diff(c.want, ActionRoles(tok, ids)); diff != "" {
-			t.Errorf("%q roles (-want +got):\n%s", c.action, diff)
-		}
-	}
-}
-
 func TestBeginLayout(t *testing.T) {
 	tok := newWordTok("put", "apple", "in", "fridge", "rules", "here", "heat", "a", "room")
 	c := NewContext(tok)
@@ -94,26 +73,5 @@ func TestBeginLayout(t *testing.T) {
 	}
 	if sum != -15 {
 		t.Errorf("logprob sum = %v, want -15", sum)
-	}
-}
-
-func TestParseRead(t *testing.T) {
-	cases := []struct {
-		in   string
-		name string
-		ok   bool
-	}{
-		{"read_skill heat-then-place", "heat-then-place", true},
-		{"  read_skill   x ", "x", true},
-		{"read_skill", "", true},
-		{"read_skill a b", "", true},
-		{"go to fridge 1", "", false},
-		{"", "", false},
-	}
-	for _, c := range cases {
-		name, ok := ParseRead(c.in)
-		if name != c.name || ok != c.ok {
-			t.Errorf("ParseRead(%q) = %q, %v; want %q, %v", c.in, name, ok, c.name, c.ok)
-		}
 	}
 }

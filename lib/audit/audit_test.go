@@ -132,27 +132,40 @@ func TestCreditHandMade(t *testing.T) {
 func TestReadCredit(t *testing.T) {
 	tr := table.Trajectory{Roles: roles("SANNAOANAA"), ReadsRight: []bool{false, true}, Reads: []string{"x", "y"}}
 	adv := []float32{0, 0.5, -1, -1, 0.5, 0, 0.5, 2, 0.5, 0.5}
-	e := reduce(&tr, adv)
+	e := reduce(&tr, adv, nil)
 	// Two reads: the right one among them is not a right choice.
 	if len(e.reads) != 2 || e.reads[0].credit != -1 || e.reads[1].credit != 2 || e.reads[0].right || e.reads[1].right {
 		t.Errorf("paired reads: %+v", e.reads)
 	}
 	one := table.Trajectory{Roles: roles("SANNAOAAAA"), ReadsRight: []bool{true}, Reads: []string{"y"}}
-	if e := reduce(&one, adv); len(e.reads) != 1 || !e.reads[0].right || e.reads[0].credit != -1 {
+	if e := reduce(&one, adv, nil); len(e.reads) != 1 || !e.reads[0].right || e.reads[0].credit != -1 {
 		t.Errorf("single right read: %+v", e.reads)
 	}
 	if !same(e.share, 4.0/6.5) {
 		t.Errorf("share %v, want 4/6.5", e.share)
 	}
 	tr.Reads, tr.ReadsRight = []string{"x", "y", "z"}, []bool{true, true, false}
-	e = reduce(&tr, adv)
+	e = reduce(&tr, adv, nil)
 	for _, r := range e.reads {
 		if !same(r.credit, 0) { // (-1-1+2)/3
 			t.Errorf("unpaired read credit %v, want 0", r.credit)
 		}
 	}
+	// With read_advantages (one per read) each read takes its own value;
+	// with read_turns only the recorded reads' names count: the run of
+	// skill-name tokens in answer 1 (no recorded read) counts as
+	// execution tokens in the share.
+	tr.Reads, tr.ReadsRight, tr.ReadTurns = []string{"x"}, []bool{false}, []int32{0}
+	e = reduce(&tr, adv, []float64{0.25})
+	if len(e.reads) != 1 || e.reads[0].credit != 0.25 {
+		t.Errorf("reads with read_advantages: %+v", e.reads)
+	}
+	if !same(e.share, 2.0/6.5) {
+		t.Errorf("share over the recorded reads' names %v, want 2/6.5", e.share)
+	}
+	tr.Reads, tr.ReadsRight, tr.ReadTurns = []string{"x", "y", "z"}, []bool{true, true, false}, nil
 	// No credit at all: the share is undefined.
-	e = reduce(&tr, make([]float32, len(adv)))
+	e = reduce(&tr, make([]float32, len(adv)), nil)
 	if !math.IsNaN(e.share) {
 		t.Errorf("uncredited share %v", e.share)
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -59,7 +60,7 @@ func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, 
 		if len(r.ReadsRight) != len(r.Reads) {
 			return nil, &table.InputError{Path: trajPath, Problem: fmt.Sprintf("episode %s sample %d: %d reads but %d reads_right", r.GroupID, r.Sample, len(r.Reads), len(r.ReadsRight))}
 		}
-		e := reduce(r, a.Advantages)
+		e := reduce(r, a.Advantages, a.ReadAdvantages)
 		e.turns = len(sizes[i])
 		for _, n := range sizes[i] {
 			e.groupSizes += n
@@ -72,19 +73,23 @@ func joinCredit(traj []table.Trajectory, adv []table.TokenAdvantages, trajPath, 
 	return out, nil
 }
 
-// reduce computes an episode's share and read credits. Read j's credit is
-// the mean advantage on the j-th run of consecutive skill-name tokens when
-// the runs and the reads pair up one to one; otherwise (a read without a
-// name, reads past the limit) every read gets the mean over all skill-name
-// tokens. A read with no skill-name tokens at all gets credit 0.
-func reduce(r *table.Trajectory, adv []float32) episodeCredit {
+// reduce computes an episode's share and read credits. The skill-name
+// tokens are those of the reads rollout recorded (agent.RecordedReadRoles).
+// Read j's credit is its value in the advantages file's read_advantages
+// when there is one per read; else (files older than the column) the mean
+// advantage on the j-th run of consecutive skill-name tokens when the runs
+// and the reads pair up one to one; otherwise every read gets the mean
+// over all skill-name tokens. A read with no skill-name tokens at all gets
+// credit 0.
+func reduce(r *table.Trajectory, adv []float32, readAdv []float64) episodeCredit {
+	roles := agent.RecordedReadRoles(r.Roles, r.ReadTurns, len(r.Reads))
 	e := episodeCredit{steps: float64(r.Steps), tokens: float64(len(r.Tokens)), share: math.NaN()}
 	var name, all float64
 	type run struct{ sum, n float64 }
 	var runs []run
 	prevName := false
 	var tot run
-	for t, role := range r.Roles {
+	for t, role := range roles {
 		a := float64(adv[t])
 		all += math.Abs(a)
 		isName := role == table.RoleSkillName
@@ -106,6 +111,8 @@ func reduce(r *table.Trajectory, adv []float32) episodeCredit {
 	for j, right := range r.ReadsRight {
 		c := 0.0
 		switch {
+		case len(readAdv) == len(r.Reads):
+			c = readAdv[j]
 		case len(runs) == len(r.Reads):
 			c = runs[j].sum / runs[j].n
 		case tot.n > 0:

@@ -13,18 +13,16 @@
 //     (source:<place>, heat:<tool>, cool:, clean:) the value that
 //     successful episodes and the failed ones that got as far as the slot's
 //     step share (failures weighted Partial), when it holds most of the
-//     slot, no other value has more successes and most successes show the
-//     slot; for failure modes their share of the failed episodes (Mistake
-//     items); for features given a template of one's own, what most
-//     successes share and failures show less (Phi(G+) with a contrast).
+//     slot and no other value has more successes; for other features what
+//     most successes share and failures show less (Phi(G+) with a
+//     contrast); for failure modes their share of the failed episodes.
 //     Every item is a template filled with a feature value of the run's
-//     own episodes (no template names a place or a tool; milestones,
-//     actions and other features without a template make no item), every addition cites
+//     own episodes (no template names a place or a tool; milestones and
+//     features without a template make no item), every addition cites
 //     MinSupport cards that show its feature and states its statistic in
 //     the rationale ("source:cabinet in 9/10 successes and 11/30 failures
-//     over iterations 3-5, 6 cards ..."). Only a place or tool becomes
-//     General, and only when it holds in most of the task types whose
-//     evidence bears on it.
+//     over iterations 3-5, 6 cards ..."). A rule becomes General only when
+//     it holds in most of the task types whose evidence bears on it.
 //     REVISE corrects an item stating a slot value the newer evidence
 //     contradicts (an edit to the value it holds now), then merges
 //     near-duplicates, re-scopes stale mistakes and updates support;

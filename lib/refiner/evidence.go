@@ -156,24 +156,6 @@ func (b *RuleBased) slot(e *evidence, p string) (value string, share float64, ok
 		return "", 0, false
 	}
 	share = vals[value] / total
-	// The slot must go with success: shown by at least SuccessShare of the
-	// successful episodes and by no larger share of the failed ones (a
-	// tool some successes of another type's task also used is no rule of
-	// that type).
-	if e.nS > 0 {
-		covS, covF := 0.0, 0.0
-		for v := range vals {
-			covS += e.s[p+":"+v]
-			covF += e.f[p+":"+v]
-		}
-		covS /= e.nS
-		if e.nF > 0 {
-			covF /= e.nF
-		}
-		if covS < b.SuccessShare || covS < covF {
-			return value, share, false
-		}
-	}
 	best := e.s[p+":"+value]
 	for v := range vals {
 		if e.s[p+":"+v] > best {

@@ -93,16 +93,7 @@ func (b *RuleBased) rationale(s *scopeState, f string, support []string) string 
 	r := fmt.Sprintf("%s; cites %d cards", b.statistic(s.ev, f), len(support))
 	if s.in.TaskType == "" {
 		shown, holds := b.typeHolds(s.ev, f)
-		r += fmt.Sprintf("; holds in %d of the evidence's %d task types (%d show it)", holds, s.typesOf(cardIDs(s.cards)), shown)
+		r += fmt.Sprintf("; holds in %d of the %d types that show it", holds, shown)
 	}
 	return r
-}
-
-// cardIDs returns the ids of cards.
-func cardIDs(cards []table.Card) []string {
-	ids := make([]string, len(cards))
-	for i, c := range cards {
-		ids[i] = c.CardID
-	}
-	return ids
 }

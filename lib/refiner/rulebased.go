@@ -27,8 +27,8 @@ import (
 //
 // The rules. A feature makes an item only through a template
 // (DefaultTemplates), whose only content word is the feature's value; a
-// feature without one (milestones, actions, objects, visited places,
-// receptacles) makes none.
+// feature without one (milestones, visited places, receptacles) makes
+// none.
 //
 //   - Choice rule, for the choice slots (Choices: features of which an
 //     episode shows one value, written when it did the slot's step, e.g.
@@ -36,36 +36,26 @@ import (
 //     value's weight is its successful episodes plus Partial times its
 //     failed ones (a failed episode showing it got that far: partly
 //     successful). The value of the largest weight (ties by name) holds
-//     when its share of the slot's weight is at least SlotShare, no other
-//     value has more successful episodes, and the slot goes with success:
-//     at least SuccessShare of the successful episodes show it and, when
-//     both sides have episodes, a smaller share of the failed ones
-//     (slotLeans) (a tool some successes of a clean
-//     task also used is no rule of that type; with no success yet, the
-//     failures decide). This keeps what successes
+//     when its share of the slot's weight is at least SlotShare and no
+//     other value has more successful episodes. This keeps what successes
 //     share with the failures that got far (source:cabinet in every
 //     success and half the failures), which a success-failure contrast
 //     drops, and it needs few successes. A card supports it when the
 //     value is the largest in that card.
-//   - Shared-contrast rule, for the other features with a template (none
-//     of DefaultTemplates'; a Templates of one's own may add some):
-//     p_s(f) >= SuccessShare (what most successes share, the card's
-//     Phi(G+)) and p_s(f) - p_f(f) >= MinLean. A card supports it when
-//     card.Lean(c, f) > 0.
+//   - Shared-contrast rule, for the other features: p_s(f) >= SuccessShare
+//     (what most successes share, the card's Phi(G+)) and p_s(f) - p_f(f)
+//     >= MinLean. A card supports it when card.Lean(c, f) > 0.
 //   - Failure rule, for failure modes (Mistake items): a smoothed share of
 //     the failed episodes of at least MinShare. A card supports it when it
 //     has a failed episode with the mode.
 //
-// Every addition needs MinSupport supporting cards of the window. The
-// General layer takes only choice slots' values (places and tools): a
-// failure mode or a feature every type shows is advice each type's own
-// layers, or its task text, give. Such a rule goes to the General layer
-// only when it holds in at least two task types
-// and in more than GeneralShare of the task types of the evidence (a
-// General item is read in every type's episodes; each type judged on its
-// own smoothed evidence, a feature holding there only with a successful
-// episode of the type showing it): a place that is right for 2 of 6
-// types, or a tool two types use, stays in those types' Task layers.
+// Every addition needs MinSupport supporting cards of the window. A rule
+// goes to the General layer only when it holds in at least two task types
+// and in more than GeneralShare of the types whose evidence bears on it
+// (for a choice slot: the types that show any value of the slot; each type
+// judged on its own smoothed evidence, and a task feature holding there
+// only with a successful episode of the type showing it): a place that is
+// right for 2 of 6 types stays in those types' Task layers.
 //
 // An item is linked to a feature when its text is the feature's template
 // text, or when every word of the feature's value appears in the item's
@@ -111,7 +101,6 @@ type RuleBased struct {
 	MinShare     float64           // failure-mode share for a mistake; default 0.25
 	MergeJaccard float64           // near-duplicate threshold; default 0.6
 	GeneralShare float64           // share of the types bearing on a rule it must hold in (more than) to be general; default 0.5
-	NoMistakes   bool              // failure modes make no rule: no Mistake item is added or re-scoped, and COMPRESS deletes the ones there are
 }
 
 // NewRuleBased returns a RuleBased with the defaults.

@@ -82,10 +82,12 @@ func TestRuleBasedExpand(t *testing.T) {
 			t.Fatalf("proposal %+v", p)
 		}
 	}
-	// The dominant failure; not the heat action or the milestone (the
-	// task text names them: no template), not the take action or the
-	// apple (both sides alike).
-	want := map[string]string{"Avoid this failure: loop.": scaffold.LayerMistake}
+	// The dominant failure; not the heat or take actions (no template: an
+	// action states no more than the admissible list), not the apple (both
+	// sides alike), not the milestone (the task text names it already).
+	want := map[string]string{
+		"Do not repeat the same action again and again; try a new place.": scaffold.LayerMistake,
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("EXPAND (-want +got):\n%s", diff)
 	}
@@ -106,15 +108,16 @@ func TestRuleBasedExpand(t *testing.T) {
 func TestRuleBasedExpandGeneral(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	tr := append(cardtest.Episodes(r, heat, "heat", 3, 0.3), cardtest.Episodes(r, cool, "cool", 3, 0.3)...)
-	cards, _ := build(t, tr)
-	// a failure mode of every type and type-specific actions: nothing for
-	// the General layer, which takes only places and tools most types share
-	res, err := NewRuleBased().Propose(context.Background(), Input{Iteration: 3, Primitive: scaffold.Expand, Cards: cards})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Proposals) != 0 || !strings.Contains(res.Reason, "no uncovered rule") {
-		t.Fatalf("general EXPAND: %+v", res)
+	cards, ev := build(t, tr)
+	props, _ := run(t, scaffold.Expand, "", cards, ev, nil)
+	for _, p := range props {
+		if p.Layer != "general" {
+			t.Fatalf("general scope proposed %+v", p)
+		}
+		// action:heat occurs in one type only: never general
+		if strings.Contains(p.Text, "heat") || strings.Contains(p.Text, "cool") {
+			t.Fatalf("type-specific feature became general: %q", p.Text)
+		}
 	}
 }
 
@@ -142,7 +145,7 @@ func TestRuleBasedRevise(t *testing.T) {
 	}
 	var remsc bool
 	for _, x := range next {
-		if x.ID == "m-h-1" && strings.Contains(x.Text, "loop") {
+		if x.ID == "m-h-1" && strings.Contains(x.Text, "repeat") {
 			remsc = true
 		}
 	}
@@ -220,7 +223,6 @@ func TestTemplates(t *testing.T) {
 	cases := map[string]string{
 		"action:heat":           "",
 		"action:slice":          "",
-		"failure:loop":          "Avoid this failure: loop.",
 		"object:desk_lamp":      "",
 		"source:":               "",
 		"milestone:took_target": "",

@@ -78,15 +78,13 @@ func (s *scopeState) current(id string) []string {
 }
 
 // ruleHolds reports whether f's rule holds in the scope with enough
-// supporting cards; for the general layer f must be a choice slot's value
-// holding in most types (holdsWidely): a failure mode or a shared feature
-// of every type is advice the task text or the type's own layers give.
+// supporting cards, and for the general layer in most types (holdsWidely).
 func (b *RuleBased) ruleHolds(s *scopeState, f string) (float64, bool) {
 	sc, ok := b.holds(s.ev, f)
-	if !ok || len(s.support[f]) < s.in.MinSupport || b.NoMistakes && isFailure(f) {
+	if !ok || len(s.support[f]) < s.in.MinSupport {
 		return sc, false
 	}
-	if s.in.TaskType == "" && (!b.isChoice(f) || s.typesOf(s.support[f]) < 2 || !b.holdsWidely(s.ev, f)) {
+	if s.in.TaskType == "" && (s.typesOf(s.support[f]) < 2 || !b.holdsWidely(s.ev, f)) {
 		return sc, false
 	}
 	return sc, true

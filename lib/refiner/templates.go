@@ -8,21 +8,27 @@ import (
 
 // DefaultTemplates turn features into item text. A key is a whole feature
 // ("failure:loop") or a prefix ending in ':' ("source:"). In a text,
-// {value} is the feature's value with '_' and '-' as spaces. A template's
-// only content word is its {value}: the rule it states is the feature the
-// run's own episodes showed, never a fact or advice written here (no
+// {value} is the feature's value with '_' and '-' as spaces. A slot
+// template's only content word is its {value}: the rule it states is the
+// feature the run's own episodes showed, never a fact written here (no
 // template names a place, a tool or an object). A feature without a
-// template makes no item: there is no fallback, and milestones and actions
-// (steps the task text already names), objects (what the task names;
-// across a type's tasks, a mix of tasks rather than a rule), visited places
-// and receptacles make none. Failure modes ("failure:<mode>") become
-// Mistake items.
+// template makes no item: there is no fallback, and milestones (a step
+// the task text already names) and objects (what the task text names;
+// across a type's tasks, a mix of tasks rather than a rule) make none. Failure features
+// ("failure:<mode>") and failure modes become Mistake items; the
+// whole-feature failure texts are advice on the failure, naming nothing
+// of an environment.
 var DefaultTemplates = map[string]string{
-	"source:":  "Look in the {value} first.",
-	"heat:":    "Heat the object with the {value} before placing it.",
-	"cool:":    "Cool the object with the {value} before placing it.",
-	"clean:":   "Clean the object in the {value} before placing it.",
-	"failure:": "Avoid this failure: {value}.",
+	"failure:loop":            "Do not repeat the same action again and again; try a new place.",
+	"failure:max_steps":       "Do not waste steps on places you have already visited.",
+	"failure:invalid_action":  "Only send actions from the admissible list.",
+	"failure:invalid_actions": "Only send actions from the admissible list.",
+	"failure:wrong_object":    "Check the object name against the task before taking it.",
+	"source:":                 "Look in the {value} first.",
+	"heat:":                   "Heat the object with the {value} before placing it.",
+	"cool:":                   "Cool the object with the {value} before placing it.",
+	"clean:":                  "Clean the object in the {value} before placing it.",
+	"failure:":                "Avoid this failure: {value}.",
 }
 
 // DefaultChoices are the choice slots: feature prefixes of which an

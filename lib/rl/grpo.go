@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/table"
@@ -158,10 +159,13 @@ func Credits(rows []table.Trajectory, cfg GRPOConfig) ([]Prepared, []table.Token
 			}
 			row.StepAdvantages = stepAdv[i]
 		}
-		adv, ch := TokenCreditSteps(r.Roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0, step)
+		// Only the names of the reads rollout recorded are credited as a
+		// choice (agent.RecordedReadRoles).
+		roles := agent.RecordedReadRoles(r.Roles, r.ReadTurns, len(r.Reads))
+		adv, ch := TokenCreditSteps(roles, cfg.Credit, outcome[i], sel, len(r.Reads) > 0, step)
 		mask := make([]bool, len(r.Tokens))
 		n, nsel := 0, 0
-		for t, role := range r.Roles {
+		for t, role := range roles {
 			if t > 0 && table.PolicyWritten(role) {
 				mask[t] = true
 				n++
@@ -200,17 +204,18 @@ func ReadAdvantages(r *table.Trajectory, adv []float32, c Credit, outcome, sel f
 		}
 		return out
 	}
-	turn, _ := TurnOf(r.Roles)
+	roles := agent.RecordedReadRoles(r.Roles, r.ReadTurns, len(r.Reads))
+	turn, _ := TurnOf(roles)
 	first := map[int]int{} // turn -> first skill-name token
 	var runs []int         // first token of each run of skill-name tokens
-	for t, role := range r.Roles {
+	for t, role := range roles {
 		if role != table.RoleSkillName {
 			continue
 		}
 		if _, ok := first[turn[t]]; !ok {
 			first[turn[t]] = t
 		}
-		if t == 0 || r.Roles[t-1] != table.RoleSkillName {
+		if t == 0 || roles[t-1] != table.RoleSkillName {
 			runs = append(runs, t)
 		}
 	}

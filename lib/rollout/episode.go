@@ -181,9 +181,12 @@ func (pl *play) loop(ctx context.Context, sample int, firstRead string) error {
 		pl.tr.Actions = append(pl.tr.Actions, action)
 		pl.tr.StepKeys = append(pl.tr.StepKeys, pl.key)
 		pl.tr.StepRewards = append(pl.tr.StepRewards, 0)
-		if name, isRead := agent.ParseRead(action); isRead && pl.o.Skills != nil {
-			pl.read(name)
-			continue
+		if name, isRead := agent.ParseRead(action); isRead {
+			if pl.o.Skills != nil {
+				pl.read(name)
+				continue
+			}
+			pl.c.NotRead() // no slate: an action like any other
 		}
 		if pl.step(action) {
 			break

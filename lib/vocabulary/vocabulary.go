@@ -22,19 +22,14 @@ var extraText = append([]string{agent.SystemText, agent.ReadVerb, "Nothing happe
 	scaffold.HeadingGeneral, scaffold.HeadingTask, scaffold.HeadingMistake, "- ", featureText, retiredText}, templateTexts()...)
 
 // retiredText holds the words of texts the rule-based refiner's templates
-// wrote before its rules were tied to the run's own evidence (milestone
-// and fallback items, tool names in action items): snapshots of earlier
+// wrote before its rules were tied to the run's own evidence (milestone,
+// fallback and action items, tool names in action items): snapshots of earlier
 // runs hold them, and the tokenizer keeps its ids.
 const retiredText = "Make sure you reach this step: Aim for " +
 	"Take the target object before going to the destination. Search with the key words of the instruction. " +
 	"Answer only when the retrieved text supports the answer. Open closed receptacles to look inside them. " +
 	"Do not waste steps; go to the most likely places first. Find the first; the task is about it. " +
-	"Use the action when the task calls for it. Do not repeat the same action again and again; try a new place. " +
-	"Do not waste steps on places you have already visited. Only send actions from the admissible list. " +
-	"Check the object name against the task before taking it. Heat the object with the microwave before placing it. " +
-	"Cool the object with the fridge before placing it. Clean the object in the sinkbasin before placing it. " +
-	"Turn on the desklamp and look at the object under it. Put the object in or on the target receptacle. " +
-	"Examine the object to check it is the right one. Click the item that matches every attribute of the instruction."
+	"Use the action when the task calls for it."
 
 // featureText holds the words of the built-in environments' evidence
 // features (prefixes and fixed values, as their docs list them) and of the

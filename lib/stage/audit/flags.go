@@ -16,10 +16,10 @@ import (
 // CreditFlags declares audit credit's options.
 func CreditFlags() []cli.Flag {
 	return append(stage.TrajFlags("trajectory files"),
-		&cli.StringFlag{Name: "advantages", Usage: "per-token advantages written by learn grpo --advantages"},
+		&cli.StringFlag{Name: "advantages", Required: true, Usage: "per-token advantages written by learn grpo --advantages"},
 		&cli.IntFlag{Name: "bins", Value: 4, Usage: "horizon bins per measure"},
 		&cli.StringFlag{Name: "plot", Usage: "also draw the measures against the horizon to this PNG"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "audit table to write"},
 	)
 }
 
@@ -41,7 +41,7 @@ func ScaffoldFlags() []cli.Flag {
 	fs = append(fs,
 		&cli.StringFlag{Name: "scaffold", Usage: "the scaffold snapshot of the trajectories (recorded)"},
 		&cli.StringFlag{Name: "plot", Usage: "also draw the NLLs and the gap per checkpoint to this PNG"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "audit table to write"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "audit table to write"},
 		deviceflag.Flag(),
 	)
 	return append(fs, stage.ProgressFlags()...)

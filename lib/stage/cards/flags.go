@@ -17,7 +17,7 @@ import (
 // Flags declares the cards command's options.
 func Flags() []cli.Flag {
 	return append(append(stage.TrajFlags("trajectory files, folders of shards, or - (an Arrow stream on stdin)"),
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "cards file, or - for an Arrow stream on stdout"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "cards file, or - for an Arrow stream on stdout"},
 		&cli.StringFlag{Name: "evidence", Usage: "also write the type evidence here"},
 		&cli.StringFlag{Name: "per", Value: card.PerGroup, Usage: "one card per group, or per trajectory"},
 		&cli.IntFlag{Name: "top", Value: card.DefaultOptions().TopContrast, Usage: "features kept in a contrast"},

@@ -40,9 +40,6 @@ type Options struct {
 	Timeout  time.Duration // openai: per attempt
 	Retries  int           // openai: extra attempts
 	Seed     int64         // openai: sent as the request seed
-	// NoMistakes: the rule-based refiner makes no Mistake items
-	// (refiner.RuleBased.NoMistakes); builtin only.
-	NoMistakes bool
 
 	Tok      tokenizer.Tokenizer // counts tokens; nil: scaffold.WordCount
 	Progress io.Writer           // one line per scope when non-nil
@@ -83,15 +80,10 @@ func (f Options) NewRefiner() (refiner.Refiner, error) {
 		if f.Endpoint != "" || f.Model != "" {
 			return nil, command.Usagef("--endpoint and --model go with --refiner openai")
 		}
-		r := refiner.NewRuleBased()
-		r.NoMistakes = f.NoMistakes
-		return r, nil
+		return refiner.NewRuleBased(), nil
 	case "openai":
 		if f.Endpoint == "" || f.Model == "" {
 			return nil, command.Usagef("--refiner openai needs --endpoint and --model")
-		}
-		if f.NoMistakes {
-			return nil, command.Usagef("--mistakes=false goes with the builtin refiner")
 		}
 		if err := CheckEndpoint(f.Endpoint); err != nil {
 			return nil, command.Usagef("%v", err)

@@ -163,9 +163,6 @@ func TestExecuteControlBadInputs(t *testing.T) {
 		"refiner":         {with(func(f *Options) { f.Refiner = "gpt" }), "unknown --refiner"},
 		"openai no model": {with(func(f *Options) { f.Refiner = "openai"; f.Endpoint = "http://x" }), "needs --endpoint and --model"},
 		"stray endpoint":  {with(func(f *Options) { f.Endpoint = "http://x" }), "go with --refiner openai"},
-		"openai mistakes": {with(func(f *Options) {
-			f.Refiner, f.Endpoint, f.Model, f.Timeout, f.NoMistakes = "openai", "http://x", "m", time.Second, true
-		}), "--mistakes=false goes with the builtin refiner"},
 	}
 	for name, c := range cases {
 		err := Run(context.Background(), c.f, stage.Streams{})
@@ -266,32 +263,5 @@ func TestExecuteControlHistory(t *testing.T) {
 	f := Options{Cards: paths[2], History: []string{paths[3]}, Scaffold: snapPath, Output: filepath.Join(dir, "x", "p.parquet"), StateOut: filepath.Join(dir, "x", "s.parquet"), Loop: stage.DefaultLoop()}
 	if err := Run(context.Background(), f, stage.Streams{}); command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "cards3.parquet: holds cards of iteration 3") {
 		t.Errorf("history of a later iteration: %v", err)
-	}
-}
-
-// TestExecuteControlNoMistakes: with NoMistakes (--mistakes=false) the
-// weak type's additions hold no Mistake item; without it they do.
-func TestExecuteControlNoMistakes(t *testing.T) {
-	dir := t.TempDir()
-	cardsPath, snapPath := controlFiles(t, dir)
-	for _, no := range []bool{false, true} {
-		out := filepath.Join(dir, fmt.Sprint(no), "p.parquet")
-		f := Options{Cards: cardsPath, Scaffold: snapPath, Output: out, StateOut: filepath.Join(dir, fmt.Sprint(no), "s.parquet"), Loop: stage.DefaultLoop(), NoMistakes: no}
-		if err := Run(context.Background(), f, stage.Streams{}); err != nil {
-			t.Fatal(err)
-		}
-		props, _, err := table.ReadFiles[table.Proposal](out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mistakes := 0
-		for _, p := range props {
-			if p.Layer == scaffold.LayerMistake {
-				mistakes++
-			}
-		}
-		if no != (mistakes == 0) {
-			t.Errorf("NoMistakes %v: %d mistake proposals: %+v", no, mistakes, props)
-		}
 	}
 }

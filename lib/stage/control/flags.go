@@ -15,20 +15,19 @@ import (
 // Flags declares the control command's options.
 func Flags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (from cards)"},
+		&cli.StringFlag{Name: "cards", Required: true, Usage: "cards of iteration k (from cards)"},
 		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable): the refiner smooths its evidence over them and k's (see --window); the controller reads k's cards only"},
 		&cli.IntFlag{Name: "window", Value: refiner.DefaultWindow, Usage: "iterations of cards the refiner's evidence pools, k's included (cards of older iterations given as --history are not used)"},
-		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
+		&cli.StringFlag{Name: "scaffold", Required: true, Usage: "snapshot k"},
 		&cli.StringFlag{Name: "state", Usage: "controller state of the previous iteration; none at the start"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "proposals file"},
-		&cli.StringFlag{Name: "state-out", Usage: "controller state after iteration k"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "proposals file"},
+		&cli.StringFlag{Name: "state-out", Required: true, Usage: "controller state after iteration k"},
 		&cli.StringFlag{Name: "refiner", Value: "builtin", Usage: "builtin or openai"},
 		&cli.StringFlag{Name: "endpoint", Usage: "openai: base URL of the chat-completions server"},
 		&cli.StringFlag{Name: "model", Usage: "openai: model name"},
 		&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 		&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
-		&cli.BoolFlag{Name: "mistakes", Value: true, Usage: "builtin refiner: failure modes make Mistake items (--mistakes=false: none, and COMPRESS deletes those there are)"},
 		&cli.StringFlag{Name: "on-refiner-failure", Value: "stop", Usage: "when the refiner cannot be asked after its retries (unreachable or failing endpoint): stop (exit 1, nothing written) or continue (no proposals for that scope this iteration, said on stderr)"},
 	}, stage.LoopFlags()...)
 }
@@ -47,7 +46,7 @@ func From(c *cli.Context) (Options, error) {
 		Cards: c.String("cards"), History: c.StringSlice("history"), Window: c.Int("window"), Scaffold: c.String("scaffold"), State: c.String("state"),
 		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
 		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
-		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"), NoMistakes: !c.Bool("mistakes"),
+		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 		Tok: tok, Progress: stage.Progress(),
 		ContinueOnFailure: onFail == "continue",
 	}, nil

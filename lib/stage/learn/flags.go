@@ -27,7 +27,7 @@ func optimFlags(o rl.OptimConfig, schedule string) []cli.Flag {
 		&cli.Float64Flag{Name: "max-grad-norm", Value: o.MaxGradNorm, Usage: "clip the global gradient norm to this (0: no clipping)"},
 		&cli.Float64Flag{Name: "weight-decay", Value: 0.01, Usage: "AdamW decoupled weight decay (for a fresh optimizer)"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of initialisation (tiny, small) and minibatch shuffling"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "checkpoint folder to write (replaced atomically)"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "checkpoint folder to write (replaced atomically)"},
 		&cli.StringFlag{Name: "metrics", Usage: "write one training-metrics row per optimizer step to this file"},
 	}
 }
@@ -49,7 +49,7 @@ func optimFrom(c *cli.Context) (rl.OptimConfig, error) {
 func SFTFlags() []cli.Flag {
 	sft := rl.DefaultSFT()
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "init", Usage: "tiny, small (fresh models over the built-in tokenizer) or a checkpoint folder"},
+		&cli.StringFlag{Name: "init", Required: true, Usage: "tiny, small (fresh models over the built-in tokenizer) or a checkpoint folder"},
 	}, append(append(stage.TrajFlags("trajectory files to imitate", "demos"),
 		&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 		&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
@@ -80,7 +80,7 @@ func SFTFrom(c *cli.Context) (SFTOptions, error) {
 func GRPOFlags() []cli.Flag {
 	grpo := rl.DefaultGRPO()
 	return append(append(stage.TrajFlags("trajectory files"),
-		&cli.StringFlag{Name: "init", Usage: "checkpoint folder of the policy that made the trajectories"},
+		&cli.StringFlag{Name: "init", Required: true, Usage: "checkpoint folder of the policy that made the trajectories"},
 		&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
 		deviceflag.Flag(),
 		&cli.StringFlag{Name: "advantages", Usage: "write the per-token advantages and channels used to this file"},

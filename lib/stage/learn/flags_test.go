@@ -25,7 +25,8 @@ func grpoApp(got *GRPOOptions) *cli.App {
 // a --step-credit none given beside it is refused (exit 2, one line naming
 // both flags) rather than silently overridden; the other enum options are
 // parsed by the stage and their bad values reported under their flags.
-// Every case gives a trajectory file (GRPOFrom needs one; it reads none).
+// Every case gives a trajectory file (GRPOFrom needs one; it reads none)
+// and the required --init and -o.
 func TestGRPOCredits(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -53,7 +54,7 @@ func TestGRPOCredits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var got GRPOOptions
 			var stderr bytes.Buffer
-			args := append(append([]string{"learn"}, tc.args...), "traj.parquet")
+			args := append(append([]string{"learn", "--init", "ckpt", "-o", "out"}, tc.args...), "traj.parquet")
 			code := command.Run(grpoApp(&got), args, &stderr)
 			if tc.err == "" {
 				if code != 0 || stderr.Len() > 0 {

@@ -167,16 +167,36 @@ func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error 
 type SweepOptions struct {
 	Root     string // folder holding VARIANT-sSEED run folders
 	Variants []string
-	Seeds    []string // each a number
-	Output   string   // aggregated rows; empty: not written
-	Runs     string   // per-run rows; empty: not written
-	Credit   string   // the runs' credit audits per variant and horizon bin; empty: not written
-	Partial  bool     // leave out unfinished runs instead of failing
-	// VariantSeeds gives some variants their own seeds:
-	// "VARIANT:S,S,S VARIANT:S,S" (space separated entries); the others
-	// take Seeds.
-	VariantSeeds string
+	Seeds    []int64
+	Output   string // aggregated rows; empty: not written
+	Runs     string // per-run rows; empty: not written
+	Credit   string // the runs' credit audits per variant and horizon bin; empty: not written
+	Partial  bool   // leave out unfinished runs instead of failing
+	// VariantSeeds gives some variants their own seeds (--variant-seeds
+	// 'VARIANT:S,S,S VARIANT:S,S'); the others take Seeds.
+	VariantSeeds map[string][]int64
 	Baseline     string // paired differences from this variant (none when empty or absent)
+}
+
+// parseVariantSeeds reads --variant-seeds: "VARIANT:S,S VARIANT:S"; nil
+// when s is empty.
+func parseVariantSeeds(s string) (map[string][]int64, error) {
+	var own map[string][]int64
+	for _, e := range strings.Fields(s) {
+		v, ss, ok := strings.Cut(e, ":")
+		if !ok || v == "" {
+			return nil, command.Usagef("--variant-seeds: %q is not VARIANT:S,S,...", e)
+		}
+		seeds, err := parseSeeds("--variant-seeds", ss, ",")
+		if err != nil {
+			return nil, err
+		}
+		if own == nil {
+			own = map[string][]int64{}
+		}
+		own[v] = seeds
+	}
+	return own, nil
 }
 
 // parseSeeds reads seeds separated by sep.
@@ -199,44 +219,26 @@ func parseSeeds(flag, s string, sep string) ([]int64, error) {
 // prints the Markdown table.
 func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 	variants := f.Variants
-	seeds, err := parseSeeds("--seeds", strings.Join(f.Seeds, " "), " ")
-	if err != nil {
-		return err
-	}
-	own := map[string][]int64{}
-	for _, e := range strings.Fields(f.VariantSeeds) {
-		v, ss, ok := strings.Cut(e, ":")
-		if !ok || v == "" {
-			return command.Usagef("--variant-seeds: %q is not VARIANT:S,S,...", e)
-		}
-		if own[v], err = parseSeeds("--variant-seeds", ss, ","); err != nil {
-			return err
-		}
-	}
 	var runs []report.SweepRun
 	var missing []string
-	for _, v := range variants {
-		vs := seeds
-		if o, ok := own[v]; ok {
-			vs = o
+	for _, ref := range sweepRefs(variants, f.Seeds, f.VariantSeeds) {
+		v, s := ref.Variant, ref.Seed
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		for _, s := range vs {
-			if err := ctx.Err(); err != nil {
+		r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
+		if err != nil {
+			if !f.Partial {
 				return err
 			}
-			r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
-			if err != nil {
-				if !f.Partial {
-					return err
-				}
-				missing = append(missing, fmt.Sprintf("%s seed %d", v, s))
-				continue
-			}
-			runs = append(runs, r)
+			missing = append(missing, fmt.Sprintf("%s seed %d", v, s))
+			continue
 		}
+		runs = append(runs, r)
 	}
 	res := report.Aggregate(runs, variants)
 	audits := make([][]table.CreditAudit, len(runs))
+	var err error
 	for i, r := range runs {
 		if audits[i], err = report.LoadCreditAudit(r.Run); err != nil {
 			return err
@@ -286,9 +288,9 @@ type PlotsOptions struct {
 	// folder that is not a run folder is a sweep of the VARIANT-sSEED
 	// folders it holds (warm-ups left out).
 	Variants     []string
-	Seeds        []string
-	VariantSeeds string
-	Partial      bool // a sweep: leave out unfinished runs instead of failing
+	Seeds        []int64
+	VariantSeeds map[string][]int64 // a variant's own seeds, replacing Seeds
+	Partial      bool               // a sweep: leave out unfinished runs instead of failing
 }
 
 // isRunFolder reports whether dir looks like a run folder of pats.mk.
@@ -338,22 +340,8 @@ func sweepFolders(root string) ([]report.SweepRunRef, error) {
 }
 
 // sweepRefs lists the runs of variants for seeds, a variant's own seeds
-// (variantSeeds: "VARIANT:S,S VARIANT:S") replacing them.
-func sweepRefs(variants, seedList []string, variantSeeds string) ([]report.SweepRunRef, error) {
-	seeds, err := parseSeeds("--seeds", strings.Join(seedList, " "), " ")
-	if err != nil {
-		return nil, err
-	}
-	own := map[string][]int64{}
-	for _, e := range strings.Fields(variantSeeds) {
-		v, ss, ok := strings.Cut(e, ":")
-		if !ok || v == "" {
-			return nil, command.Usagef("--variant-seeds: %q is not VARIANT:S,S,...", e)
-		}
-		if own[v], err = parseSeeds("--variant-seeds", ss, ","); err != nil {
-			return nil, err
-		}
-	}
+// (own) replacing them, variant by variant.
+func sweepRefs(variants []string, seeds []int64, own map[string][]int64) []report.SweepRunRef {
 	var refs []report.SweepRunRef
 	for _, v := range variants {
 		vs := seeds
@@ -364,7 +352,7 @@ func sweepRefs(variants, seedList []string, variantSeeds string) ([]report.Sweep
 			refs = append(refs, report.SweepRunRef{Variant: v, Seed: s})
 		}
 	}
-	return refs, nil
+	return refs
 }
 
 // RunPlots writes the PNG plots of a run, or of a sweep, into the output
@@ -377,7 +365,7 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 		dir = filepath.Join(f.Run, "plots")
 	}
 	if len(f.Variants) == 0 && isRunFolder(f.Run) {
-		if f.Partial || len(f.Seeds) > 0 || f.VariantSeeds != "" {
+		if f.Partial || len(f.Seeds) > 0 || len(f.VariantSeeds) > 0 {
 			return command.Usagef("--seeds, --variant-seeds and --partial are for a sweep (with --variants)")
 		}
 		r, err := report.Load(f.Run)
@@ -401,7 +389,7 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 		if len(f.Seeds) == 0 {
 			return command.Usagef("a sweep's --variants need --seeds")
 		}
-		refs, err = sweepRefs(f.Variants, f.Seeds, f.VariantSeeds)
+		refs = sweepRefs(f.Variants, f.Seeds, f.VariantSeeds)
 	} else {
 		refs, err = sweepFolders(f.Run)
 	}

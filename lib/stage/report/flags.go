@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strings"
+
 	"context"
 
 	"github.com/urfave/cli/v2"
@@ -135,9 +137,13 @@ func SweepFlags() []cli.Flag {
 
 // SweepFrom reads report sweep's options.
 func SweepFrom(c *cli.Context) (SweepOptions, error) {
+	seeds, own, err := seedsFrom(c)
+	if err != nil {
+		return SweepOptions{}, err
+	}
 	return SweepOptions{Root: c.String("root"), Variants: stage.Names(c, "variants"),
-		Seeds: stage.Names(c, "seeds"), Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
-		VariantSeeds: c.String("variant-seeds"), Baseline: c.String("baseline")}, nil
+		Seeds: seeds, Output: c.String("output"), Runs: c.String("runs"), Credit: c.String("credit"), Partial: c.Bool("partial"),
+		VariantSeeds: own, Baseline: c.String("baseline")}, nil
 }
 
 // PlotsFlags declares report plots' options.
@@ -155,7 +161,21 @@ func PlotsFrom(c *cli.Context) (PlotsOptions, error) {
 	if err := command.Args(c, 1, 1); err != nil {
 		return PlotsOptions{}, err
 	}
+	seeds, own, err := seedsFrom(c)
+	if err != nil {
+		return PlotsOptions{}, err
+	}
 	return PlotsOptions{Run: c.Args().First(), Output: c.String("output"),
-		Variants: stage.Names(c, "variants"), Seeds: stage.Names(c, "seeds"), VariantSeeds: c.String("variant-seeds"),
+		Variants: stage.Names(c, "variants"), Seeds: seeds, VariantSeeds: own,
 		Partial: c.Bool("partial")}, nil
+}
+
+// seedsFrom reads a sweep's --seeds and --variant-seeds.
+func seedsFrom(c *cli.Context) ([]int64, map[string][]int64, error) {
+	seeds, err := parseSeeds("--seeds", strings.Join(stage.Names(c, "seeds"), " "), " ")
+	if err != nil {
+		return nil, nil, err
+	}
+	own, err := parseVariantSeeds(c.String("variant-seeds"))
+	return seeds, own, err
 }

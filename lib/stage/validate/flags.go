@@ -20,12 +20,12 @@ func tokenizerFlag() cli.Flag {
 // Flags declares validate's options.
 func Flags() []cli.Flag {
 	return append([]cli.Flag{
-		&cli.StringFlag{Name: "scaffold", Usage: "snapshot k"},
-		&cli.StringFlag{Name: "proposals", Usage: "proposals of iteration k (from control)"},
-		&cli.StringFlag{Name: "cards", Usage: "cards of iteration k (the support of additions is checked against them)"},
+		&cli.StringFlag{Name: "scaffold", Required: true, Usage: "snapshot k"},
+		&cli.StringFlag{Name: "proposals", Required: true, Usage: "proposals of iteration k (from control)"},
+		&cli.StringFlag{Name: "cards", Required: true, Usage: "cards of iteration k (the support of additions is checked against them)"},
 		&cli.StringSliceFlag{Name: "history", Usage: "cards of an earlier iteration (repeatable) that additions may cite: control's --history"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot k+1"},
-		&cli.StringFlag{Name: "decisions", Usage: "one decision row per proposal"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "snapshot k+1"},
+		&cli.StringFlag{Name: "decisions", Required: true, Usage: "one decision row per proposal"},
 	}, stage.LoopFlags()...)
 }
 
@@ -46,7 +46,7 @@ func From(c *cli.Context) (Options, error) {
 func InitFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "from", Usage: "items file to seed the snapshot with (the static expert library)"},
-		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "snapshot 0"},
+		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "snapshot 0"},
 		tokenizerFlag(),
 	}
 }
