@@ -163,8 +163,11 @@ func loop(t *testing.T, dir string, nOracle []int) []iterationRecord {
 
 // TestLoop runs cards, control and validate for six iterations: three with
 // a weak policy (one oracle episode in four), three with a strong one
-// (all oracle). The scaffold grows while success is low and shrinks once
-// the policy succeeds; the whole loop is deterministic.
+// (all oracle). The controller EXPANDs while success is low and the
+// scaffold gets its first items then (the refiner adds a rule only when
+// its evidence holds; the built-in policies ignore the scaffold, so the
+// same rules keep holding and later iterations need add nothing new), and
+// it shrinks once the policy succeeds; the whole loop is deterministic.
 func TestLoop(t *testing.T) {
 	nOracle := []int{1, 1, 1, 4, 4, 4}
 	dir := t.TempDir()
@@ -173,12 +176,15 @@ func TestLoop(t *testing.T) {
 		if recs[k].success <= 0 || recs[k].success >= control.DefaultOptions().RhoR {
 			t.Errorf("iteration %d: success %.2f, want a weak policy in (0, rho_r)", k, recs[k].success)
 		}
-		if recs[k].primitives[scaffold.Expand] == 0 || recs[k].accepted["add"] == 0 {
-			t.Errorf("iteration %d: a weak policy should EXPAND and get additions: %+v", k, recs[k])
+		if recs[k].primitives[scaffold.Expand] == 0 {
+			t.Errorf("iteration %d: a weak policy should EXPAND: %+v", k, recs[k])
 		}
-		if k > 0 && recs[k].items <= recs[k-1].items {
-			t.Errorf("iteration %d: the scaffold did not grow (%d -> %d items)", k, recs[k-1].items, recs[k].items)
+		if k > 0 && recs[k].items < recs[k-1].items {
+			t.Errorf("iteration %d: the scaffold shrank under EXPAND (%d -> %d items)", k, recs[k-1].items, recs[k].items)
 		}
+	}
+	if recs[0].accepted["add"] == 0 || recs[0].items == 0 {
+		t.Errorf("iteration 0: a weak policy's first EXPAND should add items: %+v", recs[0])
 	}
 	peak := recs[2].items
 	last := recs[len(recs)-1]

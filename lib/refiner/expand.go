@@ -92,8 +92,12 @@ func (b *RuleBased) expand(s *scopeState) ([]table.Proposal, string) {
 func (b *RuleBased) rationale(s *scopeState, f string, support []string) string {
 	r := fmt.Sprintf("%s; cites %d cards", b.statistic(s.ev, f), len(support))
 	if s.in.TaskType == "" {
-		shown, holds := b.typeHolds(s.ev, f)
-		r += fmt.Sprintf("; holds in %d of the %d types that show it", holds, shown)
+		_, holds := b.typeHolds(s.ev, f)
+		types := map[string]bool{}
+		for _, c := range s.ev.cards {
+			types[c.TaskType] = true
+		}
+		r += fmt.Sprintf("; holds in %d of the evidence's %d task types", holds, len(types))
 	}
 	return r
 }

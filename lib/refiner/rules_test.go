@@ -129,7 +129,7 @@ func TestRuleGeneralLayer(t *testing.T) {
 	if diff := cmp.Diff(want, texts); diff != "" {
 		t.Errorf("general proposals (-want +got):\n%s", diff)
 	}
-	if len(props) == 2 && !strings.HasSuffix(props[1].Rationale, "holds in 4 of the 6 types that show it") {
+	if len(props) == 2 && !strings.HasSuffix(props[1].Rationale, "holds in 4 of the evidence's 6 task types") {
 		t.Errorf("rationale %q", props[1].Rationale)
 	}
 	// The type-specific facts go to the Task layer of a type where they hold.
