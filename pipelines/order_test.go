@@ -30,7 +30,7 @@ func TestSweepWarmupsFirst(t *testing.T) {
 	}
 	// -k: under -n no warm-up is made, so each run's own make stops at
 	// its missing ckpt/0; the calling make's order is what counts here.
-	out, _ := dryRun(t, append([]string{"-k", "sweep", "SWEEP=$(RUNS)/s"}, sizes...)...)
+	out, _ := dryRun(t, append([]string{"-k", "sweep", "SWEEP=runs/s"}, sizes...)...)
 	want := []string{"warmup pats 1", "warmup pats 2", "warmup pats 3",
 		"pats pats 1", "pats grpo 1", "pats static 1", "pats pats 2", "pats grpo 2", "pats static 2", "pats pats 3"}
 	if d := cmp.Diff(want, order(out)); d != "" {

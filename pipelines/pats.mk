@@ -318,10 +318,18 @@ RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BAS
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
   RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
-.PHONY: pats-settings-force
-pats-settings-force:
-$(R)/.settings: pats-settings-force
-	@mkdir -p '$(R)' && { printf '%s\n' $(settings_lines) | cksum | cmp -s - '$@' || printf '%s\n' $(settings_lines) | cksum > '$@'; }
+# Rewritten while make reads this file only when the checksum changes, and
+# never under -n or -q (a dry run or a question runs nothing and writes
+# nothing; guard.mk has refused any RUN that could reach the shell), so a
+# finished run stays finished (make -q pats exits 0).
+settings_dry := $(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS)))
+ifneq ($(filter pats warmup settings,$(MAKECMDGOALS)),)
+ifeq ($(settings_dry),)
+$(shell mkdir -p '$(R)' && { printf '%s\n' $(settings_lines) | cksum | cmp -s - '$(R)/.settings' || printf '%s\n' $(settings_lines) | cksum > '$(R)/.settings'; })
+endif
+endif
+$(R)/.settings:
+	@mkdir -p '$(R)' && printf '%s\n' $(settings_lines) | cksum > '$@'
 $(R)/settings.json: $(R)/.settings $(BIN)/report $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0/config.json)
 	printf '%s\n' $(settings_lines) > '$@.vars' && $(BIN)/report settings --from '$@.vars' $(if $(RUN_BASE),--base '$(RUNS)/$(RUN_BASE)/ckpt/0') -o '$@'; s=$$?; rm -f '$@.vars'; exit $$s
 

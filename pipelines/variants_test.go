@@ -164,10 +164,20 @@ func TestComposedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The interface warm-up's mix (WARMUP_HINTS=mixed): rules in the
+	// scaffold's place in some demonstrations, none or a skill body in
+	// others; every one with a slate and a read.
+	withRules := 0
 	for _, r := range demos {
-		if r.NScaffoldTokens == 0 || len(r.Slate) == 0 || len(r.Reads) == 0 {
-			t.Errorf("demonstration %s: %d scaffold-place tokens, slate of %d, %d reads; want the stated rules, a slate and a read", r.TaskID, r.NScaffoldTokens, len(r.Slate), len(r.Reads))
+		if r.NScaffoldTokens > 0 {
+			withRules++
 		}
+		if len(r.Slate) == 0 || len(r.Reads) == 0 {
+			t.Errorf("demonstration %s: slate of %d, %d reads; want a slate and a read", r.TaskID, len(r.Slate), len(r.Reads))
+		}
+	}
+	if withRules == 0 {
+		t.Errorf("no demonstration of %d carries stated rules in the scaffold's place", len(demos))
 	}
 	for k := 0; k < 3; k++ {
 		p := run("traj", fmt.Sprintf("%d.parquet", k))
