@@ -93,7 +93,6 @@ func TestMechanismAudits(t *testing.T) {
 	}
 }
 
-
 // readAny reads the rows of one of the loop's files by its folder.
 func readAny(t *testing.T, p string) any {
 	t.Helper()
