@@ -99,7 +99,7 @@ sinfo -h -o '%t' | grep -qE '^(idle|mix|alloc)' || fail "the node did not come u
 
 # A copy of the tree's Make files with freshly built binaries: the jobs run there.
 log "building the binaries"
-(cd "$repo" && go build -o "$WORK/repo/bin/" ./cmd/rollout ./cmd/evaluate ./cmd/learn ./cmd/cards ./cmd/control ./cmd/validate ./cmd/report)
+(cd "$repo" && go build -o "$WORK/repo/bin/" ./cmd/...)
 cp -r "$repo/Makefile" "$repo/pipelines" "$WORK/repo/"
 cd "$WORK/repo"
 
