@@ -53,6 +53,10 @@ type Server struct {
 	// went away).
 	Faults    []Fault
 	DownAfter int
+	// LogprobShift is added to every log-probability answered (not to
+	// the log's): an engine that computes them in another precision or
+	// at another temperature.
+	LogprobShift float32
 
 	mu       sync.Mutex
 	requests int
@@ -173,6 +177,15 @@ func (s *Server) record(l Logged) {
 	s.mu.Unlock()
 }
 
+// shifted is lps as answered (LogprobShift added).
+func (s *Server) shifted(lps []float32) []float32 {
+	out := make([]float32, len(lps))
+	for i, v := range lps {
+		out[i] = v + s.LogprobShift
+	}
+	return out
+}
+
 func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	if !s.admit(w) {
 		return
@@ -217,7 +230,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"object": "text_completion", "model": q.Model,
 		"choices": []any{map[string]any{"index": 0, "text": "", "token_ids": ids, "finish_reason": finish, "stop_reason": stop,
-			"logprobs": map[string]any{"tokens": tokens, "token_logprobs": lps}}},
+			"logprobs": map[string]any{"tokens": tokens, "token_logprobs": s.shifted(lps)}}},
 	})
 }
 
@@ -256,8 +269,8 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 	meta := map[string]any{"finish_reason": finish, "prompt_tokens": len(q.InputIDs), "completion_tokens": len(ids)}
 	if q.ReturnLogprob {
 		entries := make([]any, len(ids))
-		for i := range ids {
-			entries[i] = []any{lps[i], ids[i], nil}
+		for i, lp := range s.shifted(lps) {
+			entries[i] = []any{lp, ids[i], nil}
 		}
 		meta["output_token_logprobs"] = entries
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"os"
 	"path/filepath"
 
@@ -371,6 +372,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		if err := dev.Attach(in.Model); err != nil {
 			return err
 		}
+		if err := recomputeServed(ctx, in, prep, extra, std); err != nil {
+			return err
+		}
 		if metrics, err = rl.TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
 			return err
 		}
@@ -378,6 +382,25 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		fmt.Fprintln(std.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
 	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra, Provenance{Stage: "learn grpo", Parent: f.Init, ParentHash: in.Hash, Ref: f.Ref})
+}
+
+// recomputeServed recomputes the behaviour log-probabilities of the
+// episodes an inference server played (rl.RecomputeBehaviour) with the
+// policy checkpoint before the first step, says so on stderr and records
+// it, with how far the server's were, in the run's metadata (extra).
+func recomputeServed(ctx context.Context, in *Init, prep []rl.Prepared, extra map[string]string, std stage.Streams) error {
+	drift, err := rl.RecomputeBehaviour(ctx, in.Model, prep)
+	if err != nil || drift.Rows == 0 {
+		return err
+	}
+	extra["behaviour_logprobs"] = "recomputed with --init (served trajectories)"
+	extra["served_logprob_diff_mean"] = strconv.FormatFloat(drift.Mean, 'g', 6, 64)
+	extra["served_logprob_diff_max"] = strconv.FormatFloat(drift.Max, 'g', 6, 64)
+	extra["served_logprob_tokens"] = strconv.Itoa(drift.Tokens)
+	if std.Stderr != nil {
+		fmt.Fprintf(std.Stderr, "learn grpo: %d episodes were played by an inference server: their behaviour log-probabilities were recomputed with --init before the first step (%s)\n", drift.Rows, drift)
+	}
+	return nil
 }
 
 // flatGroups counts the groups of rows and those whose rewards are all
