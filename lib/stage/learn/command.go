@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
