@@ -22,7 +22,7 @@ import (
 )
 
 // standIn starts a stand-in server driven by the checkpoint in dir.
-func standIn(t *testing.T, dir string) *servedtest.Server {
+func standIn(t testing.TB, dir string) *servedtest.Server {
 	t.Helper()
 	f, err := model.OpenFolder(dir)
 	if err != nil {
@@ -34,7 +34,7 @@ func standIn(t *testing.T, dir string) *servedtest.Server {
 }
 
 // served opens a served policy on the stand-in s with fast retries.
-func served(t *testing.T, dir string, s *servedtest.Server, kind string, o policy.Options, mod func(*policy.ServerOptions)) *policy.Served {
+func served(t testing.TB, dir string, s *servedtest.Server, kind string, o policy.Options, mod func(*policy.ServerOptions)) *policy.Served {
 	t.Helper()
 	so := policy.ServerOptions{URL: s.URL + "/v1", Kind: kind, Model: "tiny-test", Retries: 3, Backoff: time.Millisecond, Timeout: 5 * time.Second}
 	if kind == policy.ServerSGLang {

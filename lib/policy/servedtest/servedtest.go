@@ -57,6 +57,9 @@ type Server struct {
 	// the log's): an engine that computes them in another precision or
 	// at another temperature.
 	LogprobShift float32
+	// Latency is added to every answer (a network and an engine's queue,
+	// for the benchmarks).
+	Latency time.Duration
 
 	mu       sync.Mutex
 	requests int
@@ -100,8 +103,8 @@ func (s *Server) admit(w http.ResponseWriter) bool {
 	}
 	down := s.DownAfter > 0 && s.answered >= s.DownAfter
 	s.mu.Unlock()
-	if f.Delay > 0 {
-		time.Sleep(f.Delay)
+	if d := f.Delay + s.Latency; d > 0 {
+		time.Sleep(d)
 	}
 	switch {
 	case down || f.Drop:
