@@ -327,9 +327,6 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	}
 	prep, advRows := rl.Credits(rows, c)
 	rl.CutTails(prep, in.Model.Cfg.MaxPositionEmbeddings)
-	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
-		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
-	}
 	if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
@@ -361,6 +358,11 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 				return err
 			}
 		}
+	}
+	// The advisory comes after every check of the inputs (--ref's
+	// included), so that a refused run prints its one line only.
+	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
+		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
 	}
 	opt := in.Opt
 	if opt == nil {
@@ -433,7 +435,7 @@ func checkOptim(o rl.OptimConfig) error {
 	if !(o.LR > 0) || notFinite(o.LR) {
 		return command.Usagef("--lr must be positive, got %v", o.LR)
 	}
-	if o.Warmup < 0 || o.Warmup > 1 {
+	if !(o.Warmup >= 0 && o.Warmup <= 1) {
 		return command.Usagef("--warmup must be a share of the steps in [0, 1], got %v", o.Warmup)
 	}
 	if !(o.MaxGradNorm >= 0) || notFinite(o.MaxGradNorm) {
@@ -453,8 +455,8 @@ func checkTraining(epochs int, weightDecay float64) error {
 	if epochs < 1 || epochs > MaxEpochs {
 		return command.Usagef("--epochs must be from 1 to %d, got %d", MaxEpochs, epochs)
 	}
-	if !(weightDecay >= 0) || notFinite(weightDecay) {
-		return command.Usagef("--weight-decay must be a finite number, 0 or more, got %v", weightDecay)
+	if !(weightDecay >= 0 && weightDecay <= model.MaxWeightDecay) {
+		return command.Usagef("--weight-decay must be a number from 0 to %v, got %v", model.MaxWeightDecay, weightDecay)
 	}
 	return nil
 }
