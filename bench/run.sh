@@ -59,7 +59,7 @@ echo
 echo "## Go benchmarks"
 echo
 echo '```'
-go test -run '^$' -bench . -benchtime 1s ./lib/gemm ./lib/model ./lib/rl ./lib/env/... ./lib/tokenizer ./lib/scaffold 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
+go test -run '^$' -bench . -benchtime 1s ./lib/gemm ./lib/model ./lib/rl ./lib/env/... ./lib/tokenizer ./lib/scaffold ./lib/policy 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
 echo '```'
 echo
 echo "Load average at the end of the run: $(cut -d' ' -f1-3 /proc/loadavg)."
