@@ -25,12 +25,13 @@ import (
 //     baseline (runs/sgb-nobaseline) from it with the slate in its window,
 //     and writes the table of the three across both folders, with the
 //     skill reads at evaluation paired with broadcast;
-//   - composed-split-experiment runs gigpo (with the slate), pats-skillgate
-//     and pats-gigpo from the skills base (runs/sgs), restores skillgate
-//     and broadcast from an archive (make sweep-archive of the runs above,
-//     a stand-in for results/sg) into runs/sg, takes the composed run's
-//     row from runs/sgc (a stand-in: a link to a run of the target) and
-//     writes the table of all six paired with broadcast.
+//   - composed-split-experiment runs gigpo (with the slate), pats-skillgate,
+//     pats-gigpo and the composed run from the skills base (runs/sgs),
+//     restores skillgate and broadcast from an archive (make sweep-archive
+//     of the runs above, a stand-in for results/sg) into runs/sg, takes
+//     issue 33's composed run's row from runs/sgc (a stand-in: a link to
+//     the composed run the target makes) and writes the tables of all
+//     seven paired with broadcast and with the composed run.
 //
 // A second call of each target trains nothing again (resumable through
 // make: every run is finished).
@@ -139,27 +140,26 @@ func TestIssue51Experiments(t *testing.T) {
 
 	// Part 4. Skillgate and broadcast come from an archive, here sgb's
 	// (the choosing base's: the machinery, not the experiment), restored
-	// into runs/sg by the target. The composed run's folder runs/sgc holds
-	// a link to the pats-skillgate run the target makes (TestComposedRun
-	// runs the composed run itself), so that its row is read from another
-	// sweep folder.
+	// into runs/sg by the target. Issue 33's composed run (runs/sgc) is
+	// a stand-in too: a link to the composed run the target makes, so that
+	// its row is read from another sweep folder.
 	if err := os.MkdirAll(p("sgc"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink(filepath.Join("..", "sgs", "pats-skillgate-s1"), p("sgc", "pats-skillgate-gigpo-s1")); err != nil {
+	if err := os.Symlink(filepath.Join("..", "sgs", "pats-skillgate-gigpo-s1"), p("sgc", "pats-skillgate-gigpo-s1")); err != nil {
 		t.Fatal(err)
 	}
 	arch := filepath.Join(tmp, "results", "sgb")
 	mk("sweep-archive", "SWEEP="+p("sgb"), "SWEEP_ARCHIVE="+arch)
 	parts := []string{"CMP_ARCHIVE=", "SG_ARCHIVE=" + arch}
 	out = mk(append([]string{"composed-split-experiment"}, parts...)...)
-	for _, run := range []string{"gigpo-s1", "pats-skillgate-s1", "pats-gigpo-s1"} {
+	for _, run := range []string{"gigpo-s1", "pats-skillgate-s1", "pats-gigpo-s1", "pats-skillgate-gigpo-s1"} {
 		adv, _, err := table.ReadFiles[table.TokenAdvantages](p("sgs", run, "adv", "0.parquet"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// gigpo: broadcast with GiGPO's step credit (lib/rl CreditName)
-		want := map[string]string{"gigpo-s1": "gigpo", "pats-skillgate-s1": "skillgate", "pats-gigpo-s1": "gigpo"}[run]
+		want := map[string]string{"gigpo-s1": "gigpo", "pats-skillgate-s1": "skillgate", "pats-gigpo-s1": "gigpo", "pats-skillgate-gigpo-s1": "skillgate+gigpo"}[run]
 		for _, a := range adv {
 			if a.Credit != want {
 				t.Errorf("sgs/%s: credit %q, want %q", run, a.Credit, want)
@@ -194,7 +194,7 @@ func TestIssue51Experiments(t *testing.T) {
 	}
 	want := map[string]string{"broadcast": p("sg", "broadcast-s1"), "skillgate": p("sg", "skillgate-s1"), // restored
 		"gigpo": p("sgs", "gigpo-s1"), "pats-skillgate": p("sgs", "pats-skillgate-s1"), "pats-gigpo": p("sgs", "pats-gigpo-s1"),
-		"pats-skillgate-gigpo": p("sgc", "pats-skillgate-gigpo-s1")}
+		"pats-skillgate-gigpo": p("sgs", "pats-skillgate-gigpo-s1"), "pats-skillgate-gigpo-33": p("sgc", "pats-skillgate-gigpo-s1")}
 	for v, r := range want {
 		if got[v] != r {
 			t.Errorf("runs-split.parquet: %s from %q, want %q", v, got[v], r)
@@ -204,9 +204,21 @@ func TestIssue51Experiments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"| pats-gigpo | 1 | ", "| pats-skillgate-gigpo | 1 | ", "Paired differences from broadcast in skill reads at evaluation"} {
+	for _, s := range []string{"| pats-gigpo | 1 | ", "| pats-skillgate-gigpo | 1 | ", "| pats-skillgate-gigpo-33 | 1 | ", "Paired differences from broadcast in skill reads at evaluation"} {
 		if !strings.Contains(string(md), s) {
 			t.Errorf("results-split.md lacks %q:\n%s", s, md)
+		}
+	}
+	md, err = os.ReadFile(p("sgs", "results-split-composed.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the parts paired with the composed run; issue 33's stand-in is the
+	// same run, so its difference is 0
+	for _, s := range []string{"Paired differences from pats-skillgate-gigpo (", "| pats-gigpo | 1 | ",
+		"| pats-skillgate-gigpo-33 | 1 | +0.0 [+0.0, +0.0] | +0.0 [+0.0, +0.0] | +0 [+0, +0] |"} {
+		if !strings.Contains(string(md), s) {
+			t.Errorf("results-split-composed.md lacks %q:\n%s", s, md)
 		}
 	}
 	if out = mk(append([]string{"composed-split-experiment"}, parts...)...); trained(out) {

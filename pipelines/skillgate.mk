@@ -21,12 +21,13 @@
 #                                 # and the table of the three paired with
 #                                 # broadcast (runs/sgb/results-choose.md)
 #   make -j2 composed-split-experiment     # gigpo (with the slate),
-#                                 # pats-skillgate and pats-gigpo from the
-#                                 # skills base, CS_SEEDS seeds, into runs/sgs,
-#                                 # and the table with the composed run and
-#                                 # skillgate and broadcast (restored from
-#                                 # results/sgc and results/sg) paired with
-#                                 # broadcast (runs/sgs/results-split.md)
+#                                 # pats-skillgate, pats-gigpo and the composed
+#                                 # run from the skills base, CS_SEEDS seeds,
+#                                 # into runs/sgs, and the tables with issue
+#                                 # 33's composed run, skillgate and broadcast
+#                                 # (restored from results/sgc and results/sg)
+#                                 # paired with broadcast and with the composed
+#                                 # run (runs/sgs/results-split*.md)
 #
 # The regime is the PATS sweep's from the reading base (docs/results-log.md):
 # household-rl, 20 iterations of 8 tasks x 8 episodes, whole splits at
@@ -111,30 +112,40 @@ skillgate-choose-report: | $(PIPE_BINS)
 # The composed run split into its parts: from the skills base the composed
 # run started from (recipe 15; BASE_SKILLS of sg_sizes), with the slate of
 # 16 in every run (SKILLS=1: gigpo reads too), CS_SEEDS seeds, into
-# CS_SWEEP. Then one table (report sweep across sweep folders) of the parts
-# beside the composed run (CMP_SWEEP) and skillgate and broadcast
-# (SG_SWEEP), whose finished runs are restored from their archives first
-# where those are there (CMP_ARCHIVE, SG_ARCHIVE: results/sgc, results/sg;
-# empty: no restore), paired with broadcast on the same seed, into
-# CS_SWEEP/results-split.md (and .parquet, runs, credit).
+# CS_SWEEP: gigpo, pats-skillgate, pats-gigpo and the composed run
+# pats-skillgate-gigpo itself, run again beside its parts because the
+# interface warm-up's demonstrations (WARMUP_HINTS=mixed) and the refiner's
+# evidence window (REFINER_WINDOW) changed after issue 33's runs (drop it
+# from CS_PARTS to run the parts alone). Then two tables (report sweep
+# across sweep folders) of the parts beside skillgate and broadcast
+# (SG_SWEEP) and issue 33's composed run (CMP_SWEEP, the row
+# pats-skillgate-gigpo-33), whose finished runs are restored from their
+# archives first where those are there (CMP_ARCHIVE, SG_ARCHIVE:
+# results/sgc, results/sg; empty: no restore): paired with broadcast
+# (CS_SWEEP/results-split.md) and with the composed run of CS_SWEEP, what
+# each part lacks (CS_SWEEP/results-split-composed.md); each with its
+# .parquet, runs and credit rows.
 CS_SEEDS    ?= 1 2 3
 CS_SWEEP    ?= $(RUNS)/sgs
-CS_PARTS    := gigpo pats-skillgate pats-gigpo
+CS_PARTS    ?= gigpo pats-skillgate pats-gigpo pats-skillgate-gigpo
 CMP_ARCHIVE ?= results/$(patsubst $(RUNS)/%,%,$(CMP_SWEEP))
 SG_ARCHIVE  ?= results/$(patsubst $(RUNS)/%,%,$(SG_SWEEP))
-CS_VARIANTS  = broadcast=$(SG_SWEEP):broadcast skillgate=$(SG_SWEEP):skillgate $(CS_PARTS) pats-skillgate-gigpo=$(CMP_SWEEP):pats-skillgate-gigpo
+CS_VARIANTS  = broadcast=$(SG_SWEEP):broadcast skillgate=$(SG_SWEEP):skillgate $(CS_PARTS) pats-skillgate-gigpo-33=$(CMP_SWEEP):pats-skillgate-gigpo
+# report sweep over CS_VARIANTS paired with $(1), into CS_SWEEP/results-$(2).md and its rows
+cs_report    = $(BIN)/report sweep --root $(CS_SWEEP) --variants "$(CS_VARIANTS)" --seeds "$(CS_SEEDS)" --baseline $(1) \
+  -o $(CS_SWEEP)/results-$(2).parquet --runs $(CS_SWEEP)/runs-$(2).parquet --credit $(CS_SWEEP)/credit-$(2).parquet \
+  > $(CS_SWEEP)/results-$(2).md.tmp && mv $(CS_SWEEP)/results-$(2).md.tmp $(CS_SWEEP)/results-$(2).md
 
 composed-split-experiment: | $(PIPE_BINS) $(BIN)/audit
 	+$(MAKE) --no-print-directory $(SG_GOAL) SWEEP=$(CS_SWEEP) VARIANTS="$(CS_PARTS)" SKILLS=1 $(sg_sizes) SEEDS="$(CS_SEEDS)"
 	BIN=$(BIN) scripts/sweep-audits.sh $(CS_SWEEP) $(SG_ITERS)
-	+$(MAKE) --no-print-directory sweep-report SWEEP=$(CS_SWEEP) VARIANTS="$(CS_PARTS)" SKILLS=1 $(sg_sizes) SEEDS="$(CS_SEEDS)" SWEEP_BASELINE=gigpo
+	+$(MAKE) --no-print-directory sweep-report SWEEP=$(CS_SWEEP) VARIANTS="$(CS_PARTS)" SKILLS=1 $(sg_sizes) SEEDS="$(CS_SEEDS)" SWEEP_BASELINE=pats-skillgate-gigpo
 	+$(MAKE) --no-print-directory composed-split-report
 
-# The table alone, from finished (or restored) runs.
+# The tables alone, from finished (or restored) runs.
 composed-split-report: | $(PIPE_BINS)
 	$(if $(CMP_ARCHIVE),$(if $(wildcard $(CMP_ARCHIVE)/*.tar.xz),scripts/sweep-restore.sh $(CMP_ARCHIVE) $(CMP_SWEEP)))
 	$(if $(SG_ARCHIVE),$(if $(wildcard $(SG_ARCHIVE)/*.tar.xz),scripts/sweep-restore.sh $(SG_ARCHIVE) $(SG_SWEEP)))
-	$(BIN)/report sweep --root $(CS_SWEEP) --variants "$(CS_VARIANTS)" --seeds "$(CS_SEEDS)" --baseline broadcast \
-	  -o $(CS_SWEEP)/results-split.parquet --runs $(CS_SWEEP)/runs-split.parquet --credit $(CS_SWEEP)/credit-split.parquet \
-	  > $(CS_SWEEP)/results-split.md.tmp && mv $(CS_SWEEP)/results-split.md.tmp $(CS_SWEEP)/results-split.md
+	$(call cs_report,broadcast,split)
+	$(call cs_report,pats-skillgate-gigpo,split-composed)
 	@cat $(CS_SWEEP)/results-split.md
