@@ -148,6 +148,18 @@ REFINER_WINDOW ?= 3
 # REFINER_FLAGS="--refiner openai --endpoint http://host:8000/v1 --model NAME"
 # (docs/pats-loop.md).
 REFINER_FLAGS ?=
+# A policy on an inference server (docs/real-models.md, GPU node): with
+# POLICY_SERVER (http://HOST:PORT/v1 for vLLM, http://HOST:PORT for SGLang)
+# each iteration's training rollouts go through that server, which serves
+# POLICY_MODEL; before iteration k's rollout POLICY_SERVER_RESTART RUN/ckpt/k
+# runs and must return once the server serves that folder (a script of the
+# user's: stop the engine, start it on the folder, wait until it answers).
+# The default only says what it would have to do, and fails, so that
+# nothing rolls out from a server still serving another checkpoint.
+# Evaluations and the warm-up stay on the toolkit's model.
+POLICY_SERVER         ?=
+POLICY_MODEL          ?= policy
+POLICY_SERVER_RESTART ?= pipelines/policy-server-restart.sh
 
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm
@@ -327,7 +339,7 @@ RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BAS
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
-  RUN_BASE COMMON $(sort $(filter V_%,$(.VARIABLES)))
+  RUN_BASE COMMON $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 # Rewritten while make reads this file only when the checksum changes, and
 # never under -n or -q (a dry run or a question runs nothing and writes
@@ -457,13 +469,18 @@ $(call ckpt,0) $(R)/metrics/sft.parquet &: $(R)/demos.parquet $(if $(RUN_BASE),$
 	$(BIN)/learn sft --init $(if $(RUN_BASE),$(RUNS)/$(RUN_BASE)/ckpt/0,$(MODEL)) --traj $< -o $(R)/ckpt/0 --epochs $(SFT_EPOCHS) --batch-tokens $(SFT_BATCH) --lr $(SFT_LR) --seed $(SEED) --metrics $(R)/metrics/sft.parquet $(SFT_FLAGS)
 endif
 
+# train_policy,k: the --policy of iteration k's training rollouts: ckpt/k,
+# or the server serving it (POLICY_SERVER) with ckpt/k as its tokenizer.
+train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) --model $(POLICY_MODEL) --tokenizer $(R)/ckpt/$(1),--policy $(R)/ckpt/$(1))
+
 # ---- iteration k ------------------------------------------------------------------------
 # rollout -> traj/k; then side by side: the scaffold branch (cards, control,
 # validate -> snap/k+1) and the policy branch (learn grpo -> ckpt/k+1).
 define ITERATION
 $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call snap_of,$(1)))
 	@mkdir -p $$(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+)	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
 $(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
 	@mkdir -p $(R)/adv
@@ -487,7 +504,8 @@ ifeq ($(MECH_ON),1)
 # The mechanism audits of iteration k (MECHANISM): measures, never inputs.
 $(R)/bare/$(1).parquet: $(call ckpt,$(1))
 	@mkdir -p $$(@D)
-	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --policy $(R)/ckpt/$(1) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+)	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
 $(R)/lift/$(1).parquet: $(R)/traj/$(1).parquet $(R)/bare/$(1).parquet
 	@mkdir -p $$(@D)

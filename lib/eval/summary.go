@@ -255,19 +255,22 @@ func WriteMarkdown(w io.Writer, rows []table.EvalMetrics) error {
 			if prev != nil {
 				fmt.Fprintln(w)
 			}
-			fmt.Fprintf(w, "%s %s, policy %s", r.Env, r.Split, r.Policy)
+			// Names come from files and folders: printed escaped (no
+			// terminal escape sequence, no line break).
+			p := table.Printable
+			fmt.Fprintf(w, "%s %s, policy %s", p(r.Env), p(r.Split), p(r.Policy))
 			if multiRun {
-				fmt.Fprintf(w, ", run %s", r.Run)
+				fmt.Fprintf(w, ", run %s", p(r.Run))
 			}
 			if r.Scaffold != "" {
-				fmt.Fprintf(w, ", scaffold %s", r.Scaffold)
+				fmt.Fprintf(w, ", scaffold %s", p(r.Scaffold))
 			}
 			fmt.Fprint(w, "\n\n")
 			fmt.Fprintln(w, "| task type | episodes | success | score | steps | tokens/episode | reads/episode | right reads | misleading reads | misleading exposure |")
 			fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
 		}
 		prev = r
-		name := r.TaskType
+		name := table.MarkdownCell(r.TaskType)
 		if r.Scope == table.ScopeAll {
 			name = "**all**"
 		}

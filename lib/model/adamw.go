@@ -14,6 +14,12 @@ type AdamWConfig struct {
 	WeightDecay float64
 }
 
+// MaxWeightDecay bounds AdamW's weight decay (learn --weight-decay and the
+// weight_decay of a checkpoint's optimizer.json): each step scales a weight
+// by 1 - lr*wd, so a decay above 1 is a typo rather than a setting (common
+// values are 0 to 0.1).
+const MaxWeightDecay = 1.0
+
 // DefaultAdamW is beta1 0.9, beta2 0.999, eps 1e-8, weight decay 0.01
 // (the PyTorch AdamW defaults).
 func DefaultAdamW() AdamWConfig {

@@ -223,7 +223,7 @@ func nonFinite(w []float32) int {
 
 // check refuses optimizer constants that make a step non-finite or
 // meaningless: a negative step count, a beta outside [0, 1), an eps that
-// is not positive, a negative or non-finite weight decay.
+// is not positive, a weight decay outside [0, MaxWeightDecay].
 func (oj optimizerJSON) check() error {
 	fin := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
@@ -235,8 +235,8 @@ func (oj optimizerJSON) check() error {
 		return fmt.Errorf("beta2 %v is outside [0, 1)", oj.Beta2)
 	case !fin(oj.Eps) || oj.Eps <= 0:
 		return fmt.Errorf("eps %v is not positive", oj.Eps)
-	case !fin(oj.WeightDecay) || oj.WeightDecay < 0:
-		return fmt.Errorf("weight_decay %v is negative or not finite", oj.WeightDecay)
+	case !(oj.WeightDecay >= 0 && oj.WeightDecay <= MaxWeightDecay):
+		return fmt.Errorf("weight_decay %v is outside [0, %v]", oj.WeightDecay, MaxWeightDecay)
 	}
 	return nil
 }

@@ -4,7 +4,10 @@
 //   - Check refuses, before any work starts, an output path that names an
 //     input (by resolved path or the same file under another name; the file
 //     behind stdin when stdin is a regular file; any file under an input
-//     folder), another output of the run, an existing file that is not a
+//     folder), a path inside an input folder even when nothing is there
+//     yet (a checkpoint or trajectory folder being read: a later run would
+//     read the output as an input), another output of the run, an existing
+//     file that is not a
 //     regular file (device, FIFO, socket, a symbolic link to one), a
 //     checkpoint folder named by an existing regular file, an existing
 //     folder that is not a checkpoint, or a checkpoint folder that also

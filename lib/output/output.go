@@ -119,6 +119,11 @@ func Check(inputs []string, targets ...Target) error {
 		} else if lfi, lerr := os.Lstat(t.Path); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
 			return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)
 		}
+		for _, in := range ins {
+			if in.fi.IsDir() && in.abs != "" && strings.HasPrefix(abs, strings.TrimSuffix(in.abs, string(filepath.Separator))+string(filepath.Separator)) {
+				return refuse("%s %s is inside the input folder %s; write the output outside the folders this run reads", t.Flag, t.Path, in.path)
+			}
+		}
 		if err := checkParent(t); err != nil {
 			return err
 		}
@@ -134,6 +139,7 @@ type input struct {
 	fi   os.FileInfo
 	abs  string
 	name string
+	path string // as named on the command line (a named input only)
 }
 
 // inputFiles lists the files behind inputs: each named file or folder,
@@ -156,7 +162,7 @@ func inputFiles(inputs []string) []input {
 		if err != nil {
 			continue
 		}
-		ins = append(ins, input{fi: fi, abs: resolved(p)})
+		ins = append(ins, input{fi: fi, abs: resolved(p), path: p})
 		if !fi.IsDir() {
 			continue
 		}

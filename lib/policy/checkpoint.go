@@ -108,29 +108,37 @@ type Given struct{ Temperature, TopP, TopK, RepetitionPenalty, Greedy bool }
 // SamplingDefaults takes temperature, top-p, top-k, the repetition penalty
 // and do_sample (false: greedy) from the checkpoint's
 // generation_config.json where the user gave none.
-func (p *Checkpoint) SamplingDefaults(g Given) {
-	if !g.Temperature && p.Gen.Temperature != nil {
-		p.Opt.Temperature = float32(*p.Gen.Temperature)
+func (p *Checkpoint) SamplingDefaults(g Given) { p.Opt.defaults(p.Gen, g) }
+
+// defaults fills o from gen where g says the user gave nothing
+// (SamplingDefaults).
+func (o *Options) defaults(gen GenerationConfig, g Given) {
+	if !g.Temperature && gen.Temperature != nil {
+		o.Temperature = float32(*gen.Temperature)
 	}
-	if !g.TopP && p.Gen.TopP != nil {
-		p.Opt.TopP = float32(*p.Gen.TopP)
+	if !g.TopP && gen.TopP != nil {
+		o.TopP = float32(*gen.TopP)
 	}
-	if !g.TopK && p.Gen.TopK != nil {
-		p.Opt.TopK = *p.Gen.TopK
+	if !g.TopK && gen.TopK != nil {
+		o.TopK = *gen.TopK
 	}
-	if !g.RepetitionPenalty && p.Gen.RepetitionPenalty != nil {
-		p.Opt.RepetitionPenalty = float32(*p.Gen.RepetitionPenalty)
+	if !g.RepetitionPenalty && gen.RepetitionPenalty != nil {
+		o.RepetitionPenalty = float32(*gen.RepetitionPenalty)
 	}
-	if !g.Greedy && !g.Temperature && p.Gen.DoSample != nil && !*p.Gen.DoSample {
-		p.Opt.Greedy = true
+	if !g.Greedy && !g.Temperature && gen.DoSample != nil && !*gen.DoSample {
+		o.Greedy = true
 	}
 }
 
 // Rule is how the checkpoint draws each token (model.Rule): greedy is
 // temperature 0.
-func (p *Checkpoint) Rule() model.Rule {
-	r := model.Rule{Temperature: p.Opt.Temperature, TopP: p.Opt.TopP, TopK: p.Opt.TopK, RepetitionPenalty: p.Opt.RepetitionPenalty}
-	if p.Opt.Greedy || r.Temperature < 0 {
+func (p *Checkpoint) Rule() model.Rule { return p.Opt.rule() }
+
+// rule is how o draws each token: greedy is temperature 0, a top-p out of
+// (0, 1] is 1, a repetition penalty of 0 is 1.
+func (o Options) rule() model.Rule {
+	r := model.Rule{Temperature: o.Temperature, TopP: o.TopP, TopK: o.TopK, RepetitionPenalty: o.RepetitionPenalty}
+	if o.Greedy || r.Temperature < 0 {
 		r.Temperature = 0
 	}
 	if r.TopP <= 0 || r.TopP > 1 {

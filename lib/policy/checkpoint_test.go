@@ -18,7 +18,7 @@ import (
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-func tinyCheckpoint(t *testing.T) string {
+func tinyCheckpoint(t testing.TB) string {
 	t.Helper()
 	tok, err := tokenizer.ShippedWordLevel()
 	if err != nil {

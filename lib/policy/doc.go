@@ -23,4 +23,13 @@
 // from (softmax of logits / temperature; temperature 1 for greedy), so at
 // the default temperature 1 they equal what learn recomputes for the same
 // checkpoint and sequence.
+//
+// Served is a policy an inference server plays (vLLM's OpenAI-compatible
+// completions with a token-id prompt, or SGLang's native /generate): the
+// context goes out as the token ids of the checkpoint folder the server was
+// started from, the answer's ids come back and are recorded as they are
+// (their text is only decoded to read the action), with the sampling
+// settings sent explicitly. Requests are retried with exponential backoff
+// on transport errors, timeouts and answers 429, 502, 503 and 504; once a
+// request has run out of tries every later one fails with its error.
 package policy

@@ -105,7 +105,12 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 		raw = raw[:maxProps]
 	}
 	props := make([]table.Proposal, 0, len(raw))
+	long := 0
 	for i, r := range raw {
+		if len(strings.TrimSpace(r.Text)) > table.MaxItemTextBytes {
+			long++ // no file may hold it (table.MaxItemTextBytes)
+			continue
+		}
 		layer := r.Layer
 		if layer == "" && r.Op == "add" {
 			layer = scaffold.LayerTask
@@ -119,6 +124,9 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 			Layer: layer, Text: strings.TrimSpace(r.Text), Support: nonNil(r.Support),
 			Refiner: o.Name(), Rationale: r.Rationale,
 		})
+	}
+	if len(props) == 0 {
+		return Result{Reason: fmt.Sprintf("every proposal's text (%d) is longer than the %d bytes an item text may hold", long, table.MaxItemTextBytes)}, nil
 	}
 	return Result{Proposals: props}, nil
 }

@@ -73,6 +73,15 @@ func TestOpenAIGoodAnswer(t *testing.T) {
 	if p.ProposalID != "p-3-"+heat+"-01" || p.Primitive != scaffold.Expand || p.TaskType != heat || p.Refiner != "openai:tiny" || p.Op != "add" {
 		t.Fatalf("proposal %+v", p)
 	}
+	// A proposal whose text no file may hold is dropped, the others kept.
+	long := strings.Repeat("x", table.MaxItemTextBytes+1)
+	srv2 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, chat(`{"proposals": [{"op": "add", "text": "`+long+`"}, {"op": "add", "text": "Heat it."}]}`))
+	}))
+	defer srv2.Close()
+	if r2, err := NewOpenAI(srv2.URL, "tiny").Propose(context.Background(), in); err != nil || len(r2.Proposals) != 1 || r2.Proposals[0].Text != "Heat it." {
+		t.Fatalf("a long text among others: %+v %v", r2, err)
+	}
 	// The validator takes the first and rejects the second (one card).
 	_, dec := validate.Apply(in.Items, res.Proposals, cards, validate.DefaultOptions())
 	if !dec[0].Accepted || dec[1].Reason != validate.SupportCount {
@@ -97,6 +106,9 @@ func TestOpenAIUnusable(t *testing.T) {
 		{"broken json", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, chat(`{"proposals": [{"op": "add",`)) }, "bad JSON"},
 		{"not a completion", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "<html>") }, "not a chat completion"},
 		{"empty", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, chat(`{"proposals": []}`)) }, "proposed nothing"},
+		{"text over the item limit", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, chat(`{"proposals": [{"op": "add", "text": "`+strings.Repeat("x", table.MaxItemTextBytes+1)+`"}]}`))
+		}, "longer than the 8192 bytes an item text may hold"},
 		{"client error", func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no such model", 404) }, "HTTP 404"},
 	}
 	for _, c := range cases {

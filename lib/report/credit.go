@@ -157,7 +157,7 @@ func WriteCreditMarkdown(w io.Writer, rows []SweepCredit) {
 	fmt.Fprintln(w, "| variant | horizon | bin | range | seeds | episodes/seed | skill-name share | right reads credited < 0 | anchor coverage | mean step-group size |")
 	fmt.Fprintln(w, "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 	for _, r := range rows {
-		fmt.Fprintf(w, "| %s | %s | %d | %.0f-%.0f | %d | %.1f | %s | %s | %s | %s |\n", r.Variant, r.Horizon, r.Bin, r.Lo, r.Hi, r.Seeds, r.EpisodesMean,
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f-%.0f | %d | %.1f | %s | %s | %s | %s |\n", table.MarkdownCell(r.Variant), r.Horizon, r.Bin, r.Lo, r.Hi, r.Seeds, r.EpisodesMean,
 			pmOrDash(r.ShareMean, r.ShareStd, 1, 4), pmOrDash(r.RightNegMean, r.RightNegStd, 1, 3),
 			pmOrDash(r.CoverageMean, r.CoverageStd, 1, 3), pmOrDash(r.GroupSizeMean, r.GroupSizeStd, 1, 2))
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/pats-rl/pats/lib/table"
 	"io"
 	"math"
 	"math/rand/v2"
@@ -104,11 +105,11 @@ func WritePairedMarkdown(w io.Writer, ps []Paired) {
 	if len(ps) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\nPaired differences from %s (variant minus %s, same seed; mean over pairs [95%% interval, percentile bootstrap over seeds, %d resamples]):\n\n", ps[0].Baseline, ps[0].Baseline, PairedResamples)
+	fmt.Fprintf(w, "\nPaired differences from %s (variant minus %s, same seed; mean over pairs [95%% interval, percentile bootstrap over seeds, %d resamples]):\n\n", table.Printable(ps[0].Baseline), table.Printable(ps[0].Baseline), PairedResamples)
 	fmt.Fprintln(w, "| variant | pairs | valid_seen success, points | valid_unseen success, points | tokens/episode |")
 	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: |")
 	for _, p := range ps {
-		fmt.Fprintf(w, "| %s | %d | %+.1f [%+.1f, %+.1f] | %+.1f [%+.1f, %+.1f] | %+.0f [%+.0f, %+.0f] |\n", p.Variant, p.Pairs,
+		fmt.Fprintf(w, "| %s | %d | %+.1f [%+.1f, %+.1f] | %+.1f [%+.1f, %+.1f] | %+.0f [%+.0f, %+.0f] |\n", table.MarkdownCell(p.Variant), p.Pairs,
 			100*p.SeenDiff, 100*p.SeenLo, 100*p.SeenHi, 100*p.UnseenDiff, 100*p.UnseenLo, 100*p.UnseenHi,
 			p.TokensDiff, p.TokensLo, p.TokensHi)
 	}
@@ -133,7 +134,7 @@ func WriteReattachMarkdown(w io.Writer, res []SweepResult) {
 		if r.ReattachSeeds == 0 || r.Scaffold {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.ReattachSeeds,
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", table.MarkdownCell(r.Variant), r.ReattachSeeds,
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pmOrDash(r.ReattachSeenMean, r.ReattachSeenStd, 100, 1),
 			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pmOrDash(r.ReattachUnseenMean, r.ReattachUnseenStd, 100, 1),
 			pm(r.TokensMean, r.TokensStd, 0), pmOrDash(r.ReattachTokensMean, r.ReattachTokensStd, 1, 0))

@@ -381,7 +381,7 @@ func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 		if r.PaperSuccess != nil {
 			paper = fmt.Sprintf("%.2f (%s)", *r.PaperSuccess, r.PaperVariant)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds, ctx,
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", table.MarkdownCell(r.Variant), r.Seeds, ctx,
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(100*r.UnseenMean, 100*r.UnseenStd, 1),
 			pm(r.ScoreMean, r.ScoreStd, 3), pm(r.TokensMean, r.TokensStd, 0), paper)
 	}
@@ -389,7 +389,7 @@ func WriteSweepMarkdown(w io.Writer, res []SweepResult, missing []string) {
 		writeReadsMarkdown(w, res)
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(w, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))
+		fmt.Fprintf(w, "\nNot finished (left out): %s\n", table.Printable(strings.Join(missing, ", ")))
 	}
 }
 
@@ -425,12 +425,12 @@ func writeReadsMarkdown(w io.Writer, res []SweepResult) {
 		if !readsSkills(r) {
 			continue // no skill slate: nothing to show
 		}
-		fmt.Fprintf(w, "| %s | valid_seen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
+		fmt.Fprintf(w, "| %s | valid_seen | %d | %s | %s | %s | %s | %s |\n", table.MarkdownCell(r.Variant), r.Seeds,
 			pm(100*r.SeenMean, 100*r.SeenStd, 1), pm(r.SeenReadsMean, r.SeenReadsStd, 2),
 			share(r.SeenRightReadsMean, r.SeenRightReadsStd, r.SeenReadSeeds, r.Seeds),
 			share(r.SeenExposureMean, r.SeenExposureStd, r.SeenExposureSeeds, r.Seeds),
 			share(r.SeenMisleadingMean, r.SeenMisleadingStd, r.SeenReadSeeds, r.Seeds))
-		fmt.Fprintf(w, "| %s | valid_unseen | %d | %s | %s | %s | %s | %s |\n", r.Variant, r.Seeds,
+		fmt.Fprintf(w, "| %s | valid_unseen | %d | %s | %s | %s | %s | %s |\n", table.MarkdownCell(r.Variant), r.Seeds,
 			pm(100*r.UnseenMean, 100*r.UnseenStd, 1), pm(r.UnseenReadsMean, r.UnseenReadsStd, 2),
 			share(r.UnseenRightReadsMean, r.UnseenRightReadsStd, r.UnseenReadSeeds, r.Seeds),
 			share(r.UnseenExposureMean, r.UnseenExposureStd, r.UnseenExposureSeeds, r.Seeds),

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/pats-rl/pats/lib/table"
 	"io"
 	"path/filepath"
 	"sort"
@@ -138,7 +139,7 @@ func WriteCompareMarkdown(w io.Writer, entries []Entry, splits []string) error {
 		if e.Scaffold {
 			ctx = "scaffold"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s/ckpt/%d |", e.Label, ctx, e.Dir, k)
+		fmt.Fprintf(w, "| %s | %s | %s/ckpt/%d |", table.MarkdownCell(e.Label), ctx, table.MarkdownCell(e.Dir), k)
 		var score, tok, n float64
 		for _, s := range splits {
 			ev, ok := r.Find(k, e.Scaffold, s)

@@ -136,3 +136,12 @@ type BatchPolicy interface {
 	Policy
 	BeginBatch(participants int) (retire func())
 }
+
+// ServedPolicy drives episodes with a policy played by an inference server
+// (policy.Served); Options.Workers bounds the episodes in flight.
+type ServedPolicy struct{ *policy.Served }
+
+// NewEpisode implements Policy.
+func (p ServedPolicy) NewEpisode(groupKey string, seed int64) Driver {
+	return p.Served.NewEpisode(groupKey, seed)
+}

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
@@ -157,6 +159,9 @@ func EpisodeSeed(seed int64, taskID string, sample int) int64 {
 	return int64(h.Sum64() >> 1)
 }
 
+// errSkipped marks the episodes not played after another failed.
+var errSkipped = errors.New("skipped after a failed episode")
+
 // DefaultBatch is the number of episodes that decode together when
 // Options.Batch is 0.
 const DefaultBatch = 32
@@ -215,6 +220,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 		retire = bp.BeginBatch(workers)
 	}
 	var wg sync.WaitGroup
+	var failed atomic.Bool
 	var done, succeeded int
 	var mu sync.Mutex
 	meter := o.Progress.Start("rollout", "episode", len(out))
@@ -228,7 +234,16 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 					errs[j.slot] = ctx.Err()
 					continue
 				}
+				if failed.Load() {
+					// An episode failed (a server that went away): the
+					// rollout fails; the rest is not played.
+					errs[j.slot] = errSkipped
+					continue
+				}
 				out[j.slot], errs[j.slot] = episode(ctx, o, ids[j.task], j.sample)
+				if errs[j.slot] != nil {
+					failed.Store(true)
+				}
 				if meter != nil && errs[j.slot] == nil {
 					mu.Lock()
 					done++
@@ -249,7 +264,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 	close(jobs)
 	wg.Wait()
 	for _, err := range errs {
-		if err != nil {
+		if err != nil && err != errSkipped {
 			meter.Abandon()
 			return nil, err
 		}

@@ -71,10 +71,11 @@ func IsPrimitive(p string) bool {
 	return false
 }
 
-// ParsePrimitives reads a primitive restriction: "all" (or empty): all four;
+// ParsePrimitives reads a primitive restriction: "all": all four;
 // "expand": EXPAND only; "no-<name>": all but one (e.g. "no-revise"); or a
 // comma list of names ("expand,compress"). Names are case-insensitive;
-// "prune" and "forced_prune" name FORCED_PRUNE.
+// "prune" and "forced_prune" name FORCED_PRUNE. An empty restriction is an
+// error (it would allow nothing, or everything, by accident).
 func ParsePrimitives(s string) ([]string, error) {
 	s = strings.TrimSpace(strings.ToLower(s))
 	name := func(x string) (string, error) {
@@ -91,7 +92,10 @@ func ParsePrimitives(s string) ([]string, error) {
 		}
 		return "", fmt.Errorf("unknown primitive %q (want expand, revise, compress or prune)", x)
 	}
-	if s == "" || s == "all" {
+	if s == "" {
+		return nil, fmt.Errorf("empty (want all, a primitive, no-<primitive> or a comma list such as expand,compress)")
+	}
+	if s == "all" {
 		return append([]string(nil), Primitives...), nil
 	}
 	if strings.HasPrefix(s, "no-") {

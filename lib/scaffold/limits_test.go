@@ -16,7 +16,8 @@ func TestParsePrimitives(t *testing.T) {
 		want []string
 		err  string
 	}{
-		{"", Primitives, ""},
+		{"", nil, "empty"},
+		{" ", nil, "empty"},
 		{"all", Primitives, ""},
 		{"expand", []string{Expand}, ""},
 		{"no-revise", []string{Expand, Compress, ForcedPrune}, ""},

@@ -138,6 +138,8 @@ func ParseItems(r io.Reader, name string, count func(string) int) ([]table.Scaff
 			return nil, errf(p.line, "a %s item needs a task_type", it.Layer)
 		case strings.TrimSpace(it.Text) == "":
 			return nil, errf(p.line, "item without text")
+		case len(it.Text) > table.MaxItemTextBytes:
+			return nil, errf(p.line, "text of %d bytes, more than the %d an item text may hold", len(it.Text), table.MaxItemTextBytes)
 		case HasControl(it.Text) || HasControl(it.TaskType) || HasControl(it.ID):
 			return nil, errf(p.line, "control character in a value")
 		}

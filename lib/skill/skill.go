@@ -81,6 +81,9 @@ func ValidateName(name string) error {
 // holds it (the skill name must equal it); an empty dirName skips that check.
 // Errors name what is wrong but not the file: Load* wrap them with the path.
 func Parse(text, dirName string) (Skill, error) {
+	if err := checkText(text); err != nil {
+		return Skill{}, err
+	}
 	fm, body, err := splitFrontMatter(text)
 	if err != nil {
 		return Skill{}, err
@@ -120,6 +123,24 @@ func Parse(text, dirName string) (Skill, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkText refuses a SKILL.md that is not UTF-8 text: a NUL byte or a
+// byte that is not UTF-8 (the body goes into the policy's context as is).
+func checkText(text string) error {
+	if i := strings.IndexByte(text, 0); i >= 0 {
+		return fmt.Errorf("line %d holds a NUL byte; a SKILL.md is text", 1+strings.Count(text[:i], "\n"))
+	}
+	if !utf8.ValidString(text) {
+		for i, r := range text {
+			if r == utf8.RuneError {
+				if _, n := utf8.DecodeRuneInString(text[i:]); n <= 1 {
+					return fmt.Errorf("line %d holds a byte that is not UTF-8; a SKILL.md is UTF-8 text", 1+strings.Count(text[:i], "\n"))
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // splitFrontMatter separates "---\n...\n---\n" from the body.

@@ -214,6 +214,9 @@ func TestParse(t *testing.T) {
 		{"bad metadata", "---\nname: a\ndescription: d\nmetadata: x\n---\n", "a", "metadata must be a map"},
 		{"second document", "---\nname: a\ndescription: d\n--- {name: b}\n---\n", "a", "a second YAML document"},
 		{"quoted", "---\nname: \"a\"\ndescription: 'it''s: fine'\n---\n", "a", ""},
+		{"NUL in the body", "---\nname: a\ndescription: d\n---\nline one\nli\x00ne two\n", "a", "line 6 holds a NUL byte"},
+		{"not UTF-8", "---\nname: a\ndescription: d\n---\n\xff\n", "a", "line 5 holds a byte that is not UTF-8"},
+		{"UTF-8 body", "---\nname: a\ndescription: d\n---\nHéat the mug \uFFFD ok\n", "a", ""},
 	} {
 		s, err := Parse(c.text, c.dir)
 		if c.wantErr == "" {

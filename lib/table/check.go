@@ -284,6 +284,15 @@ func (c *Card) CheckRow() error {
 	if c.NSuccess > c.NEpisodes {
 		return colErr("n_success", "%d successes of %d episodes", c.NSuccess, c.NEpisodes)
 	}
+	// success_rate is n_success / n_episodes (0 for a card of no
+	// episodes), up to a float32 writer's rounding.
+	want := 0.0
+	if c.NEpisodes > 0 {
+		want = float64(c.NSuccess) / float64(c.NEpisodes)
+	}
+	if math.Abs(c.SuccessRate-want) > 1e-6 {
+		return colErr("success_rate", "%v is not n_success / n_episodes (%d of %d)", c.SuccessRate, c.NSuccess, c.NEpisodes)
+	}
 	for col, xs := range map[string][]float64{"success_freqs": c.SuccessFreqs, "failure_freqs": c.FailureFreqs} {
 		for _, x := range xs {
 			if err := share(col, x); err != nil {
@@ -430,6 +439,7 @@ func (p *Proposal) CheckRow() error {
 		iteration("iteration", p.Iteration),
 		oneOf("primitive", p.Primitive, Primitives),
 		oneOf("op", p.Op, Ops),
+		itemText("text", p.Text),
 	); err != nil {
 		return err
 	}
@@ -451,5 +461,19 @@ func (it *ScaffoldItem) CheckRow() error {
 		required("id", it.ID),
 		iteration("created", it.Created), iteration("updated", it.Updated),
 		count("tokens", it.Tokens),
+		itemText("text", it.Text),
 	)
+}
+
+// MaxItemTextBytes bounds the text of a scaffold item (a snapshot's item,
+// a proposal's new text, an items.yaml entry): an item is one line shown
+// to the policy, tens of tokens under the default limits, so a longer
+// text is a broken or hostile file (8 KiB).
+const MaxItemTextBytes = 8 << 10
+
+func itemText(col, s string) error {
+	if len(s) > MaxItemTextBytes {
+		return colErr(col, "%d bytes, more than the %d an item text may hold", len(s), MaxItemTextBytes)
+	}
+	return nil
 }

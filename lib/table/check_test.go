@@ -21,6 +21,9 @@ func TestRowChecks(t *testing.T) {
 		{"success above 1", func(c *Card) { c.SuccessRate = 1.5 }, "column success_rate: 1.5"},
 		{"negative count", func(c *Card) { c.NEpisodes = -1 }, "column n_episodes: negative count -1"},
 		{"more successes than episodes", func(c *Card) { c.NSuccess = 5 }, "column n_success: 5 successes of 4 episodes"},
+		{"rate of no episodes", func(c *Card) { c.NEpisodes, c.NSuccess = 0, 0 }, "column success_rate: 0.5 is not n_success / n_episodes (0 of 0)"},
+		{"rate disagrees with counts", func(c *Card) { c.SuccessRate = 0.75 }, "column success_rate: 0.75 is not n_success / n_episodes (2 of 4)"},
+		{"float32 rounding", func(c *Card) { c.NEpisodes, c.NSuccess, c.SuccessRate = 3, 1, float64(float32(1.0/3)) }, ""},
 		{"contrast lists disagree", func(c *Card) { c.ContrastDiff = nil }, "column contrast_diff: 0 contrast_diff for 1 contrast"},
 		{"no id", func(c *Card) { c.CardID = "" }, "column card_id: empty"},
 	}

@@ -39,7 +39,7 @@ type Trajectory struct {
 	GroupID         string    `parquet:"group_id"`                  // episodes of one task in one iteration share it
 	Sample          int32     `parquet:"sample"`                    // index of the episode within its group
 	Seed            int64     `parquet:"seed"`                      // seed of this episode (environment and sampling)
-	Policy          string    `parquet:"policy"`                    // oracle, random, or the checkpoint path
+	Policy          string    `parquet:"policy"`                    // oracle, random, the checkpoint path, or URL#MODEL for an inference server (rollout --policy http://...)
 	Success         bool      `parquet:"success"`                   // the environment's success flag
 	Reward          float64   `parquet:"reward"`                    // episode reward used for advantages
 	Score           float64   `parquet:"score"`                     // environment score in [0,1]
@@ -51,7 +51,7 @@ type Trajectory struct {
 	Features        []string  `parquet:"features,list"`             // named features of the episode for evidence cards
 	Tokens          []int32   `parquet:"tokens,list"`               // token ids of the whole episode context
 	Roles           []int8    `parquet:"roles,list"`                // one role per token (see RoleNames)
-	Logprobs        []float32 `parquet:"logprobs,list"`             // behaviour log-probability of each policy-written token, 0 elsewhere
+	Logprobs        []float32 `parquet:"logprobs,list"`             // behaviour log-probability of each policy-written token, 0 elsewhere (an inference server's as it answered them; learn grpo recomputes those)
 	Slate           []string  `parquet:"slate,list"`                // candidate skill names shown, in order
 	Reads           []string  `parquet:"reads,list"`                // skill names of the read actions, in order (from version 5 every read_skill action, see reads_outcome)
 	ReadsRight      []bool    `parquet:"reads_right,list"`          // per read: was it a right skill for the task type
@@ -91,7 +91,7 @@ type Trajectory struct {
 	TopP              *float64 `parquet:"top_p,optional" since:"5"`              // version 5: nucleus mass of a checkpoint policy (1: no cut); NULL: not a checkpoint (version 8; older files: 0)
 	TopK              *int32   `parquet:"top_k,optional" since:"5"`              // version 5: top-k cut of a checkpoint policy (0: none); NULL: not a checkpoint (version 8; older files: 0)
 	RepetitionPenalty *float64 `parquet:"repetition_penalty,optional" since:"5"` // version 5: repetition penalty of a checkpoint policy (1: none); NULL: not a checkpoint (version 8; older files: 0)
-	PolicyHash        string   `parquet:"policy_hash,optional" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json); NULL: not a checkpoint (version 7; older files: "")
+	PolicyHash        string   `parquet:"policy_hash,optional" since:"5"`        // version 5: content hash of the checkpoint's weights (model.safetensors and config.json; for an inference server, those of the folder it was started from, --tokenizer); NULL: not a checkpoint (version 7; older files: "")
 
 	// Added in version 6 (read as empty from older files): skill bodies
 	// kept in view under a window, and every read action recorded.

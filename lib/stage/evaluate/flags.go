@@ -40,6 +40,9 @@ func From(c *cli.Context) (Options, error) {
 	if len(in) > 0 && c.IsSet("policy") {
 		return Options{}, command.Usagef("give trajectory files or --policy, not both")
 	}
+	if c.IsSet("trajectories") && !c.IsSet("policy") {
+		return Options{}, command.Usagef("--trajectories keeps the episodes --policy plays; without --policy there are none to keep")
+	}
 	by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
 	if err != nil {
 		return Options{}, command.Usagef("--group-by %v", err)

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
@@ -326,9 +327,6 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	}
 	prep, advRows := rl.Credits(rows, c)
 	rl.CutTails(prep, in.Model.Cfg.MaxPositionEmbeddings)
-	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
-		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
-	}
 	if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
@@ -361,6 +359,11 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 			}
 		}
 	}
+	// The advisory comes after every check of the inputs (--ref's
+	// included), so that a refused run prints its one line only.
+	if groups, flat := flatGroups(rows); flat == groups && std.Stderr != nil && len(prep) > 0 {
+		fmt.Fprintf(std.Stderr, "learn grpo: every group's rewards are equal (%d of %d groups): the advantages are all 0 and only the KL term moves the policy\n", flat, groups)
+	}
 	opt := in.Opt
 	if opt == nil {
 		opt = model.NewAdamW(in.Model, adamCfg(f.WeightDecay))
@@ -371,6 +374,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		if err := dev.Attach(in.Model); err != nil {
 			return err
 		}
+		if err := recomputeServed(ctx, in, prep, extra, std); err != nil {
+			return err
+		}
 		if metrics, err = rl.TrainGRPO(ctx, in.Model, opt, prep, c); err != nil {
 			return err
 		}
@@ -378,6 +384,25 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		fmt.Fprintln(std.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
 	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra, Provenance{Stage: "learn grpo", Parent: f.Init, ParentHash: in.Hash, Ref: f.Ref})
+}
+
+// recomputeServed recomputes the behaviour log-probabilities of the
+// episodes an inference server played (rl.RecomputeBehaviour) with the
+// policy checkpoint before the first step, says so on stderr and records
+// it, with how far the server's were, in the run's metadata (extra).
+func recomputeServed(ctx context.Context, in *Init, prep []rl.Prepared, extra map[string]string, std stage.Streams) error {
+	drift, err := rl.RecomputeBehaviour(ctx, in.Model, prep)
+	if err != nil || drift.Rows == 0 {
+		return err
+	}
+	extra["behaviour_logprobs"] = "recomputed with --init (served trajectories)"
+	extra["served_logprob_diff_mean"] = strconv.FormatFloat(drift.Mean, 'g', 6, 64)
+	extra["served_logprob_diff_max"] = strconv.FormatFloat(drift.Max, 'g', 6, 64)
+	extra["served_logprob_tokens"] = strconv.Itoa(drift.Tokens)
+	if std.Stderr != nil {
+		fmt.Fprintf(std.Stderr, "learn grpo: %d episodes were played by an inference server: their behaviour log-probabilities were recomputed with --init before the first step (%s)\n", drift.Rows, drift)
+	}
+	return nil
 }
 
 // flatGroups counts the groups of rows and those whose rewards are all
@@ -410,7 +435,7 @@ func checkOptim(o rl.OptimConfig) error {
 	if !(o.LR > 0) || notFinite(o.LR) {
 		return command.Usagef("--lr must be positive, got %v", o.LR)
 	}
-	if o.Warmup < 0 || o.Warmup > 1 {
+	if !(o.Warmup >= 0 && o.Warmup <= 1) {
 		return command.Usagef("--warmup must be a share of the steps in [0, 1], got %v", o.Warmup)
 	}
 	if !(o.MaxGradNorm >= 0) || notFinite(o.MaxGradNorm) {
@@ -430,8 +455,8 @@ func checkTraining(epochs int, weightDecay float64) error {
 	if epochs < 1 || epochs > MaxEpochs {
 		return command.Usagef("--epochs must be from 1 to %d, got %d", MaxEpochs, epochs)
 	}
-	if !(weightDecay >= 0) || notFinite(weightDecay) {
-		return command.Usagef("--weight-decay must be a finite number, 0 or more, got %v", weightDecay)
+	if !(weightDecay >= 0 && weightDecay <= model.MaxWeightDecay) {
+		return command.Usagef("--weight-decay must be a number from 0 to %v, got %v", model.MaxWeightDecay, weightDecay)
 	}
 	return nil
 }

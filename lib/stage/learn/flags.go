@@ -25,7 +25,7 @@ func optimFlags(o rl.OptimConfig, schedule string) []cli.Flag {
 		&cli.StringFlag{Name: "schedule", Value: schedule, Usage: "after warmup: cosine (decay to --min-lr-ratio times --lr) or constant"},
 		&cli.Float64Flag{Name: "min-lr-ratio", Value: o.MinLRRatio, Usage: "final learning rate of the cosine schedule, as a share of --lr"},
 		&cli.Float64Flag{Name: "max-grad-norm", Value: o.MaxGradNorm, Usage: "clip the global gradient norm to this (0: no clipping)"},
-		&cli.Float64Flag{Name: "weight-decay", Value: 0.01, Usage: "AdamW decoupled weight decay (for a fresh optimizer)"},
+		&cli.Float64Flag{Name: "weight-decay", Value: 0.01, Usage: "AdamW decoupled weight decay, from 0 to 1 (for a fresh optimizer)"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "seed of initialisation (tiny, small) and minibatch shuffling"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "checkpoint folder to write (replaced atomically)"},
 		&cli.StringFlag{Name: "metrics", Usage: "write one training-metrics row per optimizer step to this file"},

@@ -9,19 +9,23 @@ import (
 )
 
 // WithContext returns the options with the agent context of a checkpoint
-// policy's agent.json (policy.AgentContext) filled in where the user gave
+// policy's agent.json (a server policy's: the --tokenizer folder's) (policy.AgentContext) filled in where the user gave
 // no flag, and the metadata that records it: agent_context, the settings
 // taken from the file, and agent_context_overrides, the flags that
 // overrode a setting of the file with another value. Without a checkpoint
 // or without the file it returns f and no metadata. Resolve calls it once
 // and hands the metadata on (Episodes.Context).
 func (f Options) WithContext() (Options, map[string]string, error) {
-	if f.Policy == "" || f.Policy == "oracle" || f.Policy == "random" || !policy.IsCheckpoint(f.Policy) {
+	dir, flag := f.Policy, "--policy"
+	if policy.IsServerURL(f.Policy) {
+		dir, flag = f.Tokenizer, "--tokenizer" // the folder the server was started from
+	}
+	if dir == "" || dir == "oracle" || dir == "random" || !policy.IsCheckpoint(dir) {
 		return f, nil, nil
 	}
-	c, err := policy.ReadAgentContext(f.Policy)
+	c, err := policy.ReadAgentContext(dir)
 	if err != nil {
-		return f, nil, command.Usagef("--policy %s: %v", f.Policy, err)
+		return f, nil, command.Usagef("%s %s: %v", flag, dir, err)
 	}
 	var took, over []string
 	if c.PromptFormat != "" {

@@ -30,6 +30,9 @@ const (
 	DefaultMaxContext = 4096
 	// DefaultAdmissible is --admissible's default.
 	DefaultAdmissible = "none"
+	// DefaultConcurrency is --concurrency's default: the episodes of a
+	// server policy in flight at once.
+	DefaultConcurrency = 16
 	// DefaultHints and DefaultPreread are --hints' and --preread's.
 	DefaultHints   = rollout.HintsNone
 	DefaultPreread = rollout.PrereadNone

@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
@@ -35,7 +36,7 @@ type Spec struct {
 func Flags(s Spec) []cli.Flag {
 	pu := s.PolicyUsage
 	if pu == "" {
-		pu = "oracle, random, or a checkpoint folder"
+		pu = "oracle, random, a checkpoint folder, or an inference server's URL (http://HOST:PORT/v1 for vLLM, http://HOST:PORT for SGLang; with --tokenizer and --model)"
 	}
 	fs := []cli.Flag{
 		deviceflag.Flag(),
@@ -47,11 +48,12 @@ func Flags(s Spec) []cli.Flag {
 		&cli.StringFlag{Name: "policy", Value: s.Policy, Required: s.Required, Usage: pu},
 	}
 	if s.Training {
-		fs = append(fs,
-			&cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"},
-			&cli.StringFlag{Name: "tokenizer", Usage: "a checkpoint folder whose tokenizer (and chat template) the oracle and random policies write with; default: the built-in one"},
-		)
+		fs = append(fs, &cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"})
 	}
+	fs = append(fs,
+		&cli.StringFlag{Name: "tokenizer", Usage: "a checkpoint folder whose tokenizer (and chat template) the oracle and random policies write with (default: the built-in one); with a server --policy, the folder the server was started from (required): its tokenizer, chat template, generation_config.json and weights' hash"},
+	)
+	fs = append(fs, ServerFlags()...)
 	fs = append(fs, &cli.BoolFlag{Name: "skills", Usage: "show a slate of skills from the environment's built-in library"})
 	if s.SkillsDir {
 		u := s.SkillsDirUsage
@@ -107,8 +109,9 @@ func From(c *cli.Context, s Spec) (Options, error) {
 	if s.SkillsDir {
 		f.SkillsDir = c.String("skills-dir")
 	}
+	f.Tokenizer, f.Server = c.String("tokenizer"), ServerFrom(c)
 	if s.Training {
-		f.Shard, f.Tokenizer = c.String("shard"), c.String("tokenizer")
+		f.Shard = c.String("shard")
 		f.TextRead, f.Preread, f.Hints = c.String("text-read"), c.String("preread"), c.String("hints")
 		f.InvalidPenalty, f.Batch = c.Float64("invalid-penalty"), c.Int("batch")
 	}
@@ -149,4 +152,24 @@ func PolicyFrom(c *cli.Context) PolicyOptions {
 		MaxContext:  c.Int("max-context"),
 		StepTimeout: c.Duration("step-timeout"),
 	}
+}
+
+// ServerFlags declares the options of a policy played by an inference
+// server (--policy http://...).
+func ServerFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Usage: "server policies: the served model's name (what the server was started with; vLLM needs it)"},
+		&cli.StringFlag{Name: "api-key", EnvVars: []string{"OPENAI_API_KEY"}, Usage: "server policies: bearer token sent to the server (never recorded: outputs and messages show REDACTED)"},
+		&cli.IntFlag{Name: "concurrency", Value: DefaultConcurrency, Usage: "server policies: episodes in flight at once"},
+		&cli.StringFlag{Name: "server-kind", Usage: "server policies: vllm (OpenAI-compatible completions) or sglang (native /generate); unset: vllm for a URL ending in /v1, else sglang"},
+		&cli.DurationFlag{Name: "server-timeout", Value: policy.DefaultServerTimeout, Usage: "server policies: the longest wait for one answer before it is retried"},
+		&cli.IntFlag{Name: "server-retries", Value: policy.DefaultServerRetries, Usage: "server policies: retries of a request after a timeout, a dropped connection or an answer 429, 502, 503 or 504 (waits 0.5s, doubled each time); then the run fails"},
+	}
+}
+
+// ServerFrom reads the server options (ServerFlags).
+func ServerFrom(c *cli.Context) ServerOptions {
+	return ServerOptions{Model: c.String("model"), APIKey: c.String("api-key"), Concurrency: c.Int("concurrency"),
+		Kind: c.String("server-kind"), Timeout: c.Duration("server-timeout"), Retries: c.Int("server-retries"),
+		Set: c.IsSet("model") || c.IsSet("concurrency") || c.IsSet("server-kind") || c.IsSet("server-timeout") || c.IsSet("server-retries")}
 }

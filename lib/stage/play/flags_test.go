@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/urfave/cli/v2"
+
+	"github.com/pats-rl/pats/lib/policy"
 )
 
 // The specs of the three commands that play episodes, as their stages
@@ -46,11 +48,12 @@ func names(fs []cli.Flag) []string {
 func TestFlagsBySpec(t *testing.T) {
 	core := []string{"device", "env", "split", "tasks", "group", "seed", "policy", "skills", "slate",
 		"temperature", "top-p", "top-k", "repetition-penalty", "greedy", "prompt-format", "max-action-tokens",
-		"history", "admissible", "max-context", "step-timeout", "progress", "progress-interval"}
+		"history", "admissible", "max-context", "step-timeout", "progress", "progress-interval",
+		"tokenizer", "model", "api-key", "concurrency", "server-kind", "server-timeout", "server-retries"}
 	groups := map[string][]string{
 		"scaffold":  {"scaffold", "scaffold-budget"},
 		"skillsdir": {"skills-dir"},
-		"training":  {"shard", "tokenizer", "text-read", "preread", "hints", "invalid-penalty", "batch"},
+		"training":  {"shard", "text-read", "preread", "hints", "invalid-penalty", "batch"},
 	}
 	cases := []struct {
 		name string
@@ -79,7 +82,9 @@ func TestFromDefaults(t *testing.T) {
 	want := Options{Env: DefaultEnv, Split: "valid_seen", Group: DefaultGroup, Seed: DefaultSeed,
 		Slate: DefaultSlate, ScaffoldBudget: DefaultScaffoldBudget, Batch: DefaultBatch, InvalidPenalty: DefaultInvalidPenalty,
 		Device: "cpu", PolicyOptions: PolicyOptions{Temperature: EvalTemperature, TopP: 1, RepPenalty: 1,
-			Admissible: DefaultAdmissible, MaxContext: DefaultMaxContext}}
+			Admissible: DefaultAdmissible, MaxContext: DefaultMaxContext},
+		Server: ServerOptions{Concurrency: DefaultConcurrency, Timeout: policy.DefaultServerTimeout, Retries: policy.DefaultServerRetries}}
+	t.Setenv("OPENAI_API_KEY", "")
 	opts := cmpopts.IgnoreFields(Options{}, "Progress")
 	if d := cmp.Diff(want, from(t, eval), opts); d != "" {
 		t.Errorf("evaluate (-want +got):\n%s", d)
@@ -99,7 +104,7 @@ func TestFromDefaults(t *testing.T) {
 func TestFromReadsEvery(t *testing.T) {
 	value := map[string]string{"device": "cuda", "split": "valid_unseen", "progress": "none", "progress-interval": "7s",
 		"shard": "1/2", "text-read": "none", "preread": "right", "hints": "right", "admissible": "all",
-		"prompt-format": "chatml", "step-timeout": "3s", "policy": "random"}
+		"prompt-format": "chatml", "step-timeout": "3s", "policy": "random", "server-timeout": "3s"}
 	for _, s := range []Spec{full, eval, reading} {
 		base := from(t, s, "--policy", "oracle")
 		for _, f := range Flags(s) {

@@ -33,8 +33,23 @@ type Options struct {
 	Preread        string             // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)
 	Progress       *progress.Settings // nil: no progress
 	InvalidPenalty float64            // reward less per answer without a well-formed action
-	Tokenizer      string             // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with
+	Tokenizer      string             // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with; with a server policy, the folder the server was started from
+	Server         ServerOptions      // a policy played by an inference server (Policy an http:// or https:// URL)
 	Device         string             // where a checkpoint policy runs: cpu (or "") or cuda
+}
+
+// ServerOptions are the options of a policy played by an inference server
+// (ServerFlags).
+type ServerOptions struct {
+	Model       string        // the served model's name
+	APIKey      string        // bearer token; "" none
+	Concurrency int           // episodes in flight; 0: DefaultConcurrency
+	Kind        string        // vllm, sglang, or "" for the URL's
+	Timeout     time.Duration // per request; 0: the policy's default
+	Retries     int           // retries of a request (ServerFlags' default 5; 0: none)
+	// Set says the user gave a server option other than --api-key (which
+	// may come from the environment): refused without a server policy.
+	Set bool
 }
 
 // PolicyOptions are how a policy samples and what its context holds.
@@ -73,6 +88,8 @@ func (f Options) Check() error {
 		return command.Usagef("--batch must be at least 1, got 0")
 	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
 		return command.Usagef("--slate must be at least 1, got 0")
+	case f.Server.Concurrency == 0:
+		return command.Usagef("--concurrency must be at least 1, got 0")
 	}
 	return f.check()
 }
@@ -101,6 +118,10 @@ func (f Options) check() error {
 		return command.Usagef("--slate must be at least 1, got %d", f.Slate)
 	case f.ScaffoldBudget < 0:
 		return command.Usagef("--scaffold-budget must not be negative, got %d", f.ScaffoldBudget)
+	case f.Server.Concurrency < 0:
+		return command.Usagef("--concurrency must be at least 1, got %d", f.Server.Concurrency)
+	case f.Server.Timeout < 0 || f.Server.Retries < 0:
+		return command.Usagef("--server-timeout and --server-retries must not be negative")
 	}
 	return nil
 }

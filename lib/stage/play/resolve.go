@@ -1,9 +1,11 @@
 package play
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/pats-rl/pats/lib/agent"
@@ -18,13 +20,15 @@ import (
 	"github.com/pats-rl/pats/lib/skill"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
+	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Episodes is what Resolve makes of the options: what lib/rollout plays,
 // and the metadata that records a checkpoint's agent context
-// (agent_context, agent_context_overrides; nil without one), which the
-// stages copy into their outputs.
+// (agent_context, agent_context_overrides) and a server policy
+// (ServedMeta; nil without either), which the stages copy into their
+// outputs.
 type Episodes struct {
 	rollout.Options
 	Context map[string]string
@@ -57,6 +61,12 @@ func (f Options) Resolve() (Episodes, error) {
 		if err := step(&o); err != nil {
 			return Episodes{}, err
 		}
+	}
+	if sm := ServedMeta(o); sm != nil {
+		if ctxMeta == nil {
+			ctxMeta = map[string]string{}
+		}
+		maps.Copy(ctxMeta, sm)
 	}
 	return Episodes{Options: o, Context: ctxMeta}, nil
 }
@@ -95,6 +105,9 @@ func (f Options) environment() (rollout.Options, error) {
 // policy opens the policy: the environment's oracle, the random agent, or
 // a checkpoint with its sampling rule on the device dev.
 func (f Options) policy(o *rollout.Options, dev *device.Device) error {
+	if f.Server.Set && !policy.IsServerURL(f.Policy) {
+		return command.Usagef("--model, --concurrency, --server-kind, --server-timeout and --server-retries go with a server --policy (http://HOST:PORT/v1)")
+	}
 	switch f.Policy {
 	case "oracle":
 		if o.Env.Oracle() == nil {
@@ -106,8 +119,11 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 		o.Policy = rollout.TextPolicy{PolicyName: "random", New: env.RandomAgent}
 		return nil
 	}
+	if policy.IsServerURL(f.Policy) {
+		return f.served(o)
+	}
 	if !policy.IsCheckpoint(f.Policy) {
-		return command.Usagef("unknown --policy %q: want oracle, random or a checkpoint folder (with config.json)", f.Policy)
+		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json) or a server's http:// URL", f.Policy)
 	}
 	ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
 		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
@@ -130,9 +146,59 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 	return nil
 }
 
+// served opens a policy played by an inference server: --tokenizer is the
+// checkpoint folder the server was started from (its tokenizer, chat
+// template, generation_config.json, agent.json and weights' hash), the
+// sampling settings are sent with every request and recorded as a
+// checkpoint's, and --concurrency episodes are in flight at once.
+func (f Options) served(o *rollout.Options) error {
+	shown := table.Scrub(f.Policy)
+	if f.Tokenizer == "" {
+		return command.Usagef("--policy %s: a server policy needs --tokenizer, the checkpoint folder the server was started from", shown)
+	}
+	if !policy.IsCheckpoint(f.Tokenizer) {
+		return command.Usagef("--tokenizer %s: not a checkpoint folder (no config.json): a server policy needs the folder the server was started from", f.Tokenizer)
+	}
+	if f.Device != "" && f.Device != "cpu" {
+		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
+	}
+	sv := f.Server
+	s, err := policy.LoadServed(f.Tokenizer, policy.ServerOptions{URL: f.Policy, Kind: sv.Kind, Model: sv.Model, APIKey: sv.APIKey,
+		Timeout: sv.Timeout, Retries: sv.Retries}, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
+		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
+	if err != nil {
+		return command.Usagef("--policy %s (--tokenizer %s): %v", shown, f.Tokenizer, err)
+	}
+	s.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
+		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
+	o.Sampling, o.PolicyHash = s.Rule(), s.Hash
+	o.Policy, o.Tok = rollout.ServedPolicy{Served: s}, s.Tok
+	o.Workers = sv.Concurrency
+	if o.Workers <= 0 {
+		o.Workers = DefaultConcurrency
+	}
+	return nil
+}
+
+// ServedMeta is the metadata that records a server policy in the outputs
+// of the stages that play one (nil for other policies): the server's URL
+// (without credentials), its kind, the served model and the checkpoint
+// folder the ids were written with.
+func ServedMeta(o rollout.Options) map[string]string {
+	sp, ok := o.Policy.(rollout.ServedPolicy)
+	if !ok {
+		return nil
+	}
+	return map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
+		"policy_tokenizer": sp.Dir, "policy_concurrency": strconv.Itoa(o.Workers)}
+}
+
 // tokenizer sets the tokenizer the oracle and random policies write with
 // (--tokenizer, else the built-in one); a checkpoint writes with its own.
 func (f Options) tokenizer(o *rollout.Options) error {
+	if _, isServed := o.Policy.(rollout.ServedPolicy); isServed {
+		return nil // the server's checkpoint folder's, set by served
+	}
 	if f.Tokenizer != "" {
 		if _, isCk := o.Policy.(rollout.CheckpointPolicy); isCk {
 			return command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
@@ -171,6 +237,10 @@ func (f Options) format(o *rollout.Options) error {
 	if isCk {
 		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
 	}
+	sp, isServed := o.Policy.(rollout.ServedPolicy)
+	if isServed {
+		eos = sp.Gen.EOS
+	}
 	name, from := f.PromptFormat, ""
 	if name == "" {
 		var err error
@@ -184,11 +254,15 @@ func (f Options) format(o *rollout.Options) error {
 		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
 	}
 	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
+	answer := f.MaxActionTokens
+	if answer == 0 && fm.Name() == "chatml" {
+		answer = MaxAnswerTokens
+	}
 	if isCk {
-		ck.Opt.MaxActionTokens = f.MaxActionTokens
-		if f.MaxActionTokens == 0 && fm.Name() == "chatml" {
-			ck.Opt.MaxActionTokens = MaxAnswerTokens
-		}
+		ck.Opt.MaxActionTokens = answer
+	}
+	if isServed {
+		sp.Opt.MaxActionTokens = answer
 	}
 	return nil
 }

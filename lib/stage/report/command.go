@@ -334,6 +334,11 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 	report.WriteSweepMarkdown(&b, res, nil)
 	report.WriteReattachMarkdown(&b, res)
 	report.WriteCreditMarkdown(&b, credit)
+	mech, err := report.AggregateMechanism(runs, variants)
+	if err != nil {
+		return err
+	}
+	report.WriteSweepMechanismMarkdown(&b, mech)
 	if f.Baseline != "" {
 		report.WritePairedMarkdown(&b, report.PairedDiffs(runs, variants, f.Baseline))
 		report.WritePairedReadsMarkdown(&b, report.PairedReadDiffs(runs, variants, f.Baseline))

@@ -25,7 +25,9 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/pats-rl/pats/lib/model/safetensors"
+	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 func main() {
@@ -65,6 +67,59 @@ func run(mutation, in, out string) error {
 		return cards(in, out, func(c *table.Card) {
 			c.Contrast = append(c.Contrast, "extra")
 		})
+	case "cards-zero-episodes":
+		return cards(in, out, func(c *table.Card) { c.NEpisodes, c.NSuccess, c.SuccessRate = 0, 0, 0.5 })
+	case "cards-rate-disagrees":
+		return cards(in, out, func(c *table.Card) {
+			// a rate of other counts: 1 of 4 claimed as 0.9
+			c.NEpisodes, c.NSuccess, c.SuccessRate = 4, 1, 0.9
+		})
+	case "snap-text-long", "proposals-text-long":
+		// one item text a byte past table.MaxItemTextBytes
+		long := strings.Repeat("x", table.MaxItemTextBytes) + "y"
+		if mutation == "snap-text-long" {
+			rows, metas, err := table.ReadFiles[table.ScaffoldItem](in)
+			if err != nil {
+				return err
+			}
+			rows[0].Text = long
+			// the stored hash made again, so that only the text is wrong
+			m := metas[0]
+			extra := map[string]string{}
+			for k, v := range m.Extra {
+				extra[k] = v
+			}
+			extra[scaffold.MetaHash] = scaffold.Hash(rows)
+			m.Extra = extra
+			return table.WriteUnchecked(out, rows, m)
+		}
+		rows, metas, err := table.ReadFiles[table.Proposal](in)
+		if err != nil {
+			return err
+		}
+		rows[0].Text = long
+		return table.WriteUnchecked(out, rows, metas[0])
+	case "tokenizer-id-huge", "tokenizer-id-past-bound":
+		// a Qwen2-style byte-level BPE tokenizer.json of three tokens, the
+		// merged one at id 2,000,000,000 or one past the reader's bound
+		// for three tokens (2*3+1024); in is not read
+		id := 2_000_000_000
+		if mutation == "tokenizer-id-past-bound" {
+			id = 2*3 + 1024
+		}
+		b, err := json.Marshal(map[string]any{
+			"version": "1.0", "normalizer": nil, "added_tokens": []any{},
+			"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
+				map[string]any{"type": "Split", "pattern": map[string]any{"Regex": tokenizer.Qwen2Pattern}, "behavior": "Isolated"},
+				map[string]any{"type": "ByteLevel", "use_regex": false},
+			}},
+			"decoder": map[string]any{"type": "ByteLevel"},
+			"model":   map[string]any{"type": "BPE", "vocab": map[string]int{"a": 0, "b": 1, "ab": id}, "merges": []string{"a b"}},
+		})
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(out, b, 0o644)
 	case "cards-duplicate-id":
 		rows, _, err := table.ReadFiles[table.Card](in)
 		if err != nil {

@@ -1,0 +1,566 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/table"
+	"github.com/pats-rl/pats/lib/tokenizer"
+)
+
+// The kinds of inference server a served policy talks to.
+const (
+	// ServerVLLM is vLLM's OpenAI-compatible completions endpoint
+	// (BASE/completions, BASE ending in /v1): the prompt is sent as a list
+	// of token ids, the answer's ids come back in the choice's token_ids
+	// (return_token_ids) or, failing that, in its logprobs tokens written
+	// "token_id:N" (return_tokens_as_token_ids).
+	ServerVLLM = "vllm"
+	// ServerSGLang is SGLang's native /generate endpoint: input_ids and
+	// sampling_params in, output_ids and meta_info.output_token_logprobs
+	// out.
+	ServerSGLang = "sglang"
+)
+
+// ServerKinds are the kinds a served policy knows.
+var ServerKinds = []string{ServerVLLM, ServerSGLang}
+
+// Defaults of a served policy's exchange.
+const (
+	DefaultServerTimeout = 120 * time.Second
+	DefaultServerRetries = 5
+	DefaultServerBackoff = 500 * time.Millisecond
+	// maxAnswerBytes bounds one answer read from a server.
+	maxAnswerBytes = 64 << 20
+)
+
+// IsServerURL reports whether a --policy value names a server (an http://
+// or https:// URL) rather than a policy of the toolkit.
+func IsServerURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+// ServerOptions say where a served policy's server is and how to talk to
+// it.
+type ServerOptions struct {
+	URL    string // http://HOST:PORT/v1 (vLLM) or http://HOST:PORT (SGLang)
+	Kind   string // ServerVLLM, ServerSGLang, or "" for the URL's (KindOf)
+	Model  string // the served model's name (vLLM's "model"; recorded)
+	APIKey string // sent as a bearer token; "" sends none
+	// Timeout bounds one request (0: DefaultServerTimeout); Retries is how
+	// many more tries a request gets after a transport error, a timeout, or
+	// an answer 429, 502, 503 or 504 (negative: DefaultServerRetries);
+	// Backoff is the wait before the first retry, doubled before each
+	// next one (0: DefaultServerBackoff).
+	Timeout time.Duration
+	Retries int
+	Backoff time.Duration
+	Client  *http.Client // nil: a plain client
+}
+
+// KindOf is the server kind a URL names when none is given: a path ending
+// in /v1 is vLLM's OpenAI-compatible server, any other SGLang's native
+// one.
+func KindOf(u string) string {
+	if strings.HasSuffix(strings.TrimRight(u, "/"), "/v1") {
+		return ServerVLLM
+	}
+	return ServerSGLang
+}
+
+// CheckServerURL checks a server URL: http or https with a host, no
+// blanks, no query or fragment. Its message never repeats credentials
+// written in the URL.
+func CheckServerURL(s string) error {
+	shown := table.Scrub(s)
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a URL", shown)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q: want an http:// or https:// URL", shown)
+	case u.Host == "" || strings.ContainsAny(s, " \t\n"):
+		return fmt.Errorf("%q: want a URL with a host and no blanks", shown)
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("%q: want the server's base URL, without a query or fragment", shown)
+	}
+	return nil
+}
+
+// Served is a policy played by an inference server: the prompt goes out as
+// the token ids of the checkpoint folder's tokenizer (its chat template,
+// its end tokens), and the token ids the server answers are what the
+// context records; their text is only decoded to read the action. It is
+// safe for concurrent use by many episodes.
+type Served struct {
+	// Dir is the checkpoint folder the server was started from: its
+	// tokenizer, generation_config.json and agent.json; Hash is its
+	// weights' content hash (model.WeightsHash), recorded in every row.
+	Dir   string
+	Tok   tokenizer.Tokenizer
+	Gen   GenerationConfig
+	Hash  string
+	Vocab int // the model's vocabulary (config.json): ids at or above it are refused
+	Opt   Options
+
+	Kind, Model string
+	endpoint    string // the request URL
+	shown       string // the base URL without credentials, for names and messages
+	apiKey      string
+	timeout     time.Duration
+	retries     int
+	backoff     time.Duration
+	client      *http.Client
+	// down is the error of a request that ran out of tries: later
+	// requests fail with it at once (the episodes in flight do not each
+	// wait out the backoff again).
+	down atomic.Pointer[error]
+}
+
+// LoadServed opens the checkpoint folder dir (tokenizer.json, config.json,
+// generation_config.json; the weights are hashed, not loaded) for a server
+// that was started from it. Errors do not repeat dir.
+func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
+	if err := CheckServerURL(so.URL); err != nil {
+		return nil, err
+	}
+	kind := so.Kind
+	if kind == "" {
+		kind = KindOf(so.URL)
+	}
+	if !slices.Contains(ServerKinds, kind) {
+		return nil, fmt.Errorf("server kind %q: want vllm or sglang", kind)
+	}
+	if kind == ServerVLLM && so.Model == "" {
+		return nil, fmt.Errorf("a vLLM server needs the served model's name (--model)")
+	}
+	cfg, err := model.LoadConfig(filepath.Join(dir, model.ConfigFile))
+	if err != nil {
+		return nil, err
+	}
+	tok, err := tokenizer.Load(filepath.Join(dir, model.TokenizerFile))
+	if err != nil {
+		return nil, err
+	}
+	gen, err := ReadGenerationConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := model.WeightsHash(dir)
+	if err != nil {
+		return nil, fmt.Errorf("hashing the weights (the folder the server was started from, with its weights): %w", err)
+	}
+	if o.TopP <= 0 {
+		o.TopP = 1
+	}
+	s := &Served{Dir: dir, Tok: tok, Gen: gen, Hash: hash, Vocab: cfg.VocabSize, Opt: o, Kind: kind, Model: so.Model,
+		apiKey: so.APIKey, timeout: so.Timeout, retries: so.Retries, backoff: so.Backoff, client: so.Client}
+	if s.timeout <= 0 {
+		s.timeout = DefaultServerTimeout
+	}
+	if s.retries < 0 {
+		s.retries = DefaultServerRetries
+	}
+	if s.backoff <= 0 {
+		s.backoff = DefaultServerBackoff
+	}
+	if s.client == nil {
+		s.client = &http.Client{}
+	}
+	base := strings.TrimRight(so.URL, "/")
+	s.shown = table.Scrub(base)
+	switch {
+	case kind == ServerSGLang:
+		s.endpoint = strings.TrimSuffix(base, "/v1") + "/generate"
+	case strings.HasSuffix(base, "/v1"):
+		s.endpoint = base + "/completions"
+	default:
+		s.endpoint = base + "/v1/completions"
+	}
+	return s, nil
+}
+
+// SamplingDefaults takes the sampling settings the user did not give from
+// the folder's generation_config.json (as Checkpoint.SamplingDefaults).
+func (s *Served) SamplingDefaults(g Given) { s.Opt.defaults(s.Gen, g) }
+
+// Rule is how the server is asked to draw each token: greedy is
+// temperature 0.
+func (s *Served) Rule() model.Rule { return s.Opt.rule() }
+
+// Name is what trajectories record in their policy column: the server's
+// base URL (without credentials) and the served model, as URL#MODEL.
+func (s *Served) Name() string {
+	if s.Model == "" {
+		return s.shown
+	}
+	return s.shown + "#" + s.Model
+}
+
+// Server is the server's base URL without credentials.
+func (s *Served) Server() string { return s.shown }
+
+// Endpoint is the URL requests go to.
+func (s *Served) Endpoint() string { return s.endpoint }
+
+// NewEpisode returns the driver of one episode; seed makes the per-request
+// seeds sent to the server.
+func (s *Served) NewEpisode(_ string, seed int64) *ServedDriver {
+	return &ServedDriver{s: s, seed: seed}
+}
+
+// ServedDriver writes the actions of one episode through the server.
+type ServedDriver struct {
+	s    *Served
+	seed int64
+	turn int
+}
+
+// requestSeed is the seed sent with the turn-th request of an episode: a
+// server that honours per-request seeds answers a rerun with the same
+// tokens.
+func requestSeed(seed int64, turn int) int64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "served|%d|%d", seed, turn)
+	return int64(h.Sum64() >> 33) // fits every server's seed type
+}
+
+// Act implements rollout.Driver: it sends the context the answer sees as
+// token ids and records the ids (and log-probabilities) the server
+// answers. An answer whose text has no well-formed action is left to the
+// caller, as for a local checkpoint (an invalid action).
+func (d *ServedDriver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
+	s := d.s
+	maxTokens := s.Opt.MaxActionTokens
+	if maxTokens <= 0 {
+		maxTokens = MaxActionTokens
+	}
+	view := c.Visible()
+	ends := c.Ends()
+	a, err := s.Generate(view, ends, maxTokens, requestSeed(d.seed, d.turn))
+	d.turn++
+	if err != nil {
+		return "", err
+	}
+	agent.AddAction(c, a.IDs, a.Logprobs)
+	text := a.IDs
+	if len(text) > 0 && slices.Contains(ends, text[len(text)-1]) {
+		text = text[:len(text)-1]
+	}
+	return s.Tok.Decode(text), nil
+}
+
+// Answer is what a server answered to one request.
+type Answer struct {
+	IDs      []int32
+	Logprobs []float32
+}
+
+// Generate asks the server for one answer to prompt: at most maxTokens
+// tokens, stopping at any of stop, with the policy's sampling settings
+// sent explicitly and seed as the request's seed.
+func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answer, error) {
+	r := s.Rule()
+	topK := r.TopK
+	if topK <= 0 {
+		topK = -1 // both servers: -1 is no cut
+	}
+	stopIDs := append([]int32{}, stop...)
+	var body any
+	switch s.Kind {
+	case ServerVLLM:
+		body = vllmRequest{Model: s.Model, Prompt: prompt, MaxTokens: maxTokens, Temperature: r.Temperature, TopP: r.TopP,
+			TopK: topK, RepetitionPenalty: r.RepetitionPenalty, StopTokenIDs: stopIDs, Seed: seed, Logprobs: 1,
+			ReturnTokensAsTokenIDs: true, ReturnTokenIDs: true, N: 1}
+	default:
+		body = sglangRequest{InputIDs: prompt, ReturnLogprob: true, SamplingParams: sglangSampling{MaxNewTokens: maxTokens,
+			Temperature: r.Temperature, TopP: r.TopP, TopK: topK, RepetitionPenalty: r.RepetitionPenalty, StopTokenIDs: stopIDs,
+			SamplingSeed: seed}}
+	}
+	req, err := json.Marshal(body)
+	if err != nil {
+		return Answer{}, err
+	}
+	data, err := s.post(req)
+	if err != nil {
+		return Answer{}, err
+	}
+	var a Answer
+	var matched *int32
+	if s.Kind == ServerVLLM {
+		a, matched, err = parseVLLM(data)
+	} else {
+		a, matched, err = parseSGLang(data)
+	}
+	if err != nil {
+		return Answer{}, fmt.Errorf("policy server %s: %v", s.shown, err)
+	}
+	// A server that stopped on an end token without returning it: the
+	// token it names as the match ends the answer (its log-probability
+	// unknown: 0; learn recomputes every one).
+	if matched != nil && slices.Contains(stop, *matched) && (len(a.IDs) == 0 || a.IDs[len(a.IDs)-1] != *matched) {
+		a.IDs = append(a.IDs, *matched)
+		a.Logprobs = append(a.Logprobs, 0)
+	}
+	if len(a.IDs) == 0 {
+		return Answer{}, fmt.Errorf("policy server %s: an answer with no tokens", s.shown)
+	}
+	if len(a.IDs) > maxTokens+1 {
+		return Answer{}, fmt.Errorf("policy server %s: %d tokens answered, more than the %d asked for", s.shown, len(a.IDs), maxTokens)
+	}
+	for _, id := range a.IDs {
+		if id < 0 || int(id) >= s.Vocab {
+			return Answer{}, fmt.Errorf("policy server %s: token id %d is outside the vocabulary of %s (%d): is the server running this checkpoint?", s.shown, id, s.Dir, s.Vocab)
+		}
+	}
+	return a, nil
+}
+
+// post sends one request, retrying transport errors, timeouts and answers
+// 429, 502, 503 and 504 with exponential backoff; any other status fails
+// at once.
+func (s *Served) post(body []byte) ([]byte, error) {
+	if err := s.down.Load(); err != nil {
+		return nil, *err
+	}
+	wait := s.backoff
+	var last error
+	for try := 0; try <= s.retries; try++ {
+		if try > 0 {
+			time.Sleep(wait)
+			wait *= 2
+		}
+		data, retry, err := s.once(body)
+		if err == nil {
+			return data, nil
+		}
+		if !retry {
+			return nil, fmt.Errorf("policy server %s: %v", s.shown, err)
+		}
+		last = err
+		if down := s.down.Load(); down != nil {
+			return nil, *down
+		}
+	}
+	err := fmt.Errorf("policy server %s: no answer after %d tries: %v", s.shown, s.retries+1, last)
+	s.down.CompareAndSwap(nil, &err)
+	return nil, err
+}
+
+// once sends one request; retry says whether a failure may pass on a
+// later try.
+func (s *Served) once(body []byte) (data []byte, retry bool, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if s.apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+s.apiKey)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return nil, true, scrubbed(err)
+	}
+	defer resp.Body.Close()
+	data, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
+	if err != nil {
+		return nil, true, scrubbed(err)
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return data, false, nil
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return nil, true, fmt.Errorf("HTTP %d", resp.StatusCode)
+	}
+	return nil, false, fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(data))
+}
+
+// scrubbed is err's message without credentials (a transport error
+// repeats the URL).
+func scrubbed(err error) error {
+	if ctxErr := context.DeadlineExceeded; strings.Contains(err.Error(), ctxErr.Error()) {
+		return fmt.Errorf("timed out")
+	}
+	return fmt.Errorf("%s", table.Scrub(err.Error()))
+}
+
+// snippet is the start of a server's error answer, on one line.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return table.Scrub(s)
+}
+
+type vllmRequest struct {
+	Model                  string  `json:"model"`
+	Prompt                 []int32 `json:"prompt"`
+	MaxTokens              int     `json:"max_tokens"`
+	Temperature            float32 `json:"temperature"`
+	TopP                   float32 `json:"top_p"`
+	TopK                   int     `json:"top_k"`
+	RepetitionPenalty      float32 `json:"repetition_penalty"`
+	StopTokenIDs           []int32 `json:"stop_token_ids"`
+	Seed                   int64   `json:"seed"`
+	Logprobs               int     `json:"logprobs"`
+	ReturnTokensAsTokenIDs bool    `json:"return_tokens_as_token_ids"`
+	ReturnTokenIDs         bool    `json:"return_token_ids"`
+	N                      int     `json:"n"`
+}
+
+type vllmResponse struct {
+	Choices []struct {
+		TokenIDs []int32 `json:"token_ids"`
+		Logprobs *struct {
+			Tokens        []string   `json:"tokens"`
+			TokenLogprobs []*float32 `json:"token_logprobs"`
+		} `json:"logprobs"`
+		FinishReason string          `json:"finish_reason"`
+		StopReason   json.RawMessage `json:"stop_reason"`
+	} `json:"choices"`
+}
+
+// parseVLLM reads a completions answer: the ids from token_ids, else from
+// the logprobs tokens ("token_id:N"); matched is the stop token id the
+// server names (stop_reason), if any.
+func parseVLLM(data []byte) (Answer, *int32, error) {
+	var r vllmResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Answer{}, nil, fmt.Errorf("an answer that is not a completions response: %v", err)
+	}
+	if len(r.Choices) != 1 {
+		return Answer{}, nil, fmt.Errorf("want one choice in the answer, got %d", len(r.Choices))
+	}
+	ch := r.Choices[0]
+	var a Answer
+	var fromTokens []int32
+	if ch.Logprobs != nil {
+		for _, t := range ch.Logprobs.Tokens {
+			v, ok := strings.CutPrefix(t, "token_id:")
+			id, err := strconv.ParseInt(v, 10, 32)
+			if !ok || err != nil {
+				return Answer{}, nil, fmt.Errorf("logprobs token %q is not token_id:N (a server without return_tokens_as_token_ids?)", t)
+			}
+			fromTokens = append(fromTokens, int32(id))
+		}
+		for _, lp := range ch.Logprobs.TokenLogprobs {
+			var v float32
+			if lp != nil {
+				v = *lp
+			}
+			a.Logprobs = append(a.Logprobs, v)
+		}
+	}
+	switch {
+	case ch.TokenIDs != nil:
+		a.IDs = ch.TokenIDs
+		if fromTokens != nil && !slices.Equal(fromTokens, a.IDs) {
+			return Answer{}, nil, fmt.Errorf("token_ids and the logprobs tokens differ")
+		}
+	case fromTokens != nil:
+		a.IDs = fromTokens
+	default:
+		return Answer{}, nil, fmt.Errorf("an answer without token ids (want token_ids or logprobs tokens)")
+	}
+	if len(a.Logprobs) != len(a.IDs) {
+		a.Logprobs = make([]float32, len(a.IDs)) // unknown: learn recomputes them
+	}
+	var matched *int32
+	var id int32
+	if len(ch.StopReason) > 0 && json.Unmarshal(ch.StopReason, &id) == nil {
+		matched = &id
+	}
+	return a, matched, nil
+}
+
+type sglangSampling struct {
+	MaxNewTokens      int     `json:"max_new_tokens"`
+	Temperature       float32 `json:"temperature"`
+	TopP              float32 `json:"top_p"`
+	TopK              int     `json:"top_k"`
+	RepetitionPenalty float32 `json:"repetition_penalty"`
+	StopTokenIDs      []int32 `json:"stop_token_ids"`
+	SamplingSeed      int64   `json:"sampling_seed"`
+}
+
+type sglangRequest struct {
+	InputIDs       []int32        `json:"input_ids"`
+	SamplingParams sglangSampling `json:"sampling_params"`
+	ReturnLogprob  bool           `json:"return_logprob"`
+}
+
+type sglangResponse struct {
+	OutputIDs []int32 `json:"output_ids"`
+	MetaInfo  struct {
+		FinishReason *struct {
+			Type    string          `json:"type"`
+			Matched json.RawMessage `json:"matched"`
+		} `json:"finish_reason"`
+		OutputTokenLogprobs [][]json.RawMessage `json:"output_token_logprobs"`
+	} `json:"meta_info"`
+}
+
+// parseSGLang reads a /generate answer: the ids from output_ids, else from
+// meta_info.output_token_logprobs ([logprob, id, text] per token);
+// matched is the stop token id of meta_info.finish_reason, if any.
+func parseSGLang(data []byte) (Answer, *int32, error) {
+	var r sglangResponse
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Answer{}, nil, fmt.Errorf("an answer that is not a /generate response: %v", err)
+	}
+	var a Answer
+	var fromLogprobs []int32
+	for _, e := range r.MetaInfo.OutputTokenLogprobs {
+		var lp float32
+		var id int32
+		if len(e) < 2 || json.Unmarshal(e[1], &id) != nil {
+			return Answer{}, nil, fmt.Errorf("output_token_logprobs entry is not [logprob, id, ...]")
+		}
+		if json.Unmarshal(e[0], &lp) != nil {
+			lp = 0
+		}
+		a.Logprobs = append(a.Logprobs, lp)
+		fromLogprobs = append(fromLogprobs, id)
+	}
+	switch {
+	case r.OutputIDs != nil:
+		a.IDs = r.OutputIDs
+		if fromLogprobs != nil && !slices.Equal(fromLogprobs, a.IDs) {
+			return Answer{}, nil, fmt.Errorf("output_ids and output_token_logprobs differ")
+		}
+	case fromLogprobs != nil:
+		a.IDs = fromLogprobs
+	default:
+		return Answer{}, nil, fmt.Errorf("an answer without token ids (want output_ids or meta_info.output_token_logprobs)")
+	}
+	if len(a.Logprobs) != len(a.IDs) {
+		a.Logprobs = make([]float32, len(a.IDs))
+	}
+	var matched *int32
+	if fr := r.MetaInfo.FinishReason; fr != nil && fr.Type == "stop" {
+		var id int32
+		if json.Unmarshal(fr.Matched, &id) == nil {
+			matched = &id
+		}
+	}
+	return a, matched, nil
+}
