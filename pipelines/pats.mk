@@ -261,8 +261,19 @@ else ifeq ($(VARIANT),pats-skillgate-gigpo)
 V_SKILLS   := 1
 V_CREDIT   := skillgate
 V_STEP_OWN := gigpo
+else ifeq ($(VARIANT),pats-skillgate)
+# The composed run without the step credit (issue 51's split): pats's
+# scaffold loop and the skill slate with SkillGate's selection credit.
+V_SKILLS   := 1
+V_CREDIT   := skillgate
+else ifeq ($(VARIANT),pats-gigpo)
+# The composed run without the selection credit: pats's scaffold loop and
+# the skill slate with the broadcast credit and GiGPO's step credit.
+V_SKILLS   := 1
+V_CREDIT   := broadcast
+V_STEP_OWN := gigpo
 else
-$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate, broadcast or pats-skillgate-gigpo)
+$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate, broadcast, pats-skillgate-gigpo, pats-skillgate or pats-gigpo)
 endif
 ifeq ($(FORMAT_SFT),0)
 V_WARMUP   := 0

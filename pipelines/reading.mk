@@ -202,9 +202,14 @@ base-reading-skills-ship:
 base-reading-e1-ship:
 	+$(MAKE) --no-print-directory base-reading-ship $(reading_e1_vars) READING_SHIPPED= READING_SHIP_TO=pipelines/bases/reading-e1
 
+# The base of runs with skills on, when it is not READING_BASE itself: the
+# skills twin by its recipe, or the choosing twin by its own when a run
+# names it (READING_SKILLS_BASE=$(READING_CHOOSE_BASE), as
+# skillgate-choose-experiment does): copied from its shipped folder.
+reading_skills_base_vars = $(if $(filter $(READING_CHOOSE_BASE),$(READING_SKILLS_BASE)),$(reading_choose_vars),$(reading_skills_vars))
 ifneq ($(READING_SKILLS_BASE),$(READING_BASE))
 $(READING_SKILLS_BASE)/ckpt/0/config.json $(READING_SKILLS_BASE)/metrics/sft.parquet &: | $(PIPE_BINS)
-	+$(MAKE) --no-print-directory $(READING_SKILLS_BASE)/ckpt/0/config.json $(reading_skills_vars)
+	+$(MAKE) --no-print-directory $(READING_SKILLS_BASE)/ckpt/0/config.json $(reading_skills_base_vars)
 endif
 
 ifeq ($(READING_TRAIN),)

@@ -8,7 +8,7 @@
 # take SEEDS. The table adds the re-attached scaffold's rows and each
 # variant's paired difference from SWEEP_BASELINE (grpo) on the seeds they
 # share, with a 95% bootstrap interval (report sweep --baseline).
-ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast pats-skillgate-gigpo
+ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast pats-skillgate-gigpo pats-skillgate pats-gigpo
 VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep
@@ -36,8 +36,13 @@ sweep: $(SWEEP)/results.md
 # warm-start, oracle-boot and the other ablations), none (no warm-up:
 # grpo, gigpo, no-warmup), skills (no scaffold, skill slates on:
 # skillgate and broadcast), format-skills (the interface warm-up with skill
-# slates on, from the skills base: pats-skillgate-gigpo).
-warmup_kind   = $(if $(filter grpo gigpo no-warmup,$(1)),none,$(if $(filter skillgate broadcast,$(1)),skills,$(if $(filter pats-skillgate-gigpo,$(1)),format-skills,format)))
+# slates on, from the skills base: pats-skillgate-gigpo, pats-skillgate,
+# pats-gigpo). With SKILLS=1 (a slate in every variant's rollouts: gigpo
+# from the skills base in issue 51's split) none becomes skills and format
+# becomes format-skills, so those runs start from BASE_SKILLS like the
+# variants that always read.
+warmup_kind0  = $(if $(filter grpo gigpo no-warmup,$(1)),none,$(if $(filter skillgate broadcast,$(1)),skills,$(if $(filter pats-skillgate-gigpo pats-skillgate pats-gigpo,$(1)),format-skills,format)))
+warmup_kind   = $(if $(filter 1,$(SKILLS)),$(patsubst none,skills,$(patsubst format,format-skills,$(call warmup_kind0,$(1)))),$(call warmup_kind0,$(1)))
 warmup_repr   = $(if $(filter none,$(1)),grpo,$(if $(filter skills,$(1)),skillgate,$(if $(filter format-skills,$(1)),pats-skillgate-gigpo,pats)))
 SWEEP_NAME   := $(patsubst $(RUNS)/%,%,$(SWEEP))
 # Empty: one warm-up per kind and seed. A seed (WARMUP_SEED=1): every seed's

@@ -61,7 +61,9 @@ next:
 // rollout, the scaffold branch, and the warm-up's demonstrations. The
 // composed run pats-skillgate-gigpo has pats's scaffold loop, the skill
 // slate with SkillGate's selection credit and GiGPO's step credit at once,
-// where VARIANT=pats with CREDIT=gigpo SKILLS=1 keeps broadcast credit.
+// where VARIANT=pats with CREDIT=gigpo SKILLS=1 keeps broadcast credit;
+// its parts pats-skillgate and pats-gigpo drop one credit each, and gigpo
+// with SKILLS=1 reads with neither the scaffold nor the selection credit.
 func TestVariantFlags(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not found")
@@ -89,11 +91,29 @@ func TestVariantFlags(t *testing.T) {
 			want{credit: "broadcast", step: "gigpo", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true, demoEnv: "household"}},
 		{"pats-skillgate-gigpo", []string{"VARIANT=pats-skillgate-gigpo"},
 			want{credit: "skillgate", step: "gigpo", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true, demoEnv: "household"}},
+		// The composed run's parts (issue 51): without the step credit,
+		// without the selection credit, and gigpo with the slate.
+		{"pats-skillgate", []string{"VARIANT=pats-skillgate"},
+			want{credit: "skillgate", step: "none", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true, demoEnv: "household"}},
+		{"pats-gigpo", []string{"VARIANT=pats-gigpo"},
+			want{credit: "broadcast", step: "gigpo", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true, demoEnv: "household"}},
+		{"gigpo with skills", []string{"VARIANT=gigpo", "SKILLS=1"},
+			want{credit: "broadcast", step: "gigpo", skills: true, demoReads: "right random", demoEnv: "household"}},
 		// From the reading base: its skills twin's window, and the
 		// interface warm-up in its pretraining world, not the RL world.
 		{"pats-skillgate-gigpo from the reading base", []string{"VARIANT=pats-skillgate-gigpo", "BASE=base-reading", "ENV=household-rl"},
 			want{credit: "skillgate", step: "gigpo", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true,
 				demoEnv: "household-drawn", history: "2"}},
+		{"pats-skillgate from the reading base", []string{"VARIANT=pats-skillgate", "BASE=base-reading", "ENV=household-rl"},
+			want{credit: "skillgate", step: "none", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true,
+				demoEnv: "household-drawn", history: "2"}},
+		{"pats-gigpo from the reading base", []string{"VARIANT=pats-gigpo", "BASE=base-reading", "ENV=household-rl"},
+			want{credit: "broadcast", step: "gigpo", skills: true, scaffold: true, branch: true, demoReads: "right random", hints: true,
+				demoEnv: "household-drawn", history: "2"}},
+		// gigpo from the skills twin starts from it (no warm-up, so no
+		// demonstrations) and keeps its window
+		{"gigpo with skills from the reading base", []string{"VARIANT=gigpo", "SKILLS=1", "BASE=base-reading", "ENV=household-rl"},
+			want{credit: "broadcast", step: "gigpo", skills: true, history: "2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -29,7 +29,7 @@ for run in "$sweep"/*; do
     continue
   fi
   case $name in
-    pats-s*)
+    pats-s* | pats-gigpo-s*)
       if ! ls "$run"/audit/scaffold-*.parquet > /dev/null 2>&1; then
         waiting="$waiting $name"
         continue

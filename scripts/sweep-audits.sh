@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The audits of a finished (or partial) sweep: `audit credit` over all
-# iterations of every finished grpo-s*, gigpo-s*, broadcast-s*, skillgate-s* and
-# pats-skillgate-gigpo-s* run
+# iterations of every finished grpo-s*, gigpo-s*, broadcast-s*, skillgate-s*,
+# pats-skillgate-gigpo-s*, pats-skillgate-s* and pats-gigpo-s* run
 # (the credit of skill reads, where the run reads skills, and GiGPO's anchor
-# coverage), and `audit scaffold` of every pats run: the NLL gap with
+# coverage), and `audit scaffold` of every pats-s* and pats-gigpo-s* run (the scaffold loop): the NLL gap with
 # and without the scaffold at ckpt/0 and every ITERS/4 iterations up to the
 # last, on the episodes of the first and of the last iteration rolled out
 # with a scaffold that had items (each with the scaffold it was rolled out
@@ -27,7 +27,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bin=${BIN:-bin}
 
-for run in "$sweep"/grpo-s* "$sweep"/gigpo-s* "$sweep"/broadcast-s* "$sweep"/skillgate-s* "$sweep"/pats-skillgate-gigpo-s*; do
+for run in "$sweep"/grpo-s* "$sweep"/gigpo-s* "$sweep"/broadcast-s* "$sweep"/skillgate-s* "$sweep"/pats-skillgate-gigpo-s* \
+    "$sweep"/pats-skillgate-s* "$sweep"/pats-gigpo-s*; do
   [ -f "$run/summary.md" ] && [ -d "$run/adv" ] || continue
   mkdir -p "$run/audit"
   if [ ! -f "$run/audit/credit.md" ]; then
@@ -87,7 +88,8 @@ scaffold_audit() {
   echo "== $run: audit scaffold on traj/$k"
   cat "$out.md"
 }
-for run in "$sweep"/pats-s*; do
+# (pats-s* holds pats-skillgate-gigpo-s* and pats-skillgate-s* too)
+for run in "$sweep"/pats-s* "$sweep"/pats-gigpo-s*; do
   [ -f "$run/summary.md" ] || continue
   mkdir -p "$run/audit"
   last=$(( iters - 1 ))

@@ -25,6 +25,7 @@ func app() *cli.App {
 			"  report settings runs/pats-s1\n" +
 			"  report compare warm-up=runs/demo/pats@0 pats=runs/demo/pats grpo=runs/demo/grpo\n" +
 			"  report sweep --root runs/sweep --variants 'pats grpo' --seeds '1 2 3' -o runs/sweep/results.parquet\n" +
+			"  report sweep --root runs/sgs --variants 'gigpo runs/sg:broadcast nb=runs/sg-nobaseline:skillgate' --seeds '1 2 3' --baseline broadcast\n" +
 			"  report plots runs/pats-s1\n" +
 			"  report plots runs/sweep -o runs/sweep/plots",
 		HideHelpCommand: true,
@@ -79,7 +80,7 @@ func app() *cli.App {
 			{
 				Name:      "sweep",
 				Usage:     "mean and spread over seeds of each variant's final zero-scaffold evaluation, beside the paper's figures",
-				UsageText: "report sweep --root runs/sweep --variants '...' --seeds '1 2 3' [-o results.parquet] [--runs runs.parquet] [--credit credit.parquet] [--partial]",
+				UsageText: "report sweep --root runs/sweep --variants 'VARIANT ROOT:VARIANT LABEL=ROOT:VARIANT ...' --seeds '1 2 3' [--variant-seeds ...] [--baseline ROW] [-o results.parquet] [--runs runs.parquet] [--credit credit.parquet] [--partial]",
 				Flags:     report.SweepFlags(),
 				Action:    stage.Action(report.SweepFrom, report.RunSweep),
 			},

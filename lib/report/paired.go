@@ -140,3 +140,116 @@ func WriteReattachMarkdown(w io.Writer, res []SweepResult) {
 			pm(r.TokensMean, r.TokensStd, 0), pmOrDash(r.ReattachTokensMean, r.ReattachTokensStd, 1, 0))
 	}
 }
+
+// PairedStat is one paired difference: the mean over N pairs with its 95%
+// percentile-bootstrap interval; N is 0 where no pair has the measure.
+type PairedStat struct {
+	N            int
+	Diff, Lo, Hi float64
+}
+
+// PairedReads is one variant's difference from the baseline in the skill
+// reads of the same evaluations, seed for seed (index 0 valid_seen, 1
+// valid_unseen): reads per episode (every pair), misleading exposure per
+// episode (the pairs whose evaluations both have it) and the right reads'
+// share of all reads (the pairs that both read), shares in [0,1].
+type PairedReads struct {
+	Variant  string
+	Baseline string
+	Pairs    int
+	Reads    [2]PairedStat
+	Exposure [2]PairedStat
+	Right    [2]PairedStat
+}
+
+// PairedReadDiffs pairs every variant but the baseline with the baseline by
+// seed, as PairedDiffs, in the skill reads at evaluation; a variant
+// without a common seed, or whose pairs never read (neither it nor the
+// baseline), is left out.
+func PairedReadDiffs(runs []SweepRun, variants []string, baseline string) []PairedReads {
+	base := map[int64]SweepRun{}
+	for _, r := range runs {
+		if r.Variant == baseline {
+			base[r.Seed] = r
+		}
+	}
+	diff := func(a, b *float64, xs *[]float64) {
+		if a != nil && b != nil {
+			*xs = append(*xs, *a-*b)
+		}
+	}
+	var out []PairedReads
+	for _, v := range variants {
+		if v == baseline {
+			continue
+		}
+		var reads, expo, right [2][]float64
+		pairs, read := 0, false
+		for _, r := range runs {
+			b, ok := base[r.Seed]
+			if r.Variant != v || !ok {
+				continue
+			}
+			pairs++
+			read = read || r.SeenReads > 0 || r.UnseenReads > 0 || b.SeenReads > 0 || b.UnseenReads > 0
+			reads[0] = append(reads[0], r.SeenReads-b.SeenReads)
+			reads[1] = append(reads[1], r.UnseenReads-b.UnseenReads)
+			diff(r.SeenExposure, b.SeenExposure, &expo[0])
+			diff(r.UnseenExposure, b.UnseenExposure, &expo[1])
+			diff(readShare(r.SeenReads, r.SeenRightReads), readShare(b.SeenReads, b.SeenRightReads), &right[0])
+			diff(readShare(r.UnseenReads, r.UnseenRightReads), readShare(b.UnseenReads, b.UnseenRightReads), &right[1])
+		}
+		if pairs == 0 || !read {
+			continue
+		}
+		p := PairedReads{Variant: v, Baseline: baseline, Pairs: pairs}
+		for i := range 2 {
+			p.Reads[i], p.Exposure[i], p.Right[i] = pairedStat(reads[i]), pairedStat(expo[i]), pairedStat(right[i])
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// pairedStat is bootstrapMean of xs as a PairedStat (N 0 for none).
+func pairedStat(xs []float64) PairedStat {
+	if len(xs) == 0 {
+		return PairedStat{}
+	}
+	s := PairedStat{N: len(xs)}
+	s.Diff, s.Lo, s.Hi = bootstrapMean(xs)
+	return s
+}
+
+// WritePairedReadsMarkdown writes the paired differences in skill reads at
+// evaluation: reads per episode as they are, the misleading exposure in
+// percentage points of episodes and the right reads in points of reads;
+// — where no pair has the measure, the pairs counted where fewer than all
+// have it.
+func WritePairedReadsMarkdown(w io.Writer, ps []PairedReads) {
+	if len(ps) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nPaired differences from %s in skill reads at evaluation (the same evaluations; variant minus %s, same seed; mean over pairs [95%% interval, percentile bootstrap over seeds, %d resamples]): reads per episode, misleading exposure in points of episodes, right reads in points of all reads.\n\n", ps[0].Baseline, ps[0].Baseline, PairedResamples)
+	fmt.Fprintln(w, "| variant | pairs | reads/episode, valid_seen | reads/episode, valid_unseen | misleading exposure, valid_seen | misleading exposure, valid_unseen | right reads, valid_seen | right reads, valid_unseen |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+	for _, p := range ps {
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s |\n", p.Variant, p.Pairs,
+			p.Reads[0].format(1, 2, p.Pairs), p.Reads[1].format(1, 2, p.Pairs),
+			p.Exposure[0].format(100, 1, p.Pairs), p.Exposure[1].format(100, 1, p.Pairs),
+			p.Right[0].format(100, 1, p.Pairs), p.Right[1].format(100, 1, p.Pairs))
+	}
+}
+
+// format writes the difference scaled by scale with prec decimals, — for
+// none, the pairs counted where fewer than all of pairs have it.
+func (s PairedStat) format(scale float64, prec, pairs int) string {
+	if s.N == 0 {
+		return "—"
+	}
+	out := fmt.Sprintf("%+.*f [%+.*f, %+.*f]", prec, scale*s.Diff, prec, scale*s.Lo, prec, scale*s.Hi)
+	if s.N < pairs {
+		out += fmt.Sprintf(" (%d pairs)", s.N)
+	}
+	return out
+}

@@ -530,3 +530,66 @@ func TestSummariseGroups(t *testing.T) {
 		t.Errorf("got %q, want %q", g.String(), want)
 	}
 }
+
+// TestPairedReadDiffs: per-seed differences from the baseline in the skill
+// reads of the same evaluations: reads per episode over every pair, the
+// misleading exposure over the pairs whose evaluations both have it (an
+// older file's NULL leaves its pair out), the right reads' share over the
+// pairs that both read; a variant whose pairs never read and one without
+// a common seed are left out.
+func TestPairedReadDiffs(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	run := func(v string, seed int64, reads, right, expo float64) SweepRun {
+		r := SweepRun{Variant: v, Seed: seed, SeenReads: reads, UnseenReads: reads, SeenRightReads: f(right), UnseenRightReads: f(right),
+			SeenExposure: f(expo), UnseenExposure: f(expo)}
+		if reads == 0 {
+			r.SeenRightReads, r.UnseenRightReads = nil, nil
+		}
+		return r
+	}
+	old := run("sg", 3, 1.0, 0.5, 0)
+	old.SeenExposure, old.UnseenExposure = nil, nil
+	runs := []SweepRun{
+		run("bc", 1, 1.0, 0.5, 0.2), run("bc", 2, 1.2, 0.6, 0.1), run("bc", 3, 1.0, 0.5, 0.3),
+		run("sg", 1, 0.9, 0.7, 0.1), run("sg", 2, 1.1, 0.8, 0.0), old,
+		run("none", 1, 0, 0, 0), // reads 0 against 1.0: its right share has no pair
+		run("alone", 9, 1, 1, 0),
+	}
+	got := PairedReadDiffs(runs, []string{"bc", "sg", "none", "alone"}, "bc")
+	approx := cmpopts.EquateApprox(0, 1e-9)
+	same := func(d float64, n int) PairedStat { return PairedStat{N: n, Diff: d, Lo: d, Hi: d} }
+	want := []PairedReads{
+		// reads -0.1, -0.1, 0; exposure -0.1, -0.1 (seed 3 has none);
+		// right +0.2, +0.2, 0
+		{Variant: "sg", Baseline: "bc", Pairs: 3,
+			Exposure: [2]PairedStat{same(-0.1, 2), same(-0.1, 2)}},
+		{Variant: "none", Baseline: "bc", Pairs: 1,
+			Reads: [2]PairedStat{same(-1, 1), same(-1, 1)}, Exposure: [2]PairedStat{same(-0.2, 1), same(-0.2, 1)}},
+	}
+	// the three-pair means with their bootstrap intervals, as computed
+	for i := range 2 {
+		m, lo, hi := bootstrapMean([]float64{-0.1, -0.1, 0})
+		want[0].Reads[i] = PairedStat{N: 3, Diff: m, Lo: lo, Hi: hi}
+		m, lo, hi = bootstrapMean([]float64{0.2, 0.2, 0})
+		want[0].Right[i] = PairedStat{N: 3, Diff: m, Lo: lo, Hi: hi}
+	}
+	if d := cmp.Diff(want, got, approx); d != "" {
+		t.Errorf("paired read differences (-want +got):\n%s", d)
+	}
+	if r := want[0].Reads[0]; math.Abs(r.Diff+0.2/3) > 1e-9 || math.Abs(r.Lo+0.1) > 1e-9 || math.Abs(r.Hi) > 1e-9 {
+		t.Errorf("reads: mean %v [%v, %v], want -0.0667 [-0.1, 0]", r.Diff, r.Lo, r.Hi)
+	}
+	var b bytes.Buffer
+	WritePairedReadsMarkdown(&b, got)
+	for _, row := range []string{
+		"| sg | 3 | -0.07 [-0.10, +0.00] | -0.07 [-0.10, +0.00] | -10.0 [-10.0, -10.0] (2 pairs) | -10.0 [-10.0, -10.0] (2 pairs) | +13.3 [+0.0, +20.0] | +13.3 [+0.0, +20.0] |",
+		"| none | 1 | -1.00 [-1.00, -1.00] | -1.00 [-1.00, -1.00] | -20.0 [-20.0, -20.0] | -20.0 [-20.0, -20.0] | — | — |",
+	} {
+		if !strings.Contains(b.String(), row) {
+			t.Errorf("paired reads table lacks\n%s\nin\n%s", row, b.String())
+		}
+	}
+	if got := PairedReadDiffs([]SweepRun{run("bc", 1, 0, 0, 0), run("x", 1, 0, 0, 0)}, []string{"bc", "x"}, "bc"); len(got) != 0 {
+		t.Errorf("no reads on either side: want no row, got %+v", got)
+	}
+}

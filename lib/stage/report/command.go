@@ -165,7 +165,12 @@ func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error 
 
 // SweepOptions are report sweep's options.
 type SweepOptions struct {
-	Root     string // folder holding VARIANT-sSEED run folders
+	Root string // folder holding VARIANT-sSEED run folders
+	// Variants are the table's rows: VARIANT (its runs under Root),
+	// ROOT:VARIANT (under ROOT, another sweep's folder) or
+	// LABEL=ROOT:VARIANT (the row named LABEL; needed where two rows would
+	// have one name). A row is named by its label, which --variant-seeds
+	// and --baseline take.
 	Variants []string
 	Seeds    []int64
 	Output   string // aggregated rows; empty: not written
@@ -215,30 +220,89 @@ func parseSeeds(flag, s string, sep string) ([]int64, error) {
 	return seeds, nil
 }
 
+// sweepRow is one row of report sweep's table: the runs of Variant under
+// Root, named Label.
+type sweepRow struct{ Label, Root, Variant string }
+
+// sweepRows reads report sweep's --variants: VARIANT, ROOT:VARIANT or
+// LABEL=ROOT:VARIANT (the label before the first =, the variant after the
+// last :), a plain VARIANT under root, each row named by its label (its
+// variant without one). Two rows of one name, an empty part, or a
+// --variant-seeds entry that names no row are usage errors (a --baseline
+// that names no row gives no paired table, as before).
+func sweepRows(f SweepOptions) ([]sweepRow, error) {
+	var rows []sweepRow
+	seen := map[string]bool{}
+	for _, e := range f.Variants {
+		r := sweepRow{Root: f.Root}
+		rest := e
+		if l, after, ok := strings.Cut(e, "="); ok {
+			r.Label, rest = l, after
+			if l == "" || !strings.Contains(rest, ":") {
+				return nil, command.Usagef("--variants: %q is not VARIANT, ROOT:VARIANT or LABEL=ROOT:VARIANT", e)
+			}
+		}
+		if i := strings.LastIndex(rest, ":"); i >= 0 {
+			r.Root, rest = rest[:i], rest[i+1:]
+			if r.Root == "" {
+				return nil, command.Usagef("--variants: %q: the sweep folder before : is empty", e)
+			}
+		}
+		if r.Variant = rest; r.Variant == "" {
+			return nil, command.Usagef("--variants: %q: no variant", e)
+		}
+		if r.Label == "" {
+			r.Label = r.Variant
+		}
+		if seen[r.Label] {
+			return nil, command.Usagef("--variants: two rows named %q: name one with LABEL=ROOT:VARIANT", r.Label)
+		}
+		seen[r.Label] = true
+		rows = append(rows, r)
+	}
+	for v := range f.VariantSeeds {
+		if !seen[v] {
+			return nil, command.Usagef("--variant-seeds: %s is not a row of --variants", v)
+		}
+	}
+	return rows, nil
+}
+
 // RunSweep aggregates a sweep's runs, writes the rows asked for and
-// prints the Markdown table.
+// prints the Markdown table. The runs may come from several sweep folders
+// (sweepRows): each run's row then carries its row's label as its
+// variant, so that the tables and the pairs go by row.
 func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
-	variants := f.Variants
+	rows, err := sweepRows(f)
+	if err != nil {
+		return err
+	}
+	byLabel := map[string]sweepRow{}
+	var variants []string
+	for _, r := range rows {
+		byLabel[r.Label] = r
+		variants = append(variants, r.Label)
+	}
 	var runs []report.SweepRun
 	var missing []string
 	for _, ref := range sweepRefs(variants, f.Seeds, f.VariantSeeds) {
-		v, s := ref.Variant, ref.Seed
+		row, s := byLabel[ref.Variant], ref.Seed
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r, err := report.LoadSweepRun(report.RunDir(f.Root, v, s), v, s)
+		r, err := report.LoadSweepRun(report.RunDir(row.Root, row.Variant, s), row.Variant, s)
 		if err != nil {
 			if !f.Partial {
 				return err
 			}
-			missing = append(missing, fmt.Sprintf("%s seed %d", v, s))
+			missing = append(missing, fmt.Sprintf("%s seed %d", row.Label, s))
 			continue
 		}
+		r.Variant = row.Label
 		runs = append(runs, r)
 	}
 	res := report.Aggregate(runs, variants)
 	audits := make([][]table.CreditAudit, len(runs))
-	var err error
 	for i, r := range runs {
 		if audits[i], err = report.LoadCreditAudit(r.Run); err != nil {
 			return err
@@ -277,6 +341,7 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 	report.WriteSweepMechanismMarkdown(&b, mech)
 	if f.Baseline != "" {
 		report.WritePairedMarkdown(&b, report.PairedDiffs(runs, variants, f.Baseline))
+		report.WritePairedReadsMarkdown(&b, report.PairedReadDiffs(runs, variants, f.Baseline))
 	}
 	if len(missing) > 0 {
 		fmt.Fprintf(&b, "\nNot finished (left out): %s\n", strings.Join(missing, ", "))

@@ -124,14 +124,14 @@ func GroupsFrom(c *cli.Context) (GroupsOptions, error) {
 func SweepFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "root", Value: "runs/sweep", Usage: "folder holding VARIANT-sSEED run folders"},
-		&cli.StringSliceFlag{Name: "variants", Required: true, Usage: "variants (repeat it, or give a list separated by commas or spaces)"},
+		&cli.StringSliceFlag{Name: "variants", Required: true, Usage: "the table's rows (repeat it, or give a list separated by commas or spaces): VARIANT (its runs under --root), ROOT:VARIANT (under another sweep folder) or LABEL=ROOT:VARIANT (the row named LABEL, which --baseline and --variant-seeds take)"},
 		&cli.StringSliceFlag{Name: "seeds", Required: true, Usage: "seeds (repeat it, or give a list separated by commas or spaces)"},
 		&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the aggregated rows (sweep_result) here"},
 		&cli.StringFlag{Name: "runs", Usage: "write the per-run rows (sweep_run) here"},
 		&cli.StringFlag{Name: "credit", Usage: "write the credit audits of the runs that have one (RUN/audit/credit.parquet), aggregated per variant and horizon bin (sweep_credit), here"},
 		&cli.BoolFlag{Name: "partial", Usage: "leave out unfinished runs (listed under the table) instead of failing"},
 		&cli.StringFlag{Name: "variant-seeds", Usage: "variants with their own seeds: 'VARIANT:S,S,S VARIANT:S,S' (the others take --seeds)"},
-		&cli.StringFlag{Name: "baseline", Usage: "also print each variant's paired difference from this variant (same seeds), with a 95% bootstrap interval"},
+		&cli.StringFlag{Name: "baseline", Usage: "also print each row's paired difference from this row (same seeds), with a 95% bootstrap interval: in success and tokens, and in skill reads at evaluation (reads per episode, misleading exposure, right reads) where either reads"},
 	}
 }
 
