@@ -74,6 +74,15 @@ func TestServedPolicy(t *testing.T) {
 			if len(rows) != 4 || len(s.Log()) == 0 {
 				t.Fatalf("%d rows, %d answers logged", len(rows), len(s.Log()))
 			}
+			invalid := 0
+			for _, r := range rows {
+				invalid += int(r.Invalid)
+			}
+			if c.dir == chat && invalid == 0 {
+				// An untrained model writes no well-formed <action>: each
+				// such answer is an invalid action, as for a local policy.
+				t.Fatal("no invalid answers recorded under chatml")
+			}
 			for _, r := range rows {
 				if r.Policy != s.URL+c.path+"#tiny" || r.Temperature == nil {
 					t.Fatalf("policy %q temperature %v", r.Policy, r.Temperature)

@@ -330,3 +330,30 @@ func TestServedURL(t *testing.T) {
 		t.Errorf("unknown kind accepted")
 	}
 }
+
+// TestServedSameRowsAnyConcurrency: the rows of a served rollout do not
+// depend on how many episodes are in flight (each request's seed comes
+// from its episode and turn).
+func TestServedSameRowsAnyConcurrency(t *testing.T) {
+	dir := tinyCheckpoint(t)
+	s := standIn(t, dir)
+	p := served(t, dir, s, policy.ServerVLLM, policy.Options{Temperature: 1, TopP: 1}, nil)
+	one, err := rollServed(p, 8, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	many, err := rollServed(p, 8, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(one, many); diff != "" {
+		t.Fatalf("concurrency 1 and 6 differ:\n%s", diff)
+	}
+	other, err := rollServed(p, 9, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Equal(one[0].Tokens, other[0].Tokens) {
+		t.Fatal("another seed played the same tokens: the seed does not reach the server")
+	}
+}
