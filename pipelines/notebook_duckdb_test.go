@@ -47,7 +47,7 @@ func notebookFiles(t *testing.T, dir string) map[string]string {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	var out bytes.Buffer
 	std := stage.Streams{Stdout: &out, Stderr: &out}
-	ro := play.Options{Batch: play.DefaultBatch, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
+	ro := play.Options{Batch: play.DefaultBatch, Server: play.ServerOptions{Concurrency: play.DefaultConcurrency}, Env: "household", Split: "valid_seen", Tasks: 6, Group: 2, Seed: 3,
 		Policy: "random", Slate: play.DefaultSlate, ScaffoldBudget: play.DefaultScaffoldBudget, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext,
 			Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty}
 	if err := ro.Check(); err != nil {

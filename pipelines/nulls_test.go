@@ -61,7 +61,7 @@ func nullCounts(t *testing.T, path string, cols []string) (map[string]int64, int
 func rolloutFile(t *testing.T, dir, name, policy string) string {
 	t.Helper()
 	out := filepath.Join(dir, name)
-	ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Env: "household", Split: "train", Tasks: 3, Group: 2, Seed: 5,
+	ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Server: play.ServerOptions{Concurrency: play.DefaultConcurrency}, Env: "household", Split: "train", Tasks: 3, Group: 2, Seed: 5,
 		Policy: policy, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext, MaxActionTokens: 4,
 			Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty}, Output: out}
 	if err := ro.Check(); err != nil {
@@ -194,7 +194,7 @@ func TestNullsInOutputs(t *testing.T) {
 			if err := scaffold.WriteSnapshot(p("snap-general.parquet"), scaffold.Snapshot{Items: []table.ScaffoldItem{item}}, table.Meta{}); err != nil {
 				t.Fatal(err)
 			}
-			ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Env: "household", Split: "train", Tasks: 2, Group: 1, Seed: 5,
+			ro := rollout.Options{Options: play.Options{Batch: play.DefaultBatch, Server: play.ServerOptions{Concurrency: play.DefaultConcurrency}, Env: "household", Split: "train", Tasks: 2, Group: 1, Seed: 5,
 				Policy: ck, PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext, MaxActionTokens: 4,
 					Admissible: "none"}, InvalidPenalty: play.DefaultInvalidPenalty, Scaffold: p("snap-general.parquet")}, Output: p("scaffolded.parquet")}
 			if err := ro.Check(); err != nil {
