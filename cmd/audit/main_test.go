@@ -124,19 +124,10 @@ func TestScaffold(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, _ := tok.JSON()
 	var ckpts []string
 	for i, seed := range []uint64{1, 2} {
-		c := model.Tiny(tok.VocabSize())
-		c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize = 16, 1, 2, 1, 24
-		m, err := model.New(c, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(dir, "ckpt", string(rune('0'+i)))
-		if err := m.Save(p, js); err != nil {
-			t.Fatal(err)
-		}
+		tinyCheckpoint(t, p, seed)
 		ckpts = append(ckpts, p)
 	}
 	var traj []table.Trajectory
@@ -202,21 +193,8 @@ func TestScaffold(t *testing.T) {
 // table agree, and the right rules and skill bodies lengthen the context.
 func TestReading(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := tokenizer.ShippedWordLevel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, _ := tok.JSON()
-	c := model.Tiny(tok.VocabSize())
-	c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize = 16, 1, 2, 1, 24
-	m, err := model.New(c, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ck := filepath.Join(dir, "ckpt")
-	if err := m.Save(ck, js); err != nil {
-		t.Fatal(err)
-	}
+	tinyCheckpoint(t, ck, 3)
 	out := filepath.Join(dir, "reading.parquet")
 	code, stderr := run(t, "reading", "--policy", ck, "--env", "household", "--split", "valid_seen", "--tasks", "3",
 		"--max-context", "400", "-o", out)
@@ -295,4 +273,29 @@ func TestReading(t *testing.T) {
 			t.Errorf("%s: output written", name)
 		}
 	}
+}
+
+// tinyCheckpoint saves an untrained one-layer checkpoint on the shipped
+// word-level tokenizer, weights drawn from seed, into dir and returns its
+// model.
+func tinyCheckpoint(t *testing.T, dir string, seed uint64) *model.Model {
+	t.Helper()
+	tok, err := tokenizer.ShippedWordLevel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := tok.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := model.Tiny(tok.VocabSize())
+	c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize = 16, 1, 2, 1, 24
+	m, err := model.New(c, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Save(dir, js); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -4,32 +4,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/policy/servedtest"
 	"github.com/pats-rl/pats/lib/table"
-	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // TestReadingServed: audit reading plays every condition through a served
 // policy (vLLM's shape) and names it in its rows.
 func TestReadingServed(t *testing.T) {
 	dir := t.TempDir()
-	tok, err := tokenizer.ShippedWordLevel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, _ := tok.JSON()
-	c := model.Tiny(tok.VocabSize())
-	c.HiddenSize, c.NumHiddenLayers, c.NumAttentionHeads, c.NumKeyValueHeads, c.IntermediateSize = 16, 1, 2, 1, 24
-	m, err := model.New(c, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ck := filepath.Join(dir, "ckpt")
-	if err := m.Save(ck, js); err != nil {
-		t.Fatal(err)
-	}
-	s := servedtest.New(m)
+	s := servedtest.New(tinyCheckpoint(t, ck, 3))
 	defer s.Close()
 	out := filepath.Join(dir, "reading.parquet")
 	code, stderr := run(t, "reading", "--policy", s.URL+"/v1", "--tokenizer", ck, "--model", "tiny", "--env", "household",

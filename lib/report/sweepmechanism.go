@@ -161,11 +161,11 @@ func mean(xs []float64) float64 {
 // the seeds that have it, — where none has. Nothing is written when no run
 // has mechanism audits.
 func WriteSweepMechanismMarkdown(w io.Writer, rows []SweepMechanism) {
-	any := false
+	audited := false
 	for _, r := range rows {
-		any = any || r.Audited > 0 || r.Judged > 0
+		audited = audited || r.Audited > 0 || r.Judged > 0
 	}
-	if !any {
+	if !audited {
 		return
 	}
 	fmt.Fprintf(w, "\nThe mechanism over seeds (the runs' lift/K and truth/K audits, never read by the loop): the scaffold's lift in training success (with it minus without it, same checkpoint and tasks), as the mean over iterations 1-%d and over every scaffolded iteration, and the share of iterations where it is above 0; the last snapshot's precision (true of judgeable items) and recall (the environment's rules stated); the share of GRPO groups in iterations 0-%d where every episode failed (under the training scaffold where there is one). Mean ± sd over the seeds with the audit.\n\n",
