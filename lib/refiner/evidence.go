@@ -183,17 +183,20 @@ func (b *RuleBased) holds(e *evidence, f string) (float64, bool) {
 	}
 }
 
-// slotLeans reports whether doing slot p's step at all (any value) is more
-// common among the successful episodes than among the failed ones, when
-// both sides have episodes (with no success yet, the failures that got far
-// are all the evidence there is). A step that successes and failures do
-// alike is not what makes a success: a scaffold's own rule ("Clean the
-// object ...") makes every episode do it, and without this check its
-// episodes would confirm it in every type.
+// slotLeans reports whether the evidence says slot p's step belongs to the
+// task, whatever value it takes: most successful episodes do it (at least
+// SuccessShare of them, as the shared-contrast rule asks of its features)
+// and it is more common among them than among the failed ones. With no
+// success yet, the failures that got far are all the evidence there is,
+// and then at least MinShare of the failed episodes must do the step. A
+// step that successes and failures do alike is not what makes a success:
+// a scaffold's own rule ("Clean the object ...") makes every episode do
+// it, and without this check its episodes would confirm it in every type;
+// nor is a step a few episodes do on the way (a clean task's successes
+// that also heated something: "heat:stoveburner in 2/6 successes"), whose
+// winning value has the whole slot's share when the world has one tool
+// for it.
 func (b *RuleBased) slotLeans(e *evidence, p string) bool {
-	if e.nS == 0 || e.nF == 0 {
-		return true
-	}
 	var s, f float64
 	for _, x := range e.features() {
 		if xp, v := splitFeature(x); xp == p && v != "" {
@@ -201,7 +204,13 @@ func (b *RuleBased) slotLeans(e *evidence, p string) bool {
 			f += e.f[x]
 		}
 	}
-	return s/e.nS > f/e.nF
+	if e.nS == 0 {
+		return e.nF > 0 && f/e.nF >= b.MinShare
+	}
+	if s/e.nS < b.SuccessShare {
+		return false
+	}
+	return e.nF == 0 || s/e.nS > f/e.nF
 }
 
 // shows reports whether the evidence bears on f: it shows f, or for a

@@ -36,8 +36,11 @@ import (
 //     value's weight is its successful episodes plus Partial times its
 //     failed ones (a failed episode showing it got that far: partly
 //     successful). The value of the largest weight (ties by name) holds
-//     when its share of the slot's weight is at least SlotShare and no
-//     other value has more successful episodes. This keeps what successes
+//     when its share of the slot's weight is at least SlotShare, no
+//     other value has more successful episodes, and the step itself
+//     (any value) is done by at least SuccessShare of the successful
+//     episodes and more often than by the failed ones (with no success
+//     in the window: by at least MinShare of the failed ones). This keeps what successes
 //     share with the failures that got far (source:cabinet in every
 //     success and half the failures), which a success-failure contrast
 //     drops, and it needs few successes. A card supports it when the

@@ -231,6 +231,17 @@ func TestRules(t *testing.T) {
 		{"a tool successes use more than failures makes its rule",
 			three(2, 6, side{"heat:stoveburner": 1}, side{"heat:stoveburner": 0.5}, map[string]int32{}),
 			map[string]string{"Heat the object with the stoveburner before placing it.": scaffold.LayerTask}},
+		{"a tool a third of the successes use on the way makes no rule",
+			// seed 1 of the s48 sweep, iteration 1: "heat:stoveburner in
+			// 2/6 successes" made a heat rule for a clean task; the world
+			// has one heating tool, so the value always has the whole slot
+			three(3, 9, side{"source:cabinet": 1, "heat:stoveburner": 1.0 / 3}, side{"source:cabinet": 5.0 / 9, "heat:stoveburner": 1.0 / 9}, map[string]int32{}),
+			map[string]string{"Look in the cabinet first.": scaffold.LayerTask}},
+		{"no success, a tool one failure in eight used: no rule",
+			// seed 1, iteration 11: "clean:sinkbasin in 0/0 successes and
+			// 2/32 failures" made a clean rule for pick_two_obj_and_place
+			three(0, 8, side{}, side{"source:cabinet": 0.5, "clean:sinkbasin": 0.125}, map[string]int32{}),
+			map[string]string{"Look in the cabinet first.": scaffold.LayerTask}},
 		{"an action makes no item, even one that separates",
 			three(2, 6, side{"action:heat": 1, "action:take": 1}, side{"action:take": 0.9}, map[string]int32{}),
 			map[string]string{}},
