@@ -16,7 +16,8 @@
 //     slot, no other value has more successes and the step itself is done
 //     by most successes (with none, by MinShare of the failures); for
 //     other features what most successes share and failures show less
-//     (Phi(G+) with a contrast); for failure modes their share of the failed episodes.
+//     (Phi(G+) with a contrast); for failure modes their share of the
+//     failed episodes.
 //     Every item is a template filled with a feature value of the run's
 //     own episodes (no template names a place or a tool; milestones and
 //     features without a template make no item), every addition cites

@@ -43,8 +43,8 @@ import (
 //     in the window: by at least MinShare of the failed ones). This
 //     keeps what successes share with the failures that got far
 //     (source:cabinet in every success and half the failures), which a
-//     success-failure contrast drops, and it needs few successes. A card supports it when the
-//     value is the largest in that card.
+//     success-failure contrast drops, and it needs few successes. A
+//     card supports it when the value is the largest in that card.
 //   - Shared-contrast rule, for the other features: p_s(f) >= SuccessShare
 //     (what most successes share, the card's Phi(G+)) and p_s(f) - p_f(f)
 //     >= MinLean. A card supports it when card.Lean(c, f) > 0.
