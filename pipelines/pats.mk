@@ -109,6 +109,16 @@ EVAL_FLAGS   ?=
 MAX_CONTEXT  ?= 4096
 # scaffold token budget
 BUDGET       ?= 400
+# The fade of variant pats (issue 59; control/validate --fade-start,
+# --fade-end): the caps of snapshot j stay whole while j/ITERS <=
+# FADE_START, fall linearly, and are 0 from j/ITERS >= FADE_END, so the
+# iterations from FADE_END on play and train bare, as the policy is
+# deployed (20 iterations: snapshots 11-15 shrink, iterations 16-19 bare).
+FADE_START   ?= 0.5
+FADE_END     ?= 0.8
+# the absorption margin (control --absorb-margin): a scope whose bare EMA is
+# within it of its scaffolded EMA, or above, has absorbed its items
+ABSORB_MARGIN ?= 0.05
 # 1: a skill slate in every rollout and evaluation
 SKILLS       ?= 0
 # 1: the mechanism audits of a scaffold run, every iteration (docs/pipelines.md):
@@ -204,7 +214,31 @@ V_CARDS    :=
 V_SKILLS   := $(SKILLS)
 V_CREDIT   := $(CREDIT)
 V_STEP_OWN :=
+# ABSORB: the bare replay of each iteration's groups (bare/K) is an input of
+# the scaffold branch (control --bare: the absorption signal; COMPRESS
+# fades). FADE: the caps fall to 0 over the end of the run (FADE_START,
+# FADE_END). TRAIN: what learn grpo trains on: traj (the iteration's
+# rollout), bare (traj/K and the bare replay bare/K as groups of their own),
+# extra (traj/K and GROUP more bare episodes of the same tasks, extra/K, as
+# groups of their own); with bare or extra each optimizer step takes twice
+# MINIBATCH sequences, so the steps per iteration stay those of traj.
+V_ABSORB   := 0
+V_FADE     := 0
+V_TRAIN    := traj
 ifeq ($(VARIANT),pats)
+V_ABSORB   := 1
+V_FADE     := 1
+else ifeq ($(VARIANT),pats-nofade)
+# the loop before issue 59: no absorption signal, no fade
+else ifeq ($(VARIANT),pats-bare)
+V_ABSORB   := 1
+V_FADE     := 1
+V_TRAIN    := bare
+else ifeq ($(VARIANT),static-x2)
+V_SCAFFOLD := 0
+V_ADAPT    := 0
+V_B0       := none
+V_TRAIN    := extra
 else ifeq ($(VARIANT),keep)
 else ifeq ($(VARIANT),grpo)
 V_SCAFFOLD := 0
@@ -273,7 +307,7 @@ V_SKILLS   := 1
 V_CREDIT   := broadcast
 V_STEP_OWN := gigpo
 else
-$(error VARIANT=$(VARIANT): want pats, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate, broadcast, pats-skillgate-gigpo, pats-skillgate or pats-gigpo)
+$(error VARIANT=$(VARIANT): want pats, pats-nofade, pats-bare, static-x2, grpo, gigpo, static, frozen, expand-only, no-revise, traj-cards, warm-start, warm-start-adapt, no-warmup, oracle-boot, keep, decay, skillgate, broadcast, pats-skillgate-gigpo, pats-skillgate or pats-gigpo)
 endif
 ifeq ($(FORMAT_SFT),0)
 V_WARMUP   := 0
@@ -296,6 +330,10 @@ endif
 
 # the mechanism audits run for scaffold runs only
 MECH_ON    := $(if $(filter 1,$(MECHANISM)),$(V_SCAFFOLD),0)
+# the bare replay bare/K: for the audits, the absorption signal, or training
+BARE_ON    := $(if $(filter 1,$(MECH_ON) $(V_ABSORB)),1,$(if $(filter bare,$(V_TRAIN)),1,0))
+V_FADE_FLAGS := $(if $(filter 1,$(V_FADE)),--fade-start $(FADE_START) --fade-end $(FADE_END) --iterations $(ITERS))
+V_MINIBATCH  := $(if $(filter traj,$(V_TRAIN)),$(MINIBATCH),$(shell echo $$(( 2 * $(MINIBATCH) ))))
 
 # ---- derived ----------------------------------------------------------------------
 ITER_LIST  := $(shell seq 0 $$(( $(ITERS) - 1 )))
@@ -306,8 +344,17 @@ snap_of     = $(if $(filter 1,$(V_ADAPT)),$(R)/snap/$(1).parquet,$(if $(filter f
 adapts      = $(if $(filter 1,$(V_ADAPT)),1,$(if $(filter first,$(V_ADAPT)),$(if $(filter 0,$(1)),1)))
 # decay: the budget of iteration k falls linearly from BUDGET to 0 at the last one.
 budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS) - 1 - $(1)) / ($(ITERS) > 1 ? $(ITERS) - 1 : 1) ))),$(BUDGET))
-# A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
-scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
+# fade_bare,k: 1 when the fade has emptied snapshot k (k/ITERS >= FADE_END,
+# as scaffold.Fade.Bare computes it): iteration k plays without a scaffold.
+fade_bare   = $(if $(filter 1,$(V_FADE)),$(shell awk 'BEGIN { print ($(1) / $(ITERS) >= $(FADE_END)) ? 1 : 0 }'),0)
+# A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no
+# limit), and so does a snapshot the fade has emptied.
+scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,$(if $(filter 1,$(call fade_bare,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1)))))
+# train_of,k: the trajectories learn grpo trains on at iteration k (V_TRAIN);
+# pats-bare takes extra/K where the fade has emptied snapshot k (traj/K and
+# bare/K are then the same play).
+extra_of    = $(if $(filter extra,$(V_TRAIN)),$(R)/extra/$(1).parquet,$(if $(filter 1,$(call fade_bare,$(1))),$(R)/extra/$(1).parquet,$(R)/bare/$(1).parquet))
+train_of    = $(if $(filter traj,$(V_TRAIN)),$(R)/traj/$(1).parquet,$(R)/train/$(1).parquet)
 ckpt        = $(R)/ckpt/$(1)/config.json
 # the cards of the iterations before k in the refiner's window
 history_of  = $(foreach j,$(shell seq $$(( $(1) + 1 > $(REFINER_WINDOW) ? $(1) + 1 - $(REFINER_WINDOW) : 0 )) $$(( $(1) - 1 ))),$(if $(call adapts,$(j)),$(R)/cards/$(j).parquet))
@@ -339,7 +386,7 @@ RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BAS
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
-  RUN_BASE COMMON $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(sort $(filter V_%,$(.VARIABLES)))
+  RUN_BASE COMMON $(if $(filter pats pats-bare,$(VARIANT)),FADE_START FADE_END ABSORB_MARGIN) $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 # Rewritten while make reads this file only when the checksum changes, and
 # never under -n or -q (a dry run or a question runs nothing and writes
@@ -482,31 +529,55 @@ $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call 
 $(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
-$(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
+$(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(call train_of,$(1)) $(call ckpt,$(1)) $(call ckpt,0)
 	@mkdir -p $(R)/adv
-	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(call train_of,$(1)) -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(V_MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+
+ifneq ($(V_TRAIN),traj)
+# the second set of groups (V_TRAIN): kept apart from traj/K's (report mix --apart)
+$(R)/train/$(1).parquet: $(R)/traj/$(1).parquet $(call extra_of,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/report mix --apart $(R)/traj/$(1).parquet $(call extra_of,$(1)) -o $$@
+
+# GROUP more bare episodes of iteration k's tasks (the samples after traj/K's)
+$(R)/extra/$(1).parquet: $(call ckpt,$(1))
+	@mkdir -p $$(@D)
+	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) --first-sample $(GROUP) $(call train_policy,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+endif
 
 ifeq ($(call adapts,$(1)),1)
 $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
 	@mkdir -p $$(@D)
 	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
 
-$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet &: $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet)
-	@mkdir -p $(R)/proposals $(R)/state
-	$(BIN)/control --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) --window $(REFINER_WINDOW) --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS) $(REFINER_FLAGS)
+$(R)/proposals/$(1).parquet $(R)/state/$(1).parquet $(if $(filter 1,$(V_ABSORB)),$(R)/absorb/$(1).parquet) &: $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),$(R)/state/$(3).parquet) $(if $(filter 1,$(V_ABSORB)),$(R)/bare-cards/$(1).parquet)
+	@mkdir -p $(R)/proposals $(R)/state $(if $(filter 1,$(V_ABSORB)),$(R)/absorb)
+	$(BIN)/control --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) --window $(REFINER_WINDOW) --scaffold $(R)/snap/$(1).parquet $(if $(filter-out 0,$(1)),--state $(R)/state/$(3).parquet) -o $(R)/proposals/$(1).parquet --state-out $(R)/state/$(1).parquet $(if $(filter 1,$(V_ABSORB)),--bare $(R)/bare-cards/$(1).parquet --absorption-out $(R)/absorb/$(1).parquet --absorb-margin $(ABSORB_MARGIN)) $(V_FADE_FLAGS) $(V_CONTROL) $(CONTROL_FLAGS) $(REFINER_FLAGS)
+
+ifeq ($(V_ABSORB),1)
+# the cards of the bare replay: the absorption signal's evidence
+$(R)/bare-cards/$(1).parquet: $(R)/bare/$(1).parquet
+	@mkdir -p $$(@D)
+	$(BIN)/cards $$< -o $$@ $(V_CARDS) $(CARDS_FLAGS)
+endif
 
 $(R)/snap/$(2).parquet $(R)/decisions/$(1).parquet &: $(R)/proposals/$(1).parquet $(R)/cards/$(1).parquet $(call history_of,$(1)) $(R)/snap/$(1).parquet
 	@mkdir -p $(R)/decisions
-	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_CONTROL) $(CONTROL_FLAGS)
+	$(BIN)/validate --scaffold $(R)/snap/$(1).parquet --proposals $(R)/proposals/$(1).parquet --cards $(R)/cards/$(1).parquet $(foreach h,$(call history_of,$(1)),--history $(h)) -o $(R)/snap/$(2).parquet --decisions $(R)/decisions/$(1).parquet $(V_FADE_FLAGS) $(V_CONTROL) $(CONTROL_FLAGS)
 endif
 
-ifeq ($(MECH_ON),1)
-# The mechanism audits of iteration k (MECHANISM): measures, never inputs.
+ifeq ($(BARE_ON),1)
+# The bare replay of iteration k: traj/K's groups played again by ckpt/K
+# with no scaffold (the same tasks and seed). An input of the scaffold
+# branch with ABSORB, of learn with TRAIN=bare; a measure for the audits.
 $(R)/bare/$(1).parquet: $(call ckpt,$(1))
 	@mkdir -p $$(@D)
 $(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
+endif
 
+ifeq ($(MECH_ON),1)
+# The mechanism audits of iteration k (MECHANISM): measures, never inputs.
 $(R)/lift/$(1).parquet: $(R)/traj/$(1).parquet $(R)/bare/$(1).parquet
 	@mkdir -p $$(@D)
 	$(BIN)/audit lift $(R)/traj/$(1).parquet --without $(R)/bare/$(1).parquet -o $$@ > $$@.md.tmp && mv $$@.md.tmp $(R)/lift/$(1).md

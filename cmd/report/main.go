@@ -33,7 +33,7 @@ func app() *cli.App {
 			{
 				Name:      "mix",
 				Usage:     "concatenate trajectory files so that episodes of one task form one group (samples renumbered)",
-				UsageText: "report mix TRAJ... -o OUT",
+				UsageText: "report mix TRAJ... -o OUT [--apart]",
 				Flags:     report.MixFlags(),
 				Action:    stage.Action(report.MixFrom, report.RunMix),
 			},

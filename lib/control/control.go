@@ -18,14 +18,27 @@ type Options struct {
 	Enabled []string // primitives allowed; nil = all four
 	Frozen  bool     // propose nothing, ever
 	General bool     // adapt the general layer too; default true
+	// AbsorbMargin: with a bare replay (StepBare), a scope whose bare EMA
+	// comes within this margin of its scaffolded EMA, or above it, has
+	// absorbed its items and gets COMPRESS; a scope whose bare rate beats
+	// the scaffolded one by more than it counts an iteration of doing
+	// worse with its items (NWorse). Default 0.05.
+	AbsorbMargin float64
 	// The caps (FORCED_PRUNE at a cap), the EXPAND quota, and the two
 	// rules the refiner keeps to: scaffold.DefaultLimits by default.
 	scaffold.Limits
 }
 
+// DefaultAbsorbMargin is Options.AbsorbMargin's default.
+const DefaultAbsorbMargin = 0.05
+
+// HarmfulAfter is how many observed iterations running a scope must do
+// worse with its items than bare before they count as harmful.
+const HarmfulAfter = 2
+
 // DefaultOptions returns the defaults.
 func DefaultOptions() Options {
-	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, General: true, Limits: scaffold.DefaultLimits()}
+	return Options{RhoR: 0.4, RhoC: 0.75, EMA: 0.5, General: true, AbsorbMargin: DefaultAbsorbMargin, Limits: scaffold.DefaultLimits()}
 }
 
 // Validate reports inconsistent options.
@@ -35,6 +48,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("thresholds must satisfy 0 <= rho_r <= rho_c <= 1 (got %g, %g)", o.RhoR, o.RhoC)
 	case !(o.EMA >= 0 && o.EMA < 1):
 		return fmt.Errorf("ema factor must be in [0,1) (got %g)", o.EMA)
+	case !(o.AbsorbMargin >= 0 && o.AbsorbMargin <= 1):
+		return fmt.Errorf("absorption margin must be in [0,1] (got %g)", o.AbsorbMargin)
 	}
 	for _, p := range o.Enabled {
 		if !scaffold.IsPrimitive(p) {
@@ -90,7 +105,7 @@ func Choose(s float64, nItems, nTokens, maxItems, maxTokens int, o Options) stri
 	default:
 		p = scaffold.Compress
 	}
-	if nItems >= maxItems || nTokens >= maxTokens {
+	if capReached(nItems, nTokens, maxItems, maxTokens) {
 		if o.enabled(scaffold.ForcedPrune) {
 			return scaffold.ForcedPrune
 		}
@@ -101,16 +116,39 @@ func Choose(s float64, nItems, nTokens, maxItems, maxTokens int, o Options) stri
 	return scaffold.None
 }
 
-// Step runs the controller for iteration k. prev holds earlier states (any
+// capReached reports whether a scope of nItems items and nTokens tokens
+// is at a cap. An empty scope never is (under the fade its caps may be 0).
+func capReached(nItems, nTokens, maxItems, maxTokens int) bool {
+	return (nItems > 0 || nTokens > 0) && (nItems >= maxItems || nTokens >= maxTokens)
+}
+
+// Step runs the controller for iteration k without a bare replay
+// (StepBare with no bare evidence).
+func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.ScaffoldItem, types []string, k int32, o Options) ([]table.ControllerState, error) {
+	return StepBare(prev, ev, nil, items, types, k, o)
+}
+
+// StepBare runs the controller for iteration k. prev holds earlier states (any
 // history; for each type the latest row before k is used, later rows are
 // ignored); ev the type evidence (rows of other iterations are ignored);
 // items the current snapshot; types extra task types to keep a state for
 // (e.g. the environment's types). It returns one state per scope, sorted by
 // task type, the general scope ("") first when Options.General is set.
-func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.ScaffoldItem, types []string, k int32, o Options) ([]table.ControllerState, error) {
+//
+// bare is the type evidence of the bare replay of iteration k's groups (the
+// same tasks played by the same checkpoint with no scaffold; nil: none):
+// per scope it smooths the bare rate as s_k, marks the scope Absorbed when
+// the bare EMA is within AbsorbMargin of s_k or above it (the primitive of
+// a scope with items becomes COMPRESS where it would be EXPAND or REVISE:
+// an empty scope has nothing to absorb and may grow), and counts NWorse.
+// Under a fade (Limits.Fade) the caps are those of snapshot k+1
+// (Limits.At), and a scope at its cap gets FORCED_PRUNE whether or not it
+// was observed at k, so that the scaffold is empty when the fade ends.
+func StepBare(prev []table.ControllerState, ev, bare []table.TypeEvidence, items []table.ScaffoldItem, types []string, k int32, o Options) ([]table.ControllerState, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	limits := o.Limits.At(k)
 	last := map[string]table.ControllerState{}
 	seen := map[[2]any]bool{}
 	for _, s := range prev {
@@ -135,6 +173,16 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 			return nil, fmt.Errorf("type evidence for type %q at iteration %d given twice", e.TaskType, k)
 		}
 		obs[e.TaskType] = e
+	}
+	bareObs := map[string]table.TypeEvidence{}
+	for _, e := range bare {
+		if e.Iteration != k {
+			continue
+		}
+		if _, dup := bareObs[e.TaskType]; dup {
+			return nil, fmt.Errorf("bare type evidence for type %q at iteration %d given twice", e.TaskType, k)
+		}
+		bareObs[e.TaskType] = e
 	}
 	scopes := map[string]bool{}
 	for t := range last {
@@ -165,9 +213,13 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 		st := table.ControllerState{TaskType: t, Iteration: k,
 			SmoothedSuccess: p.SmoothedSuccess, LastSuccess: p.LastSuccess,
 			NExpand: p.NExpand, NRevise: p.NRevise, NCompress: p.NCompress,
-			NForcedPrune: p.NForcedPrune, NNone: p.NNone, NObserved: p.NObserved}
+			NForcedPrune: p.NForcedPrune, NNone: p.NNone, NObserved: p.NObserved,
+			BareSmoothed: p.BareSmoothed, BareLast: p.BareLast}
 		n, tok := scaffold.ScopeTotals(items, t)
 		st.NItems, st.NTokens = int32(n), int32(tok)
+		mi, mt := limits.Caps(t)
+		ci, ct := int32(mi), int32(mt)
+		st.CapItems, st.CapTokens = &ci, &ct
 		st.Primitive = scaffold.None
 		if e, ok := obs[t]; ok && e.NCards > 0 {
 			st.Observed = true
@@ -178,8 +230,30 @@ func Step(prev []table.ControllerState, ev []table.TypeEvidence, items []table.S
 			x, s := e.SuccessRate, Smooth(prev, had && p.NObserved > 0 && p.SmoothedSuccess != nil, e.SuccessRate, o.EMA)
 			st.LastSuccess, st.SmoothedSuccess = &x, &s
 			st.NObserved++
-			mi, mt := o.Caps(t)
 			st.Primitive = Choose(s, n, tok, mi, mt, o)
+			if b, ok := bareObs[t]; ok && b.NCards > 0 {
+				y := b.SuccessRate
+				prevB := 0.0
+				if p.BareSmoothed != nil {
+					prevB = *p.BareSmoothed
+				}
+				bs := Smooth(prevB, had && p.BareSmoothed != nil, y, o.EMA)
+				st.BareLast, st.BareSmoothed = &y, &bs
+				st.Absorbed = bs >= s-o.AbsorbMargin
+				if y > x+o.AbsorbMargin {
+					st.NWorse = p.NWorse + 1
+				}
+				if st.Absorbed && n > 0 && !o.Frozen && (st.Primitive == scaffold.Expand || st.Primitive == scaffold.Revise ||
+					st.Primitive == scaffold.None) && o.enabled(scaffold.Compress) {
+					st.Primitive = scaffold.Compress
+				}
+			}
+		}
+		if st.Primitive == scaffold.Expand && (mi == 0 || mt == 0) {
+			st.Primitive = scaffold.None // the fade has closed the scope: nothing may be added
+		}
+		if !st.Observed && limits.Fade.On() && !o.Frozen && capReached(n, tok, mi, mt) && o.enabled(scaffold.ForcedPrune) {
+			st.Primitive = scaffold.ForcedPrune
 		}
 		switch st.Primitive {
 		case scaffold.Expand:

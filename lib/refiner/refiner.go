@@ -14,19 +14,28 @@ import (
 // general layer) at one iteration. It is read-only: a refiner never writes
 // the scaffold.
 type Input struct {
-	Iteration     int32                // iteration k
-	TaskType      string               // the scope; "" = general layer
-	Primitive     string               // the controller's primitive for it
-	Evidence      table.TypeEvidence   // the scope's type evidence at k
-	Cards         []table.Card         // the cards of iteration k and of earlier iterations (all types; refiners filter)
-	Window        int                  // iterations of cards the evidence pools (k-Window+1 .. k); default DefaultWindow
-	Items         []table.ScaffoldItem // the whole current snapshot
-	Quota         int                  // proposals per scope per iteration (EXPAND: additions); default 3
-	MaxItems      int                  // the scope's item cap; default 12
-	MaxTokens     int                  // the scope's token cap; default 400
-	MaxItemTokens int                  // tokens per item; default 40
-	MinSupport    int                  // cards an addition needs; default 2
-	Count         func(string) int     // token counter; default scaffold.WordCount
+	Iteration int32                // iteration k
+	TaskType  string               // the scope; "" = general layer
+	Primitive string               // the controller's primitive for it
+	Evidence  table.TypeEvidence   // the scope's type evidence at k
+	Cards     []table.Card         // the cards of iteration k and of earlier iterations (all types; refiners filter)
+	Window    int                  // iterations of cards the evidence pools (k-Window+1 .. k); default DefaultWindow
+	Items     []table.ScaffoldItem // the whole current snapshot
+	Quota     int                  // proposals per scope per iteration (EXPAND: additions); default 3
+	MaxItems  int                  // the scope's item cap; default 12
+	MaxTokens int                  // the scope's token cap; default 400
+	// CapsGiven takes MaxItems and MaxTokens as they are, 0 included (the
+	// fade's caps); without it 0 means the default.
+	CapsGiven     bool
+	MaxItemTokens int              // tokens per item; default 40
+	MinSupport    int              // cards an addition needs; default 2
+	Count         func(string) int // token counter; default scaffold.WordCount
+	// Absorption, when not nil, is the scope's absorption signal
+	// (Absorption of the bare replay): COMPRESS then fades the scope's
+	// items, absorbed and harmful ones first, whether or not their rules
+	// still hold. nil keeps the rule-based COMPRESS (items whose rules no
+	// longer hold).
+	Absorption []table.ItemAbsorption
 }
 
 // Result is a refiner's answer. Reason says why there are no (or few)
@@ -60,10 +69,10 @@ func (in Input) withDefaults() Input {
 	if in.Quota <= 0 {
 		in.Quota = scaffold.DefaultExpandQuota
 	}
-	if in.MaxItems <= 0 {
+	if in.MaxItems <= 0 && !in.CapsGiven {
 		in.MaxItems = scaffold.DefaultMaxItems
 	}
-	if in.MaxTokens <= 0 {
+	if in.MaxTokens <= 0 && !in.CapsGiven {
 		in.MaxTokens = scaffold.DefaultMaxTokens
 	}
 	if in.MaxItemTokens <= 0 {

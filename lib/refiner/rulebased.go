@@ -163,7 +163,11 @@ func (b *RuleBased) Propose(ctx context.Context, in Input) (Result, error) {
 	case scaffold.Revise:
 		props, reason = b.revise(s)
 	case scaffold.Compress:
-		props, reason = b.compress(s)
+		if in.fading() {
+			props, reason = b.fade(s)
+		} else {
+			props, reason = b.compress(s)
+		}
 	case scaffold.ForcedPrune:
 		props, reason = b.prune(s)
 	case scaffold.None, "":

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"fmt"
+
 	"github.com/pats-rl/pats/lib/table"
 )
 
@@ -24,6 +26,28 @@ func MixGroups(tables ...[]table.Trajectory) []table.Trajectory {
 			next[k]++
 			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// KeepApart returns the tables with the group ids of the n-th table (n >= 2,
+// counting from 1) suffixed "#n", so that MixGroups keeps each table's
+// groups apart: the same task played twice (say with and without a
+// scaffold) becomes two groups with their own advantage baselines. The
+// first table is returned as it is.
+func KeepApart(tables ...[]table.Trajectory) [][]table.Trajectory {
+	out := make([][]table.Trajectory, len(tables))
+	for i, rows := range tables {
+		if i == 0 {
+			out[i] = rows
+			continue
+		}
+		cp := make([]table.Trajectory, len(rows))
+		for j, r := range rows {
+			r.GroupID = fmt.Sprintf("%s#%d", r.GroupID, i+1)
+			cp[j] = r
+		}
+		out[i] = cp
 	}
 	return out
 }

@@ -32,16 +32,21 @@ const InvalidRead = "Nothing happens."
 
 // Options says what to roll out.
 type Options struct {
-	Env       env.Env
-	Split     string
-	Tasks     int // tasks to draw from the split (seeded); 0 = the whole split in order
-	Group     int // episodes per task
-	Seed      int64
-	Shard     Shard
-	Run       string
-	Iteration int
-	Policy    Policy
-	Tok       tokenizer.Tokenizer
+	Env   env.Env
+	Split string
+	Tasks int // tasks to draw from the split (seeded); 0 = the whole split in order
+	Group int // episodes per task
+	// FirstSample numbers the episodes of a task from it: sample
+	// FirstSample+i, with that sample's seed (EpisodeSeed), so a second
+	// rollout of the same tasks from FirstSample = the first one's Group
+	// plays new episodes of them. 0: from 0.
+	FirstSample int
+	Seed        int64
+	Shard       Shard
+	Run         string
+	Iteration   int
+	Policy      Policy
+	Tok         tokenizer.Tokenizer
 	// Sampling is how a checkpoint policy draws its tokens, and PolicyHash
 	// the content hash of its weights: both recorded in every row (the
 	// zero Rule and "" for the oracle and random policies).
@@ -176,6 +181,8 @@ func (o Options) Check() error {
 	switch {
 	case o.Group < 1:
 		return badSetting("group", "must be at least 1, got %d", o.Group)
+	case o.FirstSample < 0 || o.FirstSample > math.MaxInt32-o.Group:
+		return badSetting("first-sample", "must be in [0, %d], got %d", math.MaxInt32-o.Group, o.FirstSample)
 	case o.History < 0:
 		return badSetting("history", "must be 0 (the whole episode) or more, got %d", o.History)
 	case o.History > math.MaxInt32:
@@ -240,7 +247,7 @@ func Run(ctx context.Context, o Options) ([]table.Trajectory, error) {
 					errs[j.slot] = errSkipped
 					continue
 				}
-				out[j.slot], errs[j.slot] = episode(ctx, o, ids[j.task], j.sample)
+				out[j.slot], errs[j.slot] = episode(ctx, o, ids[j.task], o.FirstSample+j.sample)
 				if errs[j.slot] != nil {
 					failed.Store(true)
 				}

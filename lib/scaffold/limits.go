@@ -24,6 +24,9 @@ type Limits struct {
 	ExpandQuota      int // additions per scope per iteration; DefaultExpandQuota
 	MinSupport       int // distinct cards an addition needs; DefaultMinSupport
 	MaxItemTokens    int // tokens per item; DefaultMaxItemTokens
+	// Fade shrinks the caps over the end of a run (At); the zero value
+	// keeps them whole.
+	Fade Fade
 }
 
 // DefaultLimits returns the defaults.
@@ -47,7 +50,7 @@ func (l Limits) Validate() error {
 	case l.MaxItemTokens < 1:
 		return fmt.Errorf("max item tokens must be at least 1, got %d", l.MaxItemTokens)
 	}
-	return nil
+	return l.Fade.Validate()
 }
 
 // Caps returns the item and token caps of scope t ("" = general).

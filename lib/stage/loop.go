@@ -21,7 +21,9 @@ const LoopHelp = "Defaults and why (nothing published fixes them; they follow fr
 	"                  a type's block stays a short read, about the size of hand-written libraries\n" +
 	"  --expand-quota 3  additions per type per iteration: enough to react, few enough that each\n" +
 	"                  addition's effect shows in the next iteration's cards\n" +
-	"  --min-support 2 an addition needs two supporting cards: one group is an anecdote"
+	"  --min-support 2 an addition needs two supporting cards: one group is an anecdote\n" +
+	"  --fade-start S --fade-end E --iterations N: snapshot j keeps its caps whole while j/N <= S, none from\n" +
+	"                  j/N >= E (the last iterations train bare, as the policy is deployed), linear between"
 
 // Loop are the scaffold loop's options that control and validate share, so
 // that a pipeline passes one set of flags to both: the controller's
@@ -63,6 +65,9 @@ func LoopFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "frozen", Usage: "propose nothing: the scaffold never changes (an ablation)"},
 		&cli.BoolFlag{Name: "no-general", Usage: "leave the general layer alone (adapt task and mistake items only)"},
 		&cli.StringFlag{Name: "tokenizer", Usage: "tokenizer.json (or a checkpoint folder) to count tokens with; default the built-in one"},
+		&cli.Float64Flag{Name: "fade-start", Usage: "the fade: share of the run (--iterations) after which the caps of the snapshots fall"},
+		&cli.Float64Flag{Name: "fade-end", Usage: "the fade: share of the run from which the scaffold is empty (every item pruned); 0: no fade"},
+		&cli.IntFlag{Name: "iterations", Usage: "the run's iterations (with --fade-end)"},
 	}
 }
 
@@ -78,6 +83,7 @@ func LoopFrom(c *cli.Context) (Loop, error) {
 	m.ExpandQuota, m.MinSupport, m.MaxItemTokens = c.Int("expand-quota"), c.Int("min-support"), c.Int("max-item-tokens")
 	l.Frozen, l.General = c.Bool("frozen"), !c.Bool("no-general")
 	l.Tokenizer = c.String("tokenizer")
+	m.Fade = scaffold.Fade{Start: c.Float64("fade-start"), End: c.Float64("fade-end"), Iterations: c.Int("iterations")}
 	p, err := scaffold.ParsePrimitives(c.String("primitives"))
 	if err != nil {
 		return l, command.Usagef("--primitives: %v", err)

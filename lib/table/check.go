@@ -344,7 +344,28 @@ func (s *ControllerState) CheckRow() error {
 		count("n_observed", s.NObserved), count("n_items", s.NItems), count("n_tokens", s.NTokens),
 		count("n_expand", s.NExpand), count("n_revise", s.NRevise), count("n_compress", s.NCompress),
 		count("n_forced_prune", s.NForcedPrune), count("n_none", s.NNone),
+		optShare("bare_smoothed", s.BareSmoothed), optShare("bare_last", s.BareLast), count("n_worse", s.NWorse),
+		optCount("cap_items", s.CapItems), optCount("cap_tokens", s.CapTokens),
 	)
+}
+
+// CheckRow implements RowChecker.
+func (a *ItemAbsorption) CheckRow() error {
+	if a.ItemID == "" {
+		return colErr("item_id", "is empty")
+	}
+	return firstErr(
+		iteration("iteration", a.Iteration),
+		oneOf("layer", a.Layer, []string{"general", "task", "mistake"}),
+		count("bare_cards", a.BareCards), count("bare_support", a.BareSupport),
+	)
+}
+
+func optCount(col string, n *int32) error {
+	if n == nil {
+		return nil
+	}
+	return count(col, *n)
 }
 
 // CheckRow implements RowChecker.

@@ -10,7 +10,8 @@ func init() {
 	RegisterKind[Card]("card", 2)
 	RegisterKind[TypeEvidence]("type_evidence", 2)
 	RegisterKind[ScaffoldItem]("scaffold_item", 2)
-	RegisterKind[ControllerState]("controller_state", 3)
+	RegisterKind[ControllerState]("controller_state", 4)
+	RegisterKind[ItemAbsorption]("item_absorption", 1)
 	RegisterKind[Proposal]("proposal", 2)
 	RegisterKind[Decision]("decision", 2)
 }
@@ -116,6 +117,32 @@ type ControllerState struct {
 	NCompress       int32    `parquet:"n_compress"`                // ... COMPRESS
 	NForcedPrune    int32    `parquet:"n_forced_prune"`            // ... FORCED_PRUNE
 	NNone           int32    `parquet:"n_none"`                    // ... NONE (frozen, disabled primitive, or no evidence)
+
+	// Added in version 4: the absorption signal (the bare replay of the
+	// iteration's groups, control --bare) and the caps under the fade.
+	BareSmoothed *float64 `parquet:"bare_smoothed,optional" since:"4"` // version 4: EMA of the scope's success in the bare replay (same factor as s_k); NULL without a bare replay so far
+	BareLast     *float64 `parquet:"bare_last,optional" since:"4"`     // version 4: the last bare success rate observed; NULL without one
+	Absorbed     bool     `parquet:"absorbed" since:"4"`               // version 4: the bare EMA is within the absorption margin of s_k, or above it: the policy does as well without the scope's items
+	NWorse       int32    `parquet:"n_worse" since:"4"`                // version 4: consecutive observed iterations, up to k, whose bare rate beat the scaffolded one by more than the margin
+	CapItems     *int32   `parquet:"cap_items,optional" since:"4"`     // version 4: the scope's item cap for the snapshot iteration k writes (the fade applied); NULL in older files
+	CapTokens    *int32   `parquet:"cap_tokens,optional" since:"4"`    // version 4: its token cap; NULL in older files
+}
+
+// ItemAbsorption says, for one scaffold item at iteration k, whether the
+// behaviour it asks for already shows in the bare replay of the
+// iteration's groups (control --absorption-out): what COMPRESS removes
+// first. It is computed from the policy's own episodes only.
+type ItemAbsorption struct {
+	Iteration   int32    `parquet:"iteration"`          // iteration k
+	TaskType    string   `parquet:"task_type,optional"` // the item's scope; NULL = general layer
+	ItemID      string   `parquet:"item_id"`            // the item's id in snapshot k
+	Layer       string   `parquet:"layer"`              // general, task or mistake
+	Text        string   `parquet:"text"`               // the item's text
+	Features    []string `parquet:"features,list"`      // the features the item is linked to (from the scope's scaffolded and bare cards)
+	BareCards   int32    `parquet:"bare_cards"`         // bare cards of the scope with at least one successful episode
+	BareSupport int32    `parquet:"bare_support"`       // of them, those that show the item's behaviour: a linked feature in their successful episodes (a mistake item: none of its linked failure modes in their failed ones)
+	Absorbed    bool     `parquet:"absorbed"`           // bare_support reaches the addition rule's minimum support: the policy already does it bare
+	Harmful     bool     `parquet:"harmful"`            // the scope did worse with its items than bare for two observed iterations running, the item in the snapshot for both
 }
 
 // UpgradeFrom reads a state of version 2 or older: the success rates of a

@@ -25,14 +25,21 @@ import (
 // Options are the control command's options: the controller step
 // (lib/control) and the refiner (lib/refiner) it runs after it.
 type Options struct {
-	Cards    string     // cards of iteration k
-	History  []string   // cards of earlier iterations (the refiner's evidence window)
-	Window   int        // iterations the refiner's evidence pools; 0 = refiner.DefaultWindow
-	Scaffold string     // snapshot k
-	State    string     // controller state of an earlier iteration; empty at the start
-	Output   string     // proposals
-	StateOut string     // controller state after k
-	Loop     stage.Loop // the loop options (the controller's and the limits)
+	Cards    string   // cards of iteration k
+	History  []string // cards of earlier iterations (the refiner's evidence window)
+	Window   int      // iterations the refiner's evidence pools; 0 = refiner.DefaultWindow
+	Scaffold string   // snapshot k
+	State    string   // controller state of an earlier iteration; empty at the start
+	// Bare: the cards of the bare replay of iteration k's groups (the same
+	// tasks played by the same checkpoint without a scaffold); empty: none.
+	// With it the controller reads the absorption signal and COMPRESS
+	// fades (docs/pats-loop.md).
+	Bare          string
+	AbsorptionOut string     // with Bare: the items' absorption at k (item_absorption rows)
+	AbsorbMargin  float64    // control.Options.AbsorbMargin
+	Output        string     // proposals
+	StateOut      string     // controller state after k
+	Loop          stage.Loop // the loop options (the controller's and the limits)
 
 	Refiner  string        // "builtin" or "openai"
 	Endpoint string        // openai: base URL
@@ -52,7 +59,8 @@ type Options struct {
 
 // Controller returns the controller's options the loop options give.
 func Controller(l stage.Loop) control.Options {
-	return control.Options{RhoR: l.RhoR, RhoC: l.RhoC, EMA: l.EMA, Enabled: l.Primitives, Frozen: l.Frozen, General: l.General, Limits: l.Limits}
+	return control.Options{RhoR: l.RhoR, RhoC: l.RhoC, EMA: l.EMA, Enabled: l.Primitives, Frozen: l.Frozen, General: l.General,
+		AbsorbMargin: control.DefaultAbsorbMargin, Limits: l.Limits}
 }
 
 // CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
@@ -127,10 +135,18 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if f.Window < 0 {
 		return command.Usagef("--window must not be negative, got %d", f.Window)
 	}
-	if err := output.Check(append([]string{f.Cards, f.Scaffold, f.State}, f.History...), output.File("-o", f.Output), output.File("--state-out", f.StateOut)); err != nil {
+	if (f.Bare == "") != (f.AbsorptionOut == "") {
+		return command.Usagef("--bare and --absorption-out go together (the absorption signal and its record)")
+	}
+	outs := []output.Target{output.File("-o", f.Output), output.File("--state-out", f.StateOut)}
+	if f.AbsorptionOut != "" {
+		outs = append(outs, output.File("--absorption-out", f.AbsorptionOut))
+	}
+	if err := output.Check(append([]string{f.Cards, f.Scaffold, f.State, f.Bare}, f.History...), outs...); err != nil {
 		return err
 	}
 	co := Controller(f.Loop)
+	co.AbsorbMargin = f.AbsorbMargin
 	if err := co.Validate(); err != nil {
 		return command.Usagef("%v", err)
 	}
@@ -165,13 +181,26 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	}
 	top := card.TopOf(cmeta[0], 8)
 	ev := card.Aggregate(cards, top)
+	var bare []table.Card
+	var bareEv []table.TypeEvidence
+	if f.Bare != "" {
+		var bk int32
+		if bare, _, bk, err = stage.ReadCards(std.Stdin, f.Bare); err != nil {
+			return err
+		}
+		if bk != k {
+			return &table.InputError{Path: f.Bare, Problem: fmt.Sprintf("holds the cards of iteration %d, not of the bare replay of iteration %d", bk, k)}
+		}
+		bareEv = card.Aggregate(bare, top)
+		inputs = append(inputs, f.Bare)
+	}
 	count := scaffold.WordCount
 	if f.Tok != nil {
 		count = func(s string) int { return len(f.Tok.Encode(s)) }
 	}
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
-	states, err := control.Step(prev, ev, items, nil, k, co)
+	states, err := control.StepBare(prev, ev, bareEv, items, nil, k, co)
 	if err != nil {
 		src := f.State
 		if src == "" {
@@ -183,16 +212,23 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	// controller and the scope's type evidence only k's.
 	evidence := append(append([]table.Card{}, history...), cards...)
 	var props []table.Proposal
+	absorption := []table.ItemAbsorption{}
 	reasons := map[string]string{}
+	limits := co.Limits.At(k)
 	for _, st := range states {
+		e, _ := card.EvidenceFor(ev, st.TaskType, k)
+		mi, mt := limits.Caps(st.TaskType)
+		in := refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
+			Evidence: e, Cards: evidence, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt, CapsGiven: true,
+			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count, Window: f.Window}
+		if f.Bare != "" {
+			in.Absorption = refiner.Absorption(in, bare, st.NWorse >= control.HarmfulAfter)
+			absorption = append(absorption, in.Absorption...)
+		}
 		if st.Primitive == scaffold.None {
 			continue
 		}
-		e, _ := card.EvidenceFor(ev, st.TaskType, k)
-		mi, mt := co.Caps(st.TaskType)
-		res, err := ref.Propose(ctx, refiner.Input{Iteration: k, TaskType: st.TaskType, Primitive: st.Primitive,
-			Evidence: e, Cards: evidence, Items: items, Quota: co.ExpandQuota, MaxItems: mi, MaxTokens: mt,
-			MaxItemTokens: co.MaxItemTokens, MinSupport: co.MinSupport, Count: count, Window: f.Window})
+		res, err := ref.Propose(ctx, in)
 		if err != nil {
 			return fmt.Errorf("refiner %s, scope %s: %w", ref.Name(), refiner.ScopeName(st.TaskType), err)
 		}
@@ -248,6 +284,11 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	}
 	if err := table.Stage(&u, f.StateOut, states, meta); err != nil {
 		return err
+	}
+	if f.AbsorptionOut != "" {
+		if err := table.Stage(&u, f.AbsorptionOut, absorption, meta); err != nil {
+			return err
+		}
 	}
 	return u.Commit()
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/refiner"
 	"github.com/pats-rl/pats/lib/stage"
 )
@@ -28,6 +29,9 @@ func Flags() []cli.Flag {
 		&cli.DurationFlag{Name: "timeout", Value: refiner.NewOpenAI("", "").Timeout, Usage: "openai: time limit per request"},
 		&cli.IntFlag{Name: "retries", Value: refiner.NewOpenAI("", "").Retries, Usage: "openai: extra attempts after a transport error, timeout, 429 or 5xx"},
 		&cli.Int64Flag{Name: "seed", Value: 1, Usage: "openai: request seed (servers that honour it answer reproducibly)"},
+		&cli.StringFlag{Name: "bare", Usage: "cards of the bare replay of iteration k's groups (same tasks, same checkpoint, no scaffold): the absorption signal; COMPRESS then fades absorbed and harmful items, true or not"},
+		&cli.StringFlag{Name: "absorption-out", Usage: "with --bare: each item's absorption at k (item_absorption rows)"},
+		&cli.Float64Flag{Name: "absorb-margin", Value: control.DefaultAbsorbMargin, Usage: "with --bare: a scope whose bare EMA is within this margin of its scaffolded EMA (or above) has absorbed its items"},
 		&cli.StringFlag{Name: "on-refiner-failure", Value: "stop", Usage: "when the refiner cannot be asked after its retries (unreachable or failing endpoint): stop (exit 1, nothing written) or continue (no proposals for that scope this iteration, said on stderr)"},
 	}, stage.LoopFlags()...)
 }
@@ -45,6 +49,7 @@ func From(c *cli.Context) (Options, error) {
 	return Options{
 		Cards: c.String("cards"), History: c.StringSlice("history"), Window: c.Int("window"), Scaffold: c.String("scaffold"), State: c.String("state"),
 		Output: c.String("output"), StateOut: c.String("state-out"), Loop: loop,
+		Bare: c.String("bare"), AbsorptionOut: c.String("absorption-out"), AbsorbMargin: c.Float64("absorb-margin"),
 		Refiner: c.String("refiner"), Endpoint: c.String("endpoint"), Model: c.String("model"),
 		Timeout: c.Duration("timeout"), Retries: c.Int("retries"), Seed: c.Int64("seed"),
 		Tok: tok, Progress: stage.Progress(),

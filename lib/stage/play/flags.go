@@ -48,7 +48,8 @@ func Flags(s Spec) []cli.Flag {
 		&cli.StringFlag{Name: "policy", Value: s.Policy, Required: s.Required, Usage: pu},
 	}
 	if s.Training {
-		fs = append(fs, &cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"})
+		fs = append(fs, &cli.StringFlag{Name: "shard", Usage: "run part i of n of the tasks, as i/n (0-based)"},
+			&cli.IntFlag{Name: "first-sample", Usage: "number each task's episodes from this sample (with that sample's seed): a second rollout of the same tasks from --first-sample G plays G new episodes of each"})
 	}
 	fs = append(fs,
 		&cli.StringFlag{Name: "tokenizer", Usage: "a checkpoint folder whose tokenizer (and chat template) the oracle and random policies write with (default: the built-in one); with a server --policy, the folder the server was started from (required): its tokenizer, chat template, generation_config.json and weights' hash"},
@@ -111,7 +112,7 @@ func From(c *cli.Context, s Spec) (Options, error) {
 	}
 	f.Tokenizer, f.Server = c.String("tokenizer"), ServerFrom(c)
 	if s.Training {
-		f.Shard = c.String("shard")
+		f.Shard, f.FirstSample = c.String("shard"), c.Int("first-sample")
 		f.TextRead, f.Preread, f.Hints = c.String("text-read"), c.String("preread"), c.String("hints")
 		f.InvalidPenalty, f.Batch = c.Float64("invalid-penalty"), c.Int("batch")
 	}

@@ -53,7 +53,7 @@ func TestFlagsBySpec(t *testing.T) {
 	groups := map[string][]string{
 		"scaffold":  {"scaffold", "scaffold-budget"},
 		"skillsdir": {"skills-dir"},
-		"training":  {"shard", "text-read", "preread", "hints", "invalid-penalty", "batch"},
+		"training":  {"shard", "first-sample", "text-read", "preread", "hints", "invalid-penalty", "batch"},
 	}
 	cases := []struct {
 		name string

@@ -16,6 +16,7 @@ import (
 type Options struct {
 	Env, Split     string
 	Tasks, Group   int
+	FirstSample    int // rollout --first-sample (rollout.Options.FirstSample)
 	Seed           int64
 	Shard          string // part i of n of the tasks, "i/n"; "" all
 	Policy         string // oracle, random, or a checkpoint folder
@@ -97,7 +98,7 @@ func (f Options) Check() error {
 // check refuses values out of range; a zero top-p, max-context, batch or
 // slate means the default (1, no limit, DefaultBatch, DefaultSlate).
 func (f Options) check() error {
-	if err := (rollout.Options{Group: f.Group, History: f.History, Admissible: f.Admissible}).Check(); err != nil {
+	if err := (rollout.Options{Group: f.Group, FirstSample: f.FirstSample, History: f.History, Admissible: f.Admissible}).Check(); err != nil {
 		return stage.FlagError(err, nil)
 	}
 	switch {

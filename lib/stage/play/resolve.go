@@ -97,7 +97,7 @@ func (f Options) environment() (rollout.Options, error) {
 	if n := int64(len(ids)) * int64(f.Group); n > MaxEpisodes {
 		return o, command.Usagef("%d tasks x --group %d is %d episodes, more than one run's limit of %d: shard the run (--shard)", len(ids), f.Group, n, MaxEpisodes)
 	}
-	return rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, Seed: f.Seed, Shard: sh,
+	return rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, FirstSample: f.FirstSample, Seed: f.Seed, Shard: sh,
 		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
 		Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}, nil
 }

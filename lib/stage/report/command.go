@@ -24,6 +24,7 @@ import (
 type MixOptions struct {
 	Inputs []string // trajectory files ("-": stdin)
 	Output string   // the mixed trajectories ("-": stdout)
+	Apart  bool     // keep each file's groups apart (report.KeepApart)
 }
 
 // RunMix concatenates trajectory files so that episodes of one task form
@@ -54,6 +55,9 @@ func RunMix(ctx context.Context, f MixOptions, std stage.Streams) error {
 	}
 	u := output.Unit{Stdout: std.Stdout}
 	defer u.Abort()
+	if f.Apart {
+		tabs = report.KeepApart(tabs...)
+	}
 	if err := table.Stage(&u, out, report.MixGroups(tabs...), table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: in}); err != nil {
 		return err
 	}

@@ -16,7 +16,8 @@ import (
 
 // MixFlags declares report mix's options.
 func MixFlags() []cli.Flag {
-	return append(stage.TrajFlags("trajectory files"), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"})
+	return append(stage.TrajFlags("trajectory files"), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Required: true, Usage: "trajectory file to write"},
+		&cli.BoolFlag{Name: "apart", Usage: "keep each file's groups apart: the group ids of the n-th file (n >= 2) get the suffix #n, so the same task played twice makes two groups"})
 }
 
 // MixFrom reads report mix's options.
@@ -25,7 +26,7 @@ func MixFrom(c *cli.Context) (MixOptions, error) {
 	if err != nil {
 		return MixOptions{}, err
 	}
-	return MixOptions{Inputs: in, Output: c.String("output")}, nil
+	return MixOptions{Inputs: in, Output: c.String("output"), Apart: c.Bool("apart")}, nil
 }
 
 // IterationFlags declares report iteration's options.

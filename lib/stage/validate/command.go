@@ -97,7 +97,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	count, tokHash := counter(f.Tok)
 	items := scaffold.Clone(snap.Items)
 	scaffold.Retokenize(items, count)
-	opts := validate.Options{Iteration: k, Count: count, Limits: f.Limits}
+	opts := validate.Options{Iteration: k, Count: count, Limits: f.Limits.At(k)}
 	next, decisions := validate.Apply(items, props, append(history, cards...), opts)
 	acc := 0
 	for _, d := range decisions {
