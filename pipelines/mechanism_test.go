@@ -13,10 +13,12 @@ import (
 )
 
 // TestMechanismAudits runs the same pats loop twice, with the mechanism
-// audits (MECHANISM=1: bare/K, lift/K, truth/K every iteration) and
+// audits (MECHANISM=1: lift/K, truth/K every iteration, from bare/K) and
 // without them, and checks that the audits are measures only: the loop's
 // cards, proposals, decisions, snapshots and rollouts are the same rows
-// either way, and the audits' files are there only with MECHANISM=1, made
+// either way, the control step reads only cards (of the play and of its
+// bare replay, which pats reads as its absorption signal), snapshots and
+// states, and the audits' files are there only with MECHANISM=1, made
 // from the run's own checkpoints and snapshots, and summarised in
 // summary.md.
 func TestMechanismAudits(t *testing.T) {
@@ -75,10 +77,35 @@ func TestMechanismAudits(t *testing.T) {
 		if len(truth) != len(snap) {
 			t.Errorf("truth/%d judges %d items of snap/%d's %d", k, len(truth), k, len(snap))
 		}
-		for _, p := range []string{"bare", "lift", "truth"} {
+		// pats reads the bare replay (its absorption signal, issue 59), so
+		// bare/K is made either way; the audits proper only with MECHANISM=1
+		for _, p := range []string{"lift", "truth"} {
 			if _, err := os.Stat(run("off", p)); err == nil {
 				t.Errorf("MECHANISM=0 made %s/", p)
 			}
+		}
+	}
+	// what reaches the loop: the control step reads the cards of the
+	// iteration's play and of its bare replay, the snapshot and the state,
+	// never an audit (truth/K holds the environment's own rules)
+	for k := 0; k < 3; k++ {
+		m, err := metaOf(run("off", "proposals", itoa(k)+".parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sawBare := false
+		for in := range m.Inputs {
+			dir := filepath.Base(filepath.Dir(in))
+			switch dir {
+			case "cards", "snap", "state":
+			case "bare-cards":
+				sawBare = true
+			default:
+				t.Errorf("proposals/%d: control read %s", k, in)
+			}
+		}
+		if !sawBare {
+			t.Errorf("proposals/%d: control did not read the bare replay's cards (inputs %v)", k, m.Inputs)
 		}
 	}
 	sum, err := os.ReadFile(run("on", "summary.md"))

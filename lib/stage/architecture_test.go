@@ -67,6 +67,14 @@ var rules = []rule{
 	{"the exit point knows no stage, domain package or model", []string{"lib/command"},
 		join(commandLayer, []string{"lib/stage/..."}, domainLayer, modelStack, []string{"lib/tokenizer", "lib/progress"})},
 	{"a command stage imports no other command stage", commandStages, commandStages},
+	// issue 59: the absorption signal reaches the loop through cards of the
+	// policy's own bare replay only; no environment's rules (lib/env, whose
+	// worlds hold the oracle and the rules audit truth judges by), audit,
+	// rollout or policy is linked into the binaries that decide the scaffold
+	{"the scaffold loop (cards, control, validate) knows no environment, oracle, audit, rollout or policy",
+		[]string{"cmd/cards", "cmd/control", "cmd/validate", "lib/stage/cards", "lib/stage/control", "lib/stage/validate",
+			"lib/card", "lib/control", "lib/refiner", "lib/validate", "lib/scaffold"},
+		[]string{"lib/env/...", "lib/audit", "lib/rollout", "lib/policy", "lib/skill"}},
 	{"the validate binary links no refiner and no controller", []string{"cmd/validate", "lib/stage/validate"}, []string{"lib/refiner", "lib/control"}},
 	{"the table layer knows no other package of the project but the output discipline", []string{"lib/table", "lib/words"},
 		join(commandLayer, stageLayer, domainLayer, []string{"lib/model/...", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/vocabulary"})},
