@@ -45,7 +45,7 @@ func TestAbsorption(t *testing.T) {
 			bareCard("b1", heat, k, 4, []string{"action:heat", "recep:stoveburner"}, "max_steps"),
 			bareCard("b2", heat, k, 2, []string{"action:heat"}, "max_steps"),
 			bareCard("b3", heat, k, 0, nil, "loop"),
-			bareCard("b4", cool, k, 8, []string{"action:cool", "source:drawer"}, ""),      // another scope
+			bareCard("b4", cool, k, 8, []string{"action:cool", "source:drawer"}, ""),   // another scope
 			bareCard("b5", heat, k-1, 8, []string{"action:heat", "source:drawer"}, ""), // another iteration
 		}, false, map[string][2]int32{"t-heat-1": {2, 1}, "t-heat-2": {0, 0}, "m-heat-1": {2, 1}}, nil},
 		{"loops in the bare failures", []table.Card{
