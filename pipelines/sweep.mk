@@ -8,7 +8,7 @@
 # take SEEDS. The table adds the re-attached scaffold's rows and each
 # variant's paired difference from SWEEP_BASELINE (grpo) on the seeds they
 # share, with a 95% bootstrap interval (report sweep --baseline).
-ALL_VARIANTS := pats grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast pats-skillgate-gigpo pats-skillgate pats-gigpo
+ALL_VARIANTS := pats pats-nofade pats-bare static-x2 grpo gigpo static frozen expand-only no-revise traj-cards warm-start warm-start-adapt no-warmup oracle-boot keep decay skillgate broadcast pats-skillgate-gigpo pats-skillgate pats-gigpo
 VARIANTS     ?= $(ALL_VARIANTS)
 SEEDS        ?= 1 2 3
 SWEEP        ?= $(RUNS)/sweep

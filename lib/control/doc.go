@@ -45,6 +45,22 @@
 //     evolution step: enough to react, few enough that each addition's effect
 //     can be seen in the next iteration's cards.
 //
+// The absorption signal and the fade (StepBare; issue 59). With the type
+// evidence of the bare replay of iteration k's groups (the same tasks
+// played by the same checkpoint without the scaffold), each scope's bare
+// rate is smoothed as s is (BareSmoothed). A scope with items whose bare
+// EMA is within AbsorbMargin (0.05) of s or above it is Absorbed: the
+// policy does as well without its items, and its primitive becomes
+// COMPRESS where it would be EXPAND or REVISE (an empty scope may grow).
+// NWorse counts the observed iterations running whose bare rate beat the
+// scaffolded one by more than the margin; from HarmfulAfter (2) the
+// scope's older items are harmful (refiner.Absorption). Under a fade
+// (Limits.Fade) the caps are those of snapshot k+1 (Limits.At: whole up to
+// the fade's start, 0 from its end), recorded as CapItems and CapTokens; a
+// scope at its cap gets FORCED_PRUNE even without evidence at k, and an
+// empty scope with a cap of 0 gets NONE, so the scaffold is empty by the
+// fade's end.
+//
 // Restricting primitives (Options.Enabled; scaffold.ParsePrimitives reads "all",
 // "expand", "no-revise", or a comma list): a disabled primitive becomes NONE,
 // meaning no proposal for that type this iteration. When a cap is reached but
