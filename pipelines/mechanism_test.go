@@ -108,6 +108,20 @@ func TestMechanismAudits(t *testing.T) {
 			t.Errorf("proposals/%d: control did not read the bare replay's cards (inputs %v)", k, m.Inputs)
 		}
 	}
+	// the fade (FADE_END 0.8 of 3 iterations): snapshot 3, which iteration
+	// 2's branch writes, is empty, and iteration 2's states say caps of 0
+	if snap, _, err := table.ReadFiles[table.ScaffoldItem](run("off", "snap", "3.parquet")); err != nil || len(snap) != 0 {
+		t.Errorf("snap/3: %d items (%v), want none: the fade has ended", len(snap), err)
+	}
+	states, _, err := table.ReadFiles[table.ControllerState](run("off", "state", "2.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range states {
+		if st.CapItems == nil || *st.CapItems != 0 || st.CapTokens == nil || *st.CapTokens != 0 {
+			t.Errorf("state/2 scope %q: caps %v %v, want 0 0", st.TaskType, st.CapItems, st.CapTokens)
+		}
+	}
 	sum, err := os.ReadFile(run("on", "summary.md"))
 	if err != nil {
 		t.Fatal(err)

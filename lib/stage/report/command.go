@@ -343,6 +343,11 @@ func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
 		return err
 	}
 	report.WriteSweepMechanismMarkdown(&b, mech)
+	fade, err := report.AggregateFade(runs, variants)
+	if err != nil {
+		return err
+	}
+	report.WriteSweepFadeMarkdown(&b, fade)
 	if f.Baseline != "" {
 		report.WritePairedMarkdown(&b, report.PairedDiffs(runs, variants, f.Baseline))
 		report.WritePairedReadsMarkdown(&b, report.PairedReadDiffs(runs, variants, f.Baseline))
