@@ -148,101 +148,31 @@ func StepBare(prev []table.ControllerState, ev, bare []table.TypeEvidence, items
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	last, err := latestStates(prev, k)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := observations(ev, k, "type evidence")
+	if err != nil {
+		return nil, err
+	}
+	bareObs, err := observations(bare, k, "bare type evidence")
+	if err != nil {
+		return nil, err
+	}
 	limits := o.Limits.At(k)
-	last := map[string]table.ControllerState{}
-	seen := map[[2]any]bool{}
-	for _, s := range prev {
-		key := [2]any{s.TaskType, s.Iteration}
-		if seen[key] {
-			return nil, fmt.Errorf("controller state for type %q at iteration %d given twice", s.TaskType, s.Iteration)
-		}
-		seen[key] = true
-		if s.Iteration >= k {
-			continue
-		}
-		if l, ok := last[s.TaskType]; !ok || s.Iteration > l.Iteration {
-			last[s.TaskType] = s
-		}
-	}
-	obs := map[string]table.TypeEvidence{}
-	for _, e := range ev {
-		if e.Iteration != k {
-			continue
-		}
-		if _, dup := obs[e.TaskType]; dup {
-			return nil, fmt.Errorf("type evidence for type %q at iteration %d given twice", e.TaskType, k)
-		}
-		obs[e.TaskType] = e
-	}
-	bareObs := map[string]table.TypeEvidence{}
-	for _, e := range bare {
-		if e.Iteration != k {
-			continue
-		}
-		if _, dup := bareObs[e.TaskType]; dup {
-			return nil, fmt.Errorf("bare type evidence for type %q at iteration %d given twice", e.TaskType, k)
-		}
-		bareObs[e.TaskType] = e
-	}
-	scopes := map[string]bool{}
-	for t := range last {
-		scopes[t] = true
-	}
-	for t := range obs {
-		scopes[t] = true
-	}
-	for _, t := range scaffold.TaskTypes(items) {
-		scopes[t] = true
-	}
-	for _, t := range types {
-		scopes[t] = true
-	}
-	if o.General {
-		scopes[""] = true
-	} else {
-		delete(scopes, "")
-	}
-	var names []string
-	for t := range scopes {
-		names = append(names, t)
-	}
-	sort.Strings(names)
+	names := scopeNames(last, obs, items, types, o.General)
 	out := make([]table.ControllerState, 0, len(names))
 	for _, t := range names {
+		st := next(last[t], t, k, items, limits)
 		p, had := last[t]
-		st := table.ControllerState{TaskType: t, Iteration: k,
-			SmoothedSuccess: p.SmoothedSuccess, LastSuccess: p.LastSuccess,
-			NExpand: p.NExpand, NRevise: p.NRevise, NCompress: p.NCompress,
-			NForcedPrune: p.NForcedPrune, NNone: p.NNone, NObserved: p.NObserved,
-			BareSmoothed: p.BareSmoothed, BareLast: p.BareLast}
-		n, tok := scaffold.ScopeTotals(items, t)
-		st.NItems, st.NTokens = int32(n), int32(tok)
-		mi, mt := limits.Caps(t)
-		ci, ct := int32(mi), int32(mt)
-		st.CapItems, st.CapTokens = &ci, &ct
-		st.Primitive = scaffold.None
+		n, tok := int(st.NItems), int(st.NTokens)
+		mi, mt := int(*st.CapItems), int(*st.CapTokens)
 		if e, ok := obs[t]; ok && e.NCards > 0 {
-			st.Observed = true
-			prev := 0.0
-			if p.SmoothedSuccess != nil {
-				prev = *p.SmoothedSuccess
-			}
-			x, s := e.SuccessRate, Smooth(prev, had && p.NObserved > 0 && p.SmoothedSuccess != nil, e.SuccessRate, o.EMA)
-			st.LastSuccess, st.SmoothedSuccess = &x, &s
-			st.NObserved++
+			x, s := observe(&st, p, had, e, o)
 			st.Primitive = Choose(s, n, tok, mi, mt, o)
 			if b, ok := bareObs[t]; ok && b.NCards > 0 {
-				y := b.SuccessRate
-				prevB := 0.0
-				if p.BareSmoothed != nil {
-					prevB = *p.BareSmoothed
-				}
-				bs := Smooth(prevB, had && p.BareSmoothed != nil, y, o.EMA)
-				st.BareLast, st.BareSmoothed = &y, &bs
-				st.Absorbed = bs >= s-o.AbsorbMargin
-				if y > x+o.AbsorbMargin {
-					st.NWorse = p.NWorse + 1
-				}
+				observeBare(&st, p, had, b, x, s, o)
 				if st.Absorbed && n > 0 && !o.Frozen && (st.Primitive == scaffold.Expand || st.Primitive == scaffold.Revise ||
 					st.Primitive == scaffold.None) && o.enabled(scaffold.Compress) {
 					st.Primitive = scaffold.Compress
@@ -270,4 +200,126 @@ func StepBare(prev []table.ControllerState, ev, bare []table.TypeEvidence, items
 		out = append(out, st)
 	}
 	return out, nil
+}
+
+// stateKey names one row of the controller's history.
+type stateKey struct {
+	taskType  string
+	iteration int32
+}
+
+// latestStates returns, per scope, the latest of prev's rows before k; a
+// scope and iteration given twice is an error.
+func latestStates(prev []table.ControllerState, k int32) (map[string]table.ControllerState, error) {
+	last := map[string]table.ControllerState{}
+	seen := map[stateKey]bool{}
+	for _, s := range prev {
+		key := stateKey{s.TaskType, s.Iteration}
+		if seen[key] {
+			return nil, fmt.Errorf("controller state for type %q at iteration %d given twice", s.TaskType, s.Iteration)
+		}
+		seen[key] = true
+		if s.Iteration >= k {
+			continue
+		}
+		if l, ok := last[s.TaskType]; !ok || s.Iteration > l.Iteration {
+			last[s.TaskType] = s
+		}
+	}
+	return last, nil
+}
+
+// observations returns ev's rows of iteration k by scope; what names the
+// evidence in the error of a scope given twice.
+func observations(ev []table.TypeEvidence, k int32, what string) (map[string]table.TypeEvidence, error) {
+	obs := map[string]table.TypeEvidence{}
+	for _, e := range ev {
+		if e.Iteration != k {
+			continue
+		}
+		if _, dup := obs[e.TaskType]; dup {
+			return nil, fmt.Errorf("%s for type %q at iteration %d given twice", what, e.TaskType, k)
+		}
+		obs[e.TaskType] = e
+	}
+	return obs, nil
+}
+
+// scopeNames returns the scopes to keep a state for, sorted: those of the
+// history, the observations, the snapshot and types, and the general
+// layer ("", first) when general is set.
+func scopeNames(last map[string]table.ControllerState, obs map[string]table.TypeEvidence, items []table.ScaffoldItem, types []string, general bool) []string {
+	scopes := map[string]bool{}
+	for t := range last {
+		scopes[t] = true
+	}
+	for t := range obs {
+		scopes[t] = true
+	}
+	for _, t := range scaffold.TaskTypes(items) {
+		scopes[t] = true
+	}
+	for _, t := range types {
+		scopes[t] = true
+	}
+	if general {
+		scopes[""] = true
+	} else {
+		delete(scopes, "")
+	}
+	names := make([]string, 0, len(scopes))
+	for t := range scopes {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// next is scope t's state at k before any observation: the counters and
+// rates carried from p, the snapshot's totals and the caps of the
+// snapshot k writes, primitive NONE.
+func next(p table.ControllerState, t string, k int32, items []table.ScaffoldItem, limits scaffold.Limits) table.ControllerState {
+	st := table.ControllerState{TaskType: t, Iteration: k,
+		SmoothedSuccess: p.SmoothedSuccess, LastSuccess: p.LastSuccess,
+		NExpand: p.NExpand, NRevise: p.NRevise, NCompress: p.NCompress,
+		NForcedPrune: p.NForcedPrune, NNone: p.NNone, NObserved: p.NObserved,
+		BareSmoothed: p.BareSmoothed, BareLast: p.BareLast, Primitive: scaffold.None}
+	n, tok := scaffold.ScopeTotals(items, t)
+	st.NItems, st.NTokens = int32(n), int32(tok)
+	mi, mt := limits.Caps(t)
+	ci, ct := int32(mi), int32(mt)
+	st.CapItems, st.CapTokens = &ci, &ct
+	return st
+}
+
+// observe records the scope's success rate e at k in st (p: its previous
+// state, had: whether there is one) and returns the rate x and the new
+// EMA s.
+func observe(st *table.ControllerState, p table.ControllerState, had bool, e table.TypeEvidence, o Options) (x, s float64) {
+	st.Observed = true
+	before := 0.0
+	if p.SmoothedSuccess != nil {
+		before = *p.SmoothedSuccess
+	}
+	x = e.SuccessRate
+	s = Smooth(before, had && p.NObserved > 0 && p.SmoothedSuccess != nil, x, o.EMA)
+	st.LastSuccess, st.SmoothedSuccess = &x, &s
+	st.NObserved++
+	return x, s
+}
+
+// observeBare records the bare replay's rate b at k in st beside the
+// scaffolded rate x and EMA s: the bare EMA, Absorbed and NWorse.
+func observeBare(st *table.ControllerState, p table.ControllerState, had bool, b table.TypeEvidence, x, s float64, o Options) {
+	y := b.SuccessRate
+	before := 0.0
+	if p.BareSmoothed != nil {
+		before = *p.BareSmoothed
+	}
+	bs := Smooth(before, had && p.BareSmoothed != nil, y, o.EMA)
+	st.BareLast, st.BareSmoothed = &y, &bs
+	st.Absorbed = bs >= s-o.AbsorbMargin
+	if y > x+o.AbsorbMargin {
+		st.NWorse = p.NWorse + 1
+	}
 }
