@@ -19,10 +19,10 @@ DEMO_SHIPPED ?= $(READING_E1_SHIPPED)
 # Both runs start from DEMO/base as the reading base of their sub-make
 # (READING_BASE: its context, and the pats run's warm-up in the base's
 # pretraining world), with the sweep base's recipe variables for a rebuild.
-# The mechanism audits (pats.mk MECHANISM) are off here: they would add a
-# rollout per iteration to the 4-minute budget; `make demo
-# DEMO_MECHANISM=1` runs them (RUNS/demo/pats/summary.md then has the lift
-# and item-truth tables).
+# The mechanism audits (pats.mk MECHANISM) are off here; the pats run still
+# plays each iteration's groups bare (its absorption signal, one rollout per
+# iteration); `make demo DEMO_MECHANISM=1` adds the audits
+# (RUNS/demo/pats/summary.md then has the lift and item-truth tables).
 DEMO_MECHANISM ?= 0
 DEMO_SIZES ?= ENV=household-rl ITERS=3 TASKS=8 GROUP=8 BOOT_TASKS=24 EVAL_TASKS=32 SEED=1 BASE=$(DEMO_NAME)/base \
               READING_BASE=$(DEMO)/base READING_SHIPPED=$(DEMO_SHIPPED) READING_SEED=1 READING_EPOCHS=1 MECHANISM=$(DEMO_MECHANISM)

@@ -54,10 +54,11 @@ func TestDemoConfig(t *testing.T) {
 			t.Errorf("an iteration's rollout is not 8 tasks x 8 episodes: %q", l)
 		}
 	}
-	// 3 iterations; evaluations of ckpt/0 and ckpt/3 on two splits, the
-	// pats run's with and without its scaffold
-	if runs["pats"] != 3+8 || runs["grpo"] != 3+4 {
-		t.Errorf("rollouts and evaluations per run %v, want pats 11, grpo 7:\n%s", runs, out)
+	// 3 iterations (pats: each also played bare, its absorption signal);
+	// evaluations of ckpt/0 and ckpt/3 on two splits, the pats run's with
+	// and without its scaffold
+	if runs["pats"] != 3+3+8 || runs["grpo"] != 3+4 {
+		t.Errorf("rollouts and evaluations per run %v, want pats 14, grpo 7:\n%s", runs, out)
 	}
 	for _, s := range []string{
 		"bin/rollout --env household-drawn --max-context 4096  --history 2 --admissible here --split train --tasks 256 --group 1",
