@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/remote/remotetest"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -29,14 +29,6 @@ func wordCheckpoint(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return checkpoint(t, js, wl.VocabSize(), false)
-}
-
-// hostile starts a server on 127.0.0.1 that answers with h.
-func hostile(t *testing.T, h http.HandlerFunc) *httptest.Server {
-	t.Helper()
-	s := httptest.NewServer(h)
-	t.Cleanup(s.Close)
-	return s
 }
 
 // failsCleanly runs rollout with args and wants exit code, one line on
@@ -70,7 +62,7 @@ func failsCleanly(t *testing.T, code int, want, never []string, args ...string) 
 // URL's user:password (sent as Basic auth).
 func TestHostileServerCredentials(t *testing.T) {
 	ck := wordCheckpoint(t)
-	echo := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	echo := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		auth := r.Header.Get("Authorization")
 		w.WriteHeader(http.StatusUnauthorized)
 		fmt.Fprintf(w, `{"error": {"message": "Incorrect API key provided: %s", "header": %q}}`, auth[strings.IndexByte(auth, ' ')+1:], auth)
@@ -99,12 +91,12 @@ func TestHostileServerCredentials(t *testing.T) {
 func TestHostileServerRedirect(t *testing.T) {
 	ck := wordCheckpoint(t)
 	var elsewhere atomic.Int32
-	other := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	other := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
 		fmt.Fprint(w, `{"choices":[{"token_ids":[1]}]}`)
 	})
 	for _, status := range []int{http.StatusTemporaryRedirect, http.StatusFound} {
-		s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other.URL+r.URL.Path, status)
 		})
 		failsCleanly(t, command.ExitFailure, []string{s.URL + "/v1/completions", other.URL + "/v1/completions", "refused"}, []string{"sk-redirect"},
@@ -121,7 +113,7 @@ func TestHostileServerRedirect(t *testing.T) {
 func TestHostileServerLogprobs(t *testing.T) {
 	ck := wordCheckpoint(t)
 	for _, lp := range []string{"3e38", "0.5", "1e39", "NaN"} {
-		s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintf(w, `{"choices":[{"token_ids":[5],"logprobs":{"tokens":["token_id:5"],"token_logprobs":[%s]}}]}`, lp)
 		})
 		failsCleanly(t, command.ExitFailure, []string{"policy server " + s.URL}, nil, "--policy", s.URL+"/v1", "--tokenizer", ck, "--model", "m")

@@ -4,10 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,16 +13,9 @@ import (
 
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/remote"
+	"github.com/pats-rl/pats/lib/remote/remotetest"
 	"github.com/pats-rl/pats/lib/table"
 )
-
-// hostile starts a server on 127.0.0.1 that answers with h.
-func hostile(t *testing.T, h http.HandlerFunc) *httptest.Server {
-	t.Helper()
-	s := httptest.NewServer(h)
-	t.Cleanup(s.Close)
-	return s
-}
 
 // credentials are what a request carried: the bearer key, or the user and
 // password of a Basic header.
@@ -66,12 +56,6 @@ var echoes = map[string]func(w http.ResponseWriter, creds []string){
 	},
 }
 
-// secretForms are the forms of secret no message may show.
-func secretForms(secret string) []string {
-	return []string{secret, base64.StdEncoding.EncodeToString([]byte(secret)), base64.RawStdEncoding.EncodeToString([]byte(secret)),
-		base64.RawURLEncoding.EncodeToString([]byte(secret)), url.QueryEscape(secret)}
-}
-
 // TestServedScrubsWhatServersSay: whatever a server says back about the
 // credentials it got (the API key, $OPENAI_API_KEY as --api-key reads it,
 // a URL's user and password sent as Basic auth), in an error body or a
@@ -89,7 +73,7 @@ func TestServedScrubsWhatServersSay(t *testing.T) {
 				n++
 				t.Run(kind+"/"+cred+"/"+name, func(t *testing.T) {
 					var got atomic.Value
-					s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+					s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 						creds := credentials(r)
 						if creds == nil {
 							w.WriteHeader(http.StatusUnauthorized)
@@ -118,7 +102,7 @@ func TestServedScrubsWhatServersSay(t *testing.T) {
 					}
 					msg := table.Scrub(err.Error())
 					for _, sec := range secrets {
-						for _, f := range secretForms(sec) {
+						for _, f := range remotetest.Forms(sec) {
 							if strings.Contains(msg, f) {
 								t.Fatalf("the message shows %q (a form of %q): %s", f, sec, msg)
 							}
@@ -140,7 +124,7 @@ func TestServedScrubsWhatServersSay(t *testing.T) {
 func TestServedRefusesRedirects(t *testing.T) {
 	dir := tinyCheckpoint(t)
 	var elsewhere atomic.Int32
-	other := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	other := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
 		fmt.Fprint(w, `{"choices":[{"token_ids":[1]}]}`)
 	})
@@ -148,7 +132,7 @@ func TestServedRefusesRedirects(t *testing.T) {
 		for _, to := range []string{"port", "scheme"} {
 			t.Run(fmt.Sprintf("%d to another %s", status, to), func(t *testing.T) {
 				var target string
-				s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+				s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 					http.Redirect(w, r, target, status)
 				})
 				target = other.URL + "/v1/completions"
@@ -173,7 +157,7 @@ func TestServedRefusesRedirects(t *testing.T) {
 	t.Run("within the server", func(t *testing.T) {
 		var moved []string
 		var mu sync.Mutex
-		s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/v1/completions" {
 				http.Redirect(w, r, "/v1/moved", http.StatusTemporaryRedirect)
 				return
@@ -198,39 +182,6 @@ func TestServedRefusesRedirects(t *testing.T) {
 	})
 }
 
-// countingBody counts the bytes the client reads of every answer.
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (c countingBody) Read(p []byte) (int, error) {
-	k, err := c.ReadCloser.Read(p)
-	c.n.Add(int64(k))
-	return k, err
-}
-
-type countingTransport struct{ n *atomic.Int64 }
-
-func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		resp.Body = countingBody{resp.Body, c.n}
-	}
-	return resp, err
-}
-
-// endless writes prefix, then fill until the client goes away.
-func endless(w http.ResponseWriter, prefix, fill string) {
-	io.WriteString(w, prefix)
-	chunk := strings.Repeat(fill, 4096/len(fill))
-	for {
-		if _, err := io.WriteString(w, chunk); err != nil {
-			return
-		}
-	}
-}
-
 // TestServedAnswerBounds: an answer that never ends (a well-formed start,
 // then ids forever), of either kind and in an error answer too, fails with
 // its bound named, and no more than the bound is read of it.
@@ -249,13 +200,13 @@ func TestServedAnswerBounds(t *testing.T) {
 		{"error answer", policy.ServerVLLM, `{"error":"`, 400, "HTTP 400", 64 << 10},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+			s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 				w.WriteHeader(c.status)
-				endless(w, c.prefix, "1,")
+				remotetest.Endless(w, c.prefix, "1,")
 			})
 			var read atomic.Int64
 			p, err := policy.LoadServed(dir, policy.ServerOptions{URL: s.URL, Kind: c.kind, Model: "m", Retries: 0,
-				Client: &http.Client{Transport: countingTransport{&read}}}, policy.Options{})
+				Client: remotetest.CountingClient(&read)}, policy.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +227,7 @@ func TestServedAnswerBounds(t *testing.T) {
 func TestServedAnswerBudget(t *testing.T) {
 	dir := tinyCheckpoint(t)
 	var inFlight, most atomic.Int32
-	s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
@@ -334,7 +285,7 @@ func TestServedRefusesAnswerWithSecret(t *testing.T) {
 		t.Fatal("no long word in the vocabulary")
 	}
 	js, _ := json.Marshal(ids)
-	s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"choices":[{"token_ids":%s}]}`, js)
 	})
 	p, err := policy.LoadServed(dir, policy.ServerOptions{URL: s.URL + "/v1", Model: "m", APIKey: key}, policy.Options{})

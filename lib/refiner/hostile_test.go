@@ -7,25 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/pats-rl/pats/lib/remote/remotetest"
 )
-
-// hostile starts a server on 127.0.0.1 that answers with h.
-func hostile(t *testing.T, h http.HandlerFunc) *httptest.Server {
-	t.Helper()
-	s := httptest.NewServer(h)
-	t.Cleanup(s.Close)
-	return s
-}
-
-// forms are the ways a server may write secret back.
-func forms(secret string) []string {
-	return []string{secret, base64.StdEncoding.EncodeToString([]byte(secret)), base64.RawURLEncoding.EncodeToString([]byte(secret)), url.QueryEscape(secret)}
-}
 
 // TestOpenAIScrubsWhatServersSay: what a chat endpoint says back about the
 // credentials it got (the API key or a URL's user and password, as they
@@ -40,7 +27,7 @@ func TestOpenAIScrubsWhatServersSay(t *testing.T) {
 			n++
 			t.Run(fmt.Sprintf("%s/%d", cred, status), func(t *testing.T) {
 				key, pass := fmt.Sprintf("sk-refiner-h0stile-%d", n), fmt.Sprintf("pw%d", n)
-				s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+				s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 					auth := r.Header.Get("Authorization")
 					said := []string{auth, strings.TrimPrefix(auth, "Bearer ")}
 					if b, ok := strings.CutPrefix(auth, "Basic "); ok {
@@ -82,7 +69,7 @@ func TestOpenAIScrubsWhatServersSay(t *testing.T) {
 					t.Fatalf("result %+v", res)
 				}
 				for _, sec := range secrets {
-					for _, f := range forms(sec) {
+					for _, f := range remotetest.Forms(sec) {
 						if strings.Contains(stored, f) {
 							t.Fatalf("%q (a form of %q) is stored: %s", f, sec, stored)
 						}
@@ -102,11 +89,11 @@ func TestOpenAIScrubsWhatServersSay(t *testing.T) {
 func TestOpenAIRefusesRedirects(t *testing.T) {
 	in, _ := openaiInput(t)
 	var elsewhere atomic.Int32
-	other := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	other := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
 		io.WriteString(w, chat(`{"proposals": []}`))
 	})
-	s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/v1/chat/completions", http.StatusTemporaryRedirect)
 	})
 	o := NewOpenAI(s.URL, "m")
@@ -120,7 +107,7 @@ func TestOpenAIRefusesRedirects(t *testing.T) {
 		t.Fatalf("reason %q, %d requests elsewhere: want the redirect refused, naming both", res.Reason, elsewhere.Load())
 	}
 	var auth atomic.Value
-	within := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+	within := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/moved" {
 			http.Redirect(w, r, "/moved", http.StatusPermanentRedirect)
 			return
@@ -135,46 +122,18 @@ func TestOpenAIRefusesRedirects(t *testing.T) {
 	}
 }
 
-// countingBody counts the bytes the client reads of an answer.
-type countingBody struct {
-	io.ReadCloser
-	n *atomic.Int64
-}
-
-func (c countingBody) Read(p []byte) (int, error) {
-	k, err := c.ReadCloser.Read(p)
-	c.n.Add(int64(k))
-	return k, err
-}
-
-type countingTransport struct{ n *atomic.Int64 }
-
-func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if err == nil {
-		resp.Body = countingBody{resp.Body, c.n}
-	}
-	return resp, err
-}
-
 // TestOpenAIAnswerBound: an answer that never ends (an error answer too)
 // fails with its bound named, and no more than the bound is read of it.
 func TestOpenAIAnswerBound(t *testing.T) {
 	in, _ := openaiInput(t)
 	for _, status := range []int{200, 400} {
-		s := hostile(t, func(w http.ResponseWriter, r *http.Request) {
+		s := remotetest.Hostile(t, func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(status)
-			io.WriteString(w, `{"choices":[{"message":{"role":"assistant","content":"`)
-			chunk := strings.Repeat("a", 4096)
-			for {
-				if _, err := io.WriteString(w, chunk); err != nil {
-					return
-				}
-			}
+			remotetest.Endless(w, `{"choices":[{"message":{"role":"assistant","content":"`, "a")
 		})
 		var read atomic.Int64
 		o := NewOpenAI(s.URL, "m")
-		o.MaxTokens, o.Retries, o.Client = 16, 0, &http.Client{Transport: countingTransport{&read}}
+		o.MaxTokens, o.Retries, o.Client = 16, 0, remotetest.CountingClient(&read)
 		res, err := o.Propose(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
