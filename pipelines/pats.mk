@@ -170,6 +170,17 @@ REFINER_FLAGS ?=
 POLICY_SERVER         ?=
 POLICY_MODEL          ?= policy
 POLICY_SERVER_RESTART ?= pipelines/policy-server-restart.sh
+# The server's URL and the model's name are one word each: a blank or tab
+# would make the rest extra rollout flags.
+$(foreach v,POLICY_SERVER POLICY_MODEL,$(if $(word 2,$(value $(v))),$(error $(v) must be one word, without blanks or tabs)))
+# make prints every recipe line it runs (and make -n all of them), so no
+# variable that reaches one may hold a credential: a key flag (--api-key K,
+# --token=T) or a URL's user:password@. The key goes in the environment as
+# OPENAI_API_KEY, which rollout (a server policy) and the openai refiner
+# read; the message never repeats the value.
+pats_key_flags := $(foreach n,api-key api_key apikey key token access-token password passwd secret auth,--$(n) --$(n)=% -$(n) -$(n)=%)
+pats_credential = $(strip $(filter $(pats_key_flags),$(value $(1)))$(foreach w,$(value $(1)),$(if $(findstring ://,$(w)),$(findstring @,$(w)))))
+$(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment%,$(origin $(v))),$(filter %_FLAGS POLICY_%,$(v)))),$(if $(call pats_credential,$(v)),$(error $(v) holds a credential (a key flag or a URL's user:password), which make would print with its recipe lines; give the key as OPENAI_API_KEY in the environment instead))))
 
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm

@@ -60,3 +60,50 @@ func TestPolicyServer(t *testing.T) {
 		t.Errorf("default hook: %v\n%s", err, out)
 	}
 }
+
+// TestPipelineCredentials: make prints every recipe line it runs, so a
+// credential in any variable that reaches one (a FLAGS variable in every
+// spelling of a key flag, a URL's user:password in POLICY_SERVER or an
+// endpoint), given on the command line or in the environment, stops make
+// before anything runs, with a line that does not repeat it (under make -n
+// as under make settings); a blank or tab in POLICY_SERVER or POLICY_MODEL
+// (extra rollout flags) is refused too; and the default restart hook
+// prints the server's URL without its password.
+func TestPipelineCredentials(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not found")
+	}
+	const secret = "s3cretK"
+	spellings := []string{"--api-key " + secret, "--api-key=" + secret, "--token " + secret, "-api-key " + secret,
+		"--refiner openai --endpoint http://alice:" + secret + "@h:1/v1 --model m"}
+	flags := []string{"ROLLOUT_FLAGS", "DEMO_FLAGS", "SFT_FLAGS", "GRPO_FLAGS", "CONTROL_FLAGS", "CARDS_FLAGS", "REFINER_FLAGS", "EVAL_FLAGS"}
+	var cases [][]string
+	for i, v := range flags {
+		cases = append(cases, []string{v + "=" + spellings[i%len(spellings)]})
+	}
+	cases = append(cases, []string{"POLICY_SERVER=http://alice:" + secret + "@127.0.0.1:1/v1"}, []string{"POLICY_SERVER=https://" + secret + "@h/v1"})
+	for _, target := range []string{"pats", "settings"} {
+		for _, c := range cases {
+			out, err := dryRun(t, append([]string{target, "RUN=r"}, c...)...)
+			if err == nil || !strings.Contains(out, "holds a credential") || strings.Contains(out, secret) || strings.Count(strings.TrimSpace(out), "\n") != 0 {
+				t.Errorf("make %s %q: %v\n%s", target, c, err, out)
+			}
+		}
+	}
+	t.Run("environment", func(t *testing.T) {
+		t.Setenv("ROLLOUT_FLAGS", "--api-key "+secret)
+		if out, err := dryRun(t, "pats", "RUN=r"); err == nil || strings.Contains(out, secret) {
+			t.Errorf("ROLLOUT_FLAGS from the environment: %v\n%s", err, out)
+		}
+	})
+	for _, c := range []string{"POLICY_SERVER=http://h:1/v1 --env exec:prog", "POLICY_SERVER=http://h:1/v1\t--env", "POLICY_MODEL=m --env exec:prog"} {
+		if out, err := dryRun(t, "pats", "RUN=r", c); err == nil || !strings.Contains(out, "must be one word") || strings.Contains(out, "exec:prog") {
+			t.Errorf("%q: %v\n%s", c, err, out)
+		}
+	}
+	cmd := exec.Command("sh", filepath.Join(repoRoot(t), "pipelines", "policy-server-restart.sh"), "runs/r/ckpt/2", "http://alice:"+secret+"@h:1/v1", "qwen")
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Contains(string(out), secret) || !strings.Contains(string(out), "http://REDACTED@h:1/v1") {
+		t.Errorf("default hook with a password: %v\n%s", err, out)
+	}
+}

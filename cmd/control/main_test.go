@@ -153,6 +153,8 @@ func TestUsageErrors(t *testing.T) {
 		"bad thresholds":  with("--rho-r", "0.9", "--rho-c", "0.2"),
 		"refiner":         with("--refiner", "oracle"),
 		"openai no model": with("--refiner", "openai", "--endpoint", "http://x"),
+		"openai bad port": with("--refiner", "openai", "--endpoint", "http://127.0.0.1:99999/v1", "--model", "m"),
+		"openai port 0":   with("--refiner", "openai", "--endpoint", "http://127.0.0.1:0", "--model", "m"),
 		"stray argument":  with("extra"),
 		"bad tokenizer":   with("--tokenizer", p("none.json")),
 	}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
-	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/remote"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
@@ -45,9 +47,35 @@ const (
 	DefaultServerTimeout = 120 * time.Second
 	DefaultServerRetries = 5
 	DefaultServerBackoff = 500 * time.Millisecond
-	// maxAnswerBytes bounds one answer read from a server.
-	maxAnswerBytes = 64 << 20
 )
+
+// How much of the servers' answers is read (AnswerBound): one answer at
+// most AnswerBaseBytes, plus AnswerTokenBytes per token asked for, plus
+// PromptTokenBytes per prompt token (a server may send the prompt's ids
+// back), about ten times what the longest legitimate answer of vLLM or
+// SGLang takes (some 100 bytes per answer token with its log-probability
+// and top log-probability, 10 per prompt id); and the answers in flight
+// together at most DefaultAnswerBudget (a request waits for room before
+// it is sent). An answer past its bound fails the run (exit 1).
+const (
+	AnswerBaseBytes     = 1 << 20
+	AnswerTokenBytes    = 1 << 10
+	PromptTokenBytes    = 64
+	DefaultAnswerBudget = 256 << 20
+	// errorAnswerBytes is how much of an error answer is read: its start
+	// is all a message shows.
+	errorAnswerBytes = 64 << 10
+)
+
+// AnswerBound is the most bytes read of one answer to a prompt of
+// promptLen tokens that asks for at most maxTokens tokens.
+func AnswerBound(promptLen, maxTokens int) int64 {
+	return AnswerBaseBytes + AnswerTokenBytes*int64(max(maxTokens, 0)) + PromptTokenBytes*int64(max(promptLen, 0))
+}
+
+// answerBudget is the total bound of the answers in flight of every
+// served policy of the process.
+var answerBudget = remote.NewBudget(DefaultAnswerBudget)
 
 // IsServerURL reports whether a --policy value names a server (an http://
 // or https:// URL) rather than a policy of the toolkit.
@@ -70,7 +98,12 @@ type ServerOptions struct {
 	Timeout time.Duration
 	Retries int
 	Backoff time.Duration
-	Client  *http.Client // nil: a plain client
+	// Client makes the requests (nil: a plain client); its redirects are
+	// those remote.Client follows whatever it sets.
+	Client *http.Client
+	// Budget bounds the answers in flight together (nil: the process's,
+	// DefaultAnswerBudget).
+	Budget *remote.Budget
 }
 
 // KindOf is the server kind a URL names when none is given: a path ending
@@ -83,9 +116,9 @@ func KindOf(u string) string {
 	return ServerSGLang
 }
 
-// CheckServerURL checks a server URL: http or https with a host, no
-// blanks, no query or fragment. Its message never repeats credentials
-// written in the URL.
+// CheckServerURL checks a server URL: http or https with a host and a
+// port a server can listen on, no blanks, no query or fragment. Its
+// message never repeats credentials written in the URL.
 func CheckServerURL(s string) error {
 	shown := table.Scrub(s)
 	u, err := url.Parse(s)
@@ -98,6 +131,9 @@ func CheckServerURL(s string) error {
 		return fmt.Errorf("%q: want a URL with a host and no blanks", shown)
 	case u.RawQuery != "" || u.Fragment != "":
 		return fmt.Errorf("%q: want the server's base URL, without a query or fragment", shown)
+	}
+	if err := remote.CheckPort(u); err != nil {
+		return fmt.Errorf("%q: %v", shown, err)
 	}
 	return nil
 }
@@ -126,6 +162,7 @@ type Served struct {
 	retries     int
 	backoff     time.Duration
 	client      *http.Client
+	budget      *remote.Budget
 	// down is the error of a request that ran out of tries: later
 	// requests fail with it at once (the episodes in flight do not each
 	// wait out the backoff again).
@@ -139,6 +176,9 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 	if err := CheckServerURL(so.URL); err != nil {
 		return nil, err
 	}
+	// Whatever a server says is scrubbed of what is sent to it.
+	table.KnownSecret(so.APIKey)
+	table.KnownURL(so.URL)
 	kind := so.Kind
 	if kind == "" {
 		kind = KindOf(so.URL)
@@ -169,7 +209,7 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 		o.TopP = 1
 	}
 	s := &Served{Dir: dir, Tok: tok, Gen: gen, Hash: hash, Vocab: cfg.VocabSize, Opt: o, Kind: kind, Model: so.Model,
-		apiKey: so.APIKey, timeout: so.Timeout, retries: so.Retries, backoff: so.Backoff, client: so.Client}
+		apiKey: so.APIKey, timeout: so.Timeout, retries: so.Retries, backoff: so.Backoff, client: remote.Client(so.Client), budget: so.Budget}
 	if s.timeout <= 0 {
 		s.timeout = DefaultServerTimeout
 	}
@@ -179,8 +219,8 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 	if s.backoff <= 0 {
 		s.backoff = DefaultServerBackoff
 	}
-	if s.client == nil {
-		s.client = &http.Client{}
+	if s.budget == nil {
+		s.budget = answerBudget
 	}
 	base := strings.TrimRight(so.URL, "/")
 	s.shown = table.Scrub(base)
@@ -296,16 +336,21 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 	if err != nil {
 		return Answer{}, err
 	}
-	data, err := s.post(req)
-	if err != nil {
+	var vr vllmResponse
+	var sr sglangResponse
+	answer, what := any(&vr), "a completions response"
+	if s.Kind != ServerVLLM {
+		answer, what = &sr, "a /generate response"
+	}
+	if err := s.post(req, AnswerBound(len(prompt), maxTokens), answer, what); err != nil {
 		return Answer{}, err
 	}
 	var a Answer
 	var matched *int32
 	if s.Kind == ServerVLLM {
-		a, matched, err = parseVLLM(data)
+		a, matched, err = parseVLLM(&vr)
 	} else {
-		a, matched, err = parseSGLang(data)
+		a, matched, err = parseSGLang(&sr)
 	}
 	if err != nil {
 		return Answer{}, fmt.Errorf("policy server %s: %v", s.shown, err)
@@ -328,15 +373,25 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 			return Answer{}, fmt.Errorf("policy server %s: token id %d is outside the vocabulary of %s (%d): is the server running this checkpoint?", s.shown, id, s.Dir, s.Vocab)
 		}
 	}
+	for i, lp := range a.Logprobs {
+		if math.IsNaN(float64(lp)) || math.IsInf(float64(lp), 0) || lp > 0 {
+			return Answer{}, fmt.Errorf("policy server %s: log-probability %v of answer token %d is not a log-probability (finite, at most 0)", s.shown, lp, i)
+		}
+	}
+	if table.HoldsSecret(s.Tok.Decode(a.IDs)) {
+		return Answer{}, fmt.Errorf("policy server %s: an answer that holds a credential sent to the server: refused (the rows would record it)", s.shown)
+	}
 	return a, nil
 }
 
-// post sends one request, retrying transport errors, timeouts and answers
-// 429, 502, 503 and 504 with exponential backoff; any other status fails
-// at once.
-func (s *Served) post(body []byte) ([]byte, error) {
+// post sends one request and decodes its answer into v (what names it
+// in messages), reading at most limit bytes of it; it retries transport
+// errors, timeouts and answers 429, 502, 503 and 504 with exponential
+// backoff; any other status, an answer past limit, one that is not what
+// names and a refused redirect fail at once.
+func (s *Served) post(body []byte, limit int64, v any, what string) error {
 	if err := s.down.Load(); err != nil {
-		return nil, *err
+		return *err
 	}
 	wait := s.backoff
 	var last error
@@ -345,52 +400,76 @@ func (s *Served) post(body []byte) ([]byte, error) {
 			time.Sleep(wait)
 			wait *= 2
 		}
-		data, retry, err := s.once(body)
+		retry, err := s.once(body, limit, v, what)
 		if err == nil {
-			return data, nil
+			return nil
 		}
 		if !retry {
-			return nil, fmt.Errorf("policy server %s: %v", s.shown, err)
+			return fmt.Errorf("policy server %s: %v", s.shown, err)
 		}
 		last = err
 		if down := s.down.Load(); down != nil {
-			return nil, *down
+			return *down
 		}
 	}
 	err := fmt.Errorf("policy server %s: no answer after %d tries: %v", s.shown, s.retries+1, last)
 	s.down.CompareAndSwap(nil, &err)
-	return nil, err
+	return err
 }
 
-// once sends one request; retry says whether a failure may pass on a
+// once sends one request, its answer's bound taken from the budget of the
+// answers in flight first; retry says whether a failure may pass on a
 // later try.
-func (s *Served) once(body []byte) (data []byte, retry bool, err error) {
+func (s *Served) once(body []byte, limit int64, v any, what string) (retry bool, err error) {
+	give := s.budget.Take(limit)
+	defer give()
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if s.apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+s.apiKey)
 	}
 	resp, err := s.client.Do(req)
+	if r, ok := remote.AsRedirect(err); ok {
+		return false, r
+	}
 	if err != nil {
-		return nil, true, scrubbed(err)
+		return true, scrubbed(err)
 	}
 	defer resp.Body.Close()
-	data, err = io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-	if err != nil {
-		return nil, true, scrubbed(err)
-	}
 	switch resp.StatusCode {
 	case http.StatusOK:
-		return data, false, nil
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
-		return nil, true, fmt.Errorf("HTTP %d", resp.StatusCode)
+		return true, fmt.Errorf("HTTP %d", resp.StatusCode)
+	default:
+		data, _ := remote.Read(resp.Body, errorAnswerBytes)
+		return false, fmt.Errorf("HTTP %d%s: %s", resp.StatusCode, redirected(resp, s.endpoint), snippet(data))
 	}
-	return nil, false, fmt.Errorf("HTTP %d: %s", resp.StatusCode, snippet(data))
+	err = remote.Decode(resp.Body, limit, v)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return false, nil
+	case errors.Is(err, remote.ErrTooLarge):
+		return false, fmt.Errorf("an answer of more than %d bytes, past the bound for this prompt and answer length (AnswerBound; docs/reference.md, Input limits)", limit)
+	case errors.As(err, &syntax) || errors.As(err, &typ):
+		return false, fmt.Errorf("an answer that is not %s: %v", what, err)
+	}
+	return true, scrubbed(err)
+}
+
+// redirected says where a request ended that followed a redirect within
+// its server (sent without credentials), for the message of its failure.
+func redirected(resp *http.Response, endpoint string) string {
+	if resp.Request == nil || resp.Request.URL.String() == endpoint {
+		return ""
+	}
+	return " (after a redirect to " + remote.Shown(resp.Request.URL) + ", which gets no credentials)"
 }
 
 // scrubbed is err's message without credentials (a transport error
@@ -442,11 +521,7 @@ type vllmResponse struct {
 // parseVLLM reads a completions answer: the ids from token_ids, else from
 // the logprobs tokens ("token_id:N"); matched is the stop token id the
 // server names (stop_reason), if any.
-func parseVLLM(data []byte) (Answer, *int32, error) {
-	var r vllmResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		return Answer{}, nil, fmt.Errorf("an answer that is not a completions response: %v", err)
-	}
+func parseVLLM(r *vllmResponse) (Answer, *int32, error) {
 	if len(r.Choices) != 1 {
 		return Answer{}, nil, fmt.Errorf("want one choice in the answer, got %d", len(r.Choices))
 	}
@@ -522,11 +597,7 @@ type sglangResponse struct {
 // parseSGLang reads a /generate answer: the ids from output_ids, else from
 // meta_info.output_token_logprobs ([logprob, id, text] per token);
 // matched is the stop token id of meta_info.finish_reason, if any.
-func parseSGLang(data []byte) (Answer, *int32, error) {
-	var r sglangResponse
-	if err := json.Unmarshal(data, &r); err != nil {
-		return Answer{}, nil, fmt.Errorf("an answer that is not a /generate response: %v", err)
-	}
+func parseSGLang(r *sglangResponse) (Answer, *int32, error) {
 	var a Answer
 	var fromLogprobs []int32
 	for _, e := range r.MetaInfo.OutputTokenLogprobs {

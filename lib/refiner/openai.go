@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
+	"github.com/pats-rl/pats/lib/remote"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/table"
 )
@@ -28,7 +28,26 @@ type OpenAI struct {
 	MaxTokens   int           // answer length limit; default 1024
 	Seed        int64         // sent as "seed" (servers that honour it answer reproducibly)
 	MaxCards    int           // cards shown in the prompt (lowest success rate first); default 6
-	Client      *http.Client  // default: a plain client (timeouts come from Timeout)
+	Client      *http.Client  // default: a plain client (timeouts come from Timeout); its redirects are remote.Client's whatever it sets
+}
+
+// How much of an answer is read: AnswerBaseBytes plus AnswerTokenBytes per
+// token of MaxTokens (a chat completion's text runs a few bytes a token,
+// JSON-escaped at most six times that), or NoMaxAnswerBytes when no
+// MaxTokens is sent. A longer answer is a failed exchange.
+const (
+	AnswerBaseBytes  = 1 << 20
+	AnswerTokenBytes = 1 << 10
+	NoMaxAnswerBytes = 8 << 20
+	errorAnswerBytes = 64 << 10
+)
+
+// AnswerBound is the most bytes read of one answer.
+func (o *OpenAI) AnswerBound() int64 {
+	if o.MaxTokens <= 0 {
+		return NoMaxAnswerBytes
+	}
+	return AnswerBaseBytes + AnswerTokenBytes*int64(o.MaxTokens)
 }
 
 // NewOpenAI returns a client for endpoint and model with the defaults and
@@ -79,6 +98,9 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 		return Result{}, errors.New("refiner openai: need an endpoint and a model")
 	}
 	in = in.withDefaults()
+	// Whatever the server says is scrubbed of what is sent to it.
+	table.KnownSecret(o.APIKey)
+	table.KnownURL(o.Endpoint)
 	if in.Primitive == "" || in.Primitive == "NONE" {
 		return Result{Reason: "primitive NONE: nothing to propose"}, nil
 	}
@@ -107,6 +129,7 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 	props := make([]table.Proposal, 0, len(raw))
 	long := 0
 	for i, r := range raw {
+		r.Text = table.ScrubKnown(r.Text)
 		if len(strings.TrimSpace(r.Text)) > table.MaxItemTextBytes {
 			long++ // no file may hold it (table.MaxItemTextBytes)
 			continue
@@ -120,15 +143,24 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 		}
 		props = append(props, table.Proposal{
 			ProposalID: ProposalID(in.Iteration, in.TaskType, i+1), Iteration: in.Iteration,
-			TaskType: in.TaskType, Primitive: in.Primitive, Op: r.Op, Targets: nonNil(r.Targets),
-			Layer: layer, Text: strings.TrimSpace(r.Text), Support: nonNil(r.Support),
-			Refiner: o.Name(), Rationale: r.Rationale,
+			TaskType: in.TaskType, Primitive: in.Primitive, Op: r.Op, Targets: scrubAll(nonNil(r.Targets)),
+			Layer: table.ScrubKnown(layer), Text: strings.TrimSpace(r.Text), Support: scrubAll(nonNil(r.Support)),
+			Refiner: o.Name(), Rationale: table.ScrubKnown(r.Rationale),
 		})
 	}
 	if len(props) == 0 {
 		return Result{Reason: fmt.Sprintf("every proposal's text (%d) is longer than the %d bytes an item text may hold", long, table.MaxItemTextBytes)}, nil
 	}
 	return Result{Proposals: props}, nil
+}
+
+// scrubAll takes the known secrets out of every string of x, in place
+// (what a server wrote goes into the proposals file).
+func scrubAll(x []string) []string {
+	for i := range x {
+		x[i] = table.ScrubKnown(x[i])
+	}
+	return x
 }
 
 func nonNil(x []string) []string {
@@ -140,11 +172,9 @@ func nonNil(x []string) []string {
 
 // clean removes credentials from a reason, which is stored in the
 // proposals' metadata: a server's error body may echo the request's
-// headers or the key itself.
+// headers or the key itself (Scrub knows the key and the URL's password:
+// Propose records them).
 func (o *OpenAI) clean(reason string) string {
-	if len(o.APIKey) >= 4 {
-		reason = strings.ReplaceAll(reason, o.APIKey, "REDACTED")
-	}
 	return table.Scrub(reason)
 }
 
@@ -158,10 +188,7 @@ func (o *OpenAI) exchange(ctx context.Context, body []byte) (string, string) {
 	if backoff <= 0 {
 		backoff = time.Second
 	}
-	client := o.Client
-	if client == nil {
-		client = &http.Client{}
-	}
+	client := remote.Client(o.Client)
 	retries := o.Retries
 	if retries < 0 {
 		retries = 0
@@ -202,6 +229,9 @@ func (o *OpenAI) once(ctx context.Context, client *http.Client, body []byte, tim
 		req.Header.Set("Authorization", "Bearer "+o.APIKey)
 	}
 	resp, err := client.Do(req)
+	if r, ok := remote.AsRedirect(err); ok {
+		return "", r.Error(), false
+	}
 	if err != nil {
 		if actx.Err() == context.DeadlineExceeded {
 			return "", fmt.Sprintf("timeout after %s", timeout), true
@@ -212,14 +242,8 @@ func (o *OpenAI) once(ctx context.Context, client *http.Client, body []byte, tim
 		return "", "request failed: " + err.Error(), true
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		if actx.Err() == context.DeadlineExceeded {
-			return "", fmt.Sprintf("timeout after %s", timeout), true
-		}
-		return "", "reading the answer: " + err.Error(), true
-	}
 	if resp.StatusCode != http.StatusOK {
+		data, _ := remote.Read(resp.Body, errorAnswerBytes)
 		retry := resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500
 		snippet := strings.TrimSpace(string(data))
 		if len(snippet) > 200 {
@@ -228,8 +252,18 @@ func (o *OpenAI) once(ctx context.Context, client *http.Client, body []byte, tim
 		return "", fmt.Sprintf("HTTP %d: %s", resp.StatusCode, snippet), retry
 	}
 	var cr chatResponse
-	if err := json.Unmarshal(data, &cr); err != nil {
+	err = remote.Decode(resp.Body, o.AnswerBound(), &cr)
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, remote.ErrTooLarge):
+		return "", fmt.Sprintf("an answer of more than %d bytes, past the bound for an answer of %d tokens (AnswerBound)", o.AnswerBound(), o.MaxTokens), false
+	case errors.As(err, &syntax) || errors.As(err, &typ):
 		return "", "the endpoint's reply is not a chat completion: " + err.Error(), false
+	case err != nil && actx.Err() == context.DeadlineExceeded:
+		return "", fmt.Sprintf("timeout after %s", timeout), true
+	case err != nil:
+		return "", "reading the answer: " + err.Error(), true
 	}
 	if len(cr.Choices) == 0 {
 		return "", "the chat completion has no choices", false

@@ -133,14 +133,43 @@ func metaFrom(path string, keys []string, lookup func(string) (string, bool)) (M
 // CommandLine returns os.Args joined by spaces, each argument quoted for a
 // POSIX shell where it needs quoting, so that pasting it reruns the command.
 //
-// Credentials written into a URL argument (scheme://user:password@host)
-// are replaced by "REDACTED" (see Scrub): metadata travels with the file.
+// Credentials are replaced by "REDACTED" (ScrubArgs): metadata travels
+// with the file.
 func CommandLine() string {
-	q := make([]string, len(os.Args))
-	for i, a := range os.Args {
-		q[i] = ShellQuote(Scrub(a))
+	q := ScrubArgs(os.Args)
+	for i, a := range q {
+		q[i] = ShellQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// ScrubArgs is args without credentials: the whole value of a flag named
+// for a credential (--api-key VALUE, --api-key=VALUE, -token VALUE), even
+// one that starts with '-' or holds blanks, and whatever Scrub finds in
+// every other argument.
+func ScrubArgs(args []string) []string {
+	out := make([]string, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" || !secretName(name) {
+			out[i] = Scrub(a)
+			continue
+		}
+		if hasValue {
+			out[i] = name + "=REDACTED"
+			if value == "" {
+				out[i] = a
+			}
+			continue
+		}
+		out[i] = a
+		if i+1 < len(args) {
+			i++
+			out[i] = "REDACTED"
+		}
+	}
+	return out
 }
 
 // ShellQuote quotes s for a POSIX shell if it contains anything but letters,

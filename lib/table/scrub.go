@@ -1,6 +1,8 @@
 package table
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
@@ -28,7 +30,10 @@ import (
 //     apikey, token, secret, password, passwd, pwd, auth, credential,
 //     signature or sig (so api_key, access_token, OPENAI_API_KEY,
 //     --api-key, X-Api-Key; not max_tokens);
-//   - the credentials of an Authorization header and any "Bearer X".
+//   - the credentials of an Authorization header, any "Bearer X", and any
+//     "Basic X" whose X is base64 of "user:password";
+//   - every secret this process sends to a server (KnownSecret, KnownURL),
+//     written as it is or in base64, percent-encoded or JSON-escaped.
 //
 // Scrubbing errs on the side of removing: a URL with '@' in its path loses
 // the part before it.
@@ -36,6 +41,7 @@ func Scrub(s string) string {
 	if s == "" {
 		return s
 	}
+	s = scrubKnown(s)
 	if strings.Contains(s, "://") {
 		s = scrubUserinfo(s)
 	}
@@ -67,7 +73,25 @@ func Scrub(s string) string {
 	}
 	s = authHeader.ReplaceAllString(s, "${1}REDACTED")
 	s = bearer.ReplaceAllString(s, "${1}REDACTED")
+	s = basic.ReplaceAllStringFunc(s, func(m string) string {
+		sub := basic.FindStringSubmatch(m)
+		if !basicCredentials(sub[2]) {
+			return m
+		}
+		return sub[1] + "REDACTED"
+	})
 	return s
+}
+
+// basicCredentials reports whether x is a Basic-auth value: base64 of
+// "user:password".
+func basicCredentials(x string) bool {
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+		if b, err := enc.DecodeString(x); err == nil && bytes.IndexByte(b, ':') >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -85,6 +109,8 @@ var (
 	authHeader = regexp.MustCompile(`(?i)(\b(?:proxy-)?authorization\b["']?\s*[:=]\s*["']?)[^"'\r\n,}]+`)
 	// bearer: Bearer X.
 	bearer = regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`)
+	// basic: Basic X (X checked to be base64 of user:password).
+	basic = regexp.MustCompile(`(?i)(\bbasic\s+)([A-Za-z0-9+/]+=*)`)
 )
 
 // secretParts are the parts of a name that make its value a credential.

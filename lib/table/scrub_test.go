@@ -1,7 +1,11 @@
 package table
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -73,5 +77,76 @@ func TestPrintable(t *testing.T) {
 	}
 	if got, want := MarkdownCell("a|b\nc"), `a\|b\x0ac`; got != want {
 		t.Errorf("MarkdownCell = %q, want %q", got, want)
+	}
+}
+
+// TestScrubKnownSecrets: a secret this process sends comes back from a
+// server in any of the forms it may write it (as it is, base64 in both
+// alphabets, padded or not, percent-encoded, JSON-escaped, as the Basic
+// header of a URL's user and password), and none survives Scrub; a short
+// password is taken out as a word, not out of longer words.
+func TestScrubKnownSecrets(t *testing.T) {
+	key := "sk-Kn0wn/k+y?=x"
+	KnownSecret(key)
+	KnownURL("http://alice:p%40w@127.0.0.1:1/v1")
+	b64 := func(s string) []string {
+		return []string{base64.StdEncoding.EncodeToString([]byte(s)), base64.RawStdEncoding.EncodeToString([]byte(s)),
+			base64.URLEncoding.EncodeToString([]byte(s)), base64.RawURLEncoding.EncodeToString([]byte(s))}
+	}
+	j, _ := json.Marshal(key)
+	forms := append([]string{key, url.QueryEscape(key), url.PathEscape(key), string(j[1 : len(j)-1]),
+		strings.ReplaceAll(key, "/", `\/`), "alice:p@w", "alice:p%40w", "Basic " + base64.StdEncoding.EncodeToString([]byte("alice:p@w"))},
+		append(b64(key), b64("alice:p@w")...)...)
+	for _, f := range forms {
+		for _, msg := range []string{`{"error": "Incorrect API key provided: ` + f + `"}`, "got " + f, f} {
+			got := Scrub(msg)
+			for _, secret := range []string{key, "p@w", "p%40w", f} {
+				if strings.Contains(got, secret) {
+					t.Errorf("Scrub(%q) = %q keeps %q", msg, got, secret)
+				}
+			}
+			if !strings.Contains(got, "REDACTED") || !HoldsSecret(msg) {
+				t.Errorf("Scrub(%q) = %q: no REDACTED (HoldsSecret %v)", msg, got, HoldsSecret(msg))
+			}
+		}
+	}
+	KnownURL("http://bob:pw@127.0.0.1:1/v1")
+	if got, want := Scrub("password pw refused; pwd and upward stay"), "password REDACTED refused; pwd and upward stay"; got != want {
+		t.Errorf("Scrub short password = %q, want %q", got, want)
+	}
+	if HoldsSecret("upward") {
+		t.Errorf("HoldsSecret(upward) with the password pw known")
+	}
+	// an unknown Basic credential is found by its shape; a plain word after
+	// "basic" is not one
+	if got := Scrub("header Basic " + base64.StdEncoding.EncodeToString([]byte("carol:other"))); got != "header Basic REDACTED" {
+		t.Errorf("Scrub of an unknown Basic credential = %q", got)
+	}
+	if got := Scrub("a basic understanding"); got != "a basic understanding" {
+		t.Errorf("Scrub(a basic understanding) = %q", got)
+	}
+}
+
+// TestScrubArgs: the whole value of a credential flag goes, whatever it
+// looks like (a leading dash, blanks), in both spellings.
+func TestScrubArgs(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"rollout", "--api-key", "-dashSECRET", "-o", "t.parquet"}, []string{"rollout", "--api-key", "REDACTED", "-o", "t.parquet"}},
+		{[]string{"rollout", "--api-key", "a b SECRET", "--seed", "1"}, []string{"rollout", "--api-key", "REDACTED", "--seed", "1"}},
+		{[]string{"rollout", "--api-key=a b SECRET"}, []string{"rollout", "--api-key=REDACTED"}},
+		{[]string{"rollout", "-token", "--x"}, []string{"rollout", "-token", "REDACTED"}},
+		{[]string{"rollout", "--tokenizer", "ck/0", "--max-tokens", "5"}, []string{"rollout", "--tokenizer", "ck/0", "--max-tokens", "5"}},
+		{[]string{"control", "--endpoint", "http://u:pw1234@h/v1"}, []string{"control", "--endpoint", "http://REDACTED@h/v1"}},
+		{[]string{"x", "--api-key"}, []string{"x", "--api-key"}},
+	} {
+		if got := ScrubArgs(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("ScrubArgs(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	saved := os.Args
+	defer func() { os.Args = saved }()
+	os.Args = []string{"rollout", "--api-key", "-dash SECRET", "--seed", "1"}
+	if got := CommandLine(); strings.Contains(got, "SECRET") || strings.Contains(got, "dash") {
+		t.Errorf("CommandLine() = %q keeps the key", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/control"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/refiner"
+	"github.com/pats-rl/pats/lib/remote"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/table"
@@ -64,7 +65,7 @@ func Controller(l stage.Loop) control.Options {
 }
 
 // CheckEndpoint checks an OpenAI-compatible endpoint: an http or https URL
-// with a host. Its message never repeats credentials written in the URL.
+// with a host and a port a server can listen on. Its message never repeats credentials written in the URL.
 func CheckEndpoint(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	shown := table.Scrub(endpoint)
@@ -76,6 +77,9 @@ func CheckEndpoint(endpoint string) error {
 	}
 	if u.Host == "" || strings.ContainsAny(endpoint, " \t\n") {
 		return fmt.Errorf("--endpoint %q: want a URL with a host and no spaces", shown)
+	}
+	if err := remote.CheckPort(u); err != nil {
+		return fmt.Errorf("--endpoint %q: %v", shown, err)
 	}
 	return nil
 }

@@ -81,7 +81,7 @@ func Flags(s Spec) []cli.Flag {
 	if s.Training {
 		fs = append(fs,
 			&cli.Float64Flag{Name: "invalid-penalty", Value: DefaultInvalidPenalty, Usage: "subtracted from the episode's reward for each answer without a well-formed <action> (chatml)"},
-			&cli.IntFlag{Name: "batch", Value: DefaultBatch, Usage: "episodes that decode together, one batched forward per token (checkpoint policies)"},
+			&cli.IntFlag{Name: "batch", Value: DefaultBatch, Usage: "episodes that decode together, one batched forward per token (checkpoint policies; a server policy's episodes in flight are --concurrency)"},
 		)
 	}
 	return append(fs, stage.ProgressFlags()...)
@@ -114,7 +114,7 @@ func From(c *cli.Context, s Spec) (Options, error) {
 	if s.Training {
 		f.Shard, f.FirstSample = c.String("shard"), c.Int("first-sample")
 		f.TextRead, f.Preread, f.Hints = c.String("text-read"), c.String("preread"), c.String("hints")
-		f.InvalidPenalty, f.Batch = c.Float64("invalid-penalty"), c.Int("batch")
+		f.InvalidPenalty, f.Batch, f.BatchSet = c.Float64("invalid-penalty"), c.Int("batch"), c.IsSet("batch")
 	}
 	return f, nil
 }

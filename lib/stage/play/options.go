@@ -29,6 +29,7 @@ type Options struct {
 	ScaffoldBudget int                // token budget of the rendered scaffold
 	PolicyOptions                     // sampling and the context (PolicyFlags)
 	Batch          int                // episodes decoding together (checkpoint policies)
+	BatchSet       bool               // the user gave --batch: refused with a server policy (--concurrency)
 	TextRead       string             // right, random or none: the first read of oracle and random policies with skills on
 	Hints          string             // none, right, misleading, irrelevant or mixed: rules about each task in the scaffold's place (rollout.HintFuncs)
 	Preread        string             // none, right or random: a library skill's body before the first action, without a slate (rollout.PrereadFunc)

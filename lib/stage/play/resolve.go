@@ -162,6 +162,9 @@ func (f Options) served(o *rollout.Options) error {
 	if f.Device != "" && f.Device != "cpu" {
 		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
 	}
+	if f.BatchSet {
+		return command.Usagef("--batch is for local checkpoints: a server policy's episodes in flight are --concurrency")
+	}
 	sv := f.Server
 	s, err := policy.LoadServed(f.Tokenizer, policy.ServerOptions{URL: f.Policy, Kind: sv.Kind, Model: sv.Model, APIKey: sv.APIKey,
 		Timeout: sv.Timeout, Retries: sv.Retries}, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
