@@ -29,10 +29,10 @@ type Layer struct {
 	// QNorm and KNorm are Qwen3's RMSNorm weights of each query and key
 	// head ([head dim]), applied before RoPE; nil for Qwen2.
 	QNorm, KNorm *Tensor
-	O         *Tensor // [hidden, qdim]
-	PostNorm  *Tensor // [hidden]
-	Gate, Up  *Tensor // [intermediate, hidden]
-	Down      *Tensor // [hidden, intermediate]
+	O            *Tensor // [hidden, qdim]
+	PostNorm     *Tensor // [hidden]
+	Gate, Up     *Tensor // [intermediate, hidden]
+	Down         *Tensor // [hidden, intermediate]
 }
 
 // Model is a Qwen2 or Qwen3 decoder with its parameters and gradients.
