@@ -26,13 +26,14 @@ type Layer struct {
 	Q, K, V   *Tensor // [qdim|kvdim, hidden]
 	QB, KB    *Tensor // [qdim], [kvdim]; nil for Qwen3
 	VB        *Tensor // [kvdim]; nil for Qwen3
+	O         *Tensor // [hidden, qdim]
+	PostNorm  *Tensor // [hidden]
+	Gate, Up  *Tensor // [intermediate, hidden]
+	Down      *Tensor // [hidden, intermediate]
+
 	// QNorm and KNorm are Qwen3's RMSNorm weights of each query and key
 	// head ([head dim]), applied before RoPE; nil for Qwen2.
 	QNorm, KNorm *Tensor
-	O            *Tensor // [hidden, qdim]
-	PostNorm     *Tensor // [hidden]
-	Gate, Up     *Tensor // [intermediate, hidden]
-	Down         *Tensor // [hidden, intermediate]
 }
 
 // Model is a Qwen2 or Qwen3 decoder with its parameters and gradients.
