@@ -193,7 +193,9 @@ func TestQwen3Config(t *testing.T) {
 		{"Qwen3-4B", map[string]any{"hidden_size": 2560, "intermediate_size": 9728, "num_hidden_layers": 36, "tie_word_embeddings": true}, 4.0, 3.6, 1},
 		{"Qwen3-8B", nil, 8.2, 6.95, 2},
 	}
-	round := func(x float64, places int) float64 { return math.Round(x/1e9*math.Pow(10, float64(places))) / math.Pow(10, float64(places)) }
+	round := func(x float64, places int) float64 {
+		return math.Round(x/1e9*math.Pow(10, float64(places))) / math.Pow(10, float64(places))
+	}
 	for _, card := range cards {
 		var raw map[string]any
 		json.Unmarshal([]byte(qwen3Config), &raw)
