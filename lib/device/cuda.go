@@ -313,6 +313,9 @@ func pcConfig(c model.Config) C.pc_config {
 }
 
 func newAccel(l *cudaLib, c model.Config, desc string) (model.Accelerator, error) {
+	if c.QKNorm() { // issue 60: the device model has no head norms yet
+		return nil, fmt.Errorf("cuda: model_type %s (query and key head norms) is not implemented on the CUDA backend; run it with --device cpu", c.ModelType)
+	}
 	cfg := pcConfig(c)
 	var e errBuf
 	var m *C.pc_model
