@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -295,5 +296,57 @@ func TestQwen3LoadChecks(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: got %v, want one line with %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestQwen3ScriptCheckpoint: the checkpoint scripts/qwen3-checkpoint
+// writes (Qwen3's published config keys, head_dim 16 over hidden 32, the
+// real vocabulary of 151,936 ids, random weights with random head norms)
+// loads as Qwen3, and its logits match the float64 reference within 1e-4.
+func TestQwen3ScriptCheckpoint(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "qwen3")
+	cmd := exec.Command("go", "run", "./scripts/qwen3-checkpoint", "-o", dir, "--tied=false")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("scripts/qwen3-checkpoint: %v\n%s", err, out)
+	}
+	m, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Cfg
+	if !c.QKNorm() || c.HeadDim() != 16 || c.QDim() != 64 || c.HiddenSize != 32 || c.VocabSize != 151936 || c.TieWordEmbeddings {
+		t.Fatalf("loaded config %+v", c)
+	}
+	for _, w := range []*Tensor{m.Layers[1].QNorm, m.Layers[1].KNorm} {
+		ones := 0
+		for _, v := range w.W {
+			if v == 1 {
+				ones++
+			}
+		}
+		if len(w.W) != 16 || ones > 0 {
+			t.Errorf("%s: %d values, %d of them 1", w.Name, len(w.W), ones)
+		}
+	}
+	seq := []int32{151644, 872, 198, 9707, 11, 1879, 0, 151645, 198, 151644, 77091, 198}
+	got, err := m.Logits(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := refLogits(m, seq)
+	V := c.VocabSize
+	var worst float64
+	for tt := range ref {
+		for v := range ref[tt] {
+			worst = math.Max(worst, math.Abs(ref[tt][v]-float64(got[tt*V+v])))
+		}
+	}
+	if worst > 1e-4 {
+		t.Errorf("logits differ from the float64 reference by %g", worst)
 	}
 }
