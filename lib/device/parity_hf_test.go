@@ -161,18 +161,7 @@ func TestParityHFExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckpt = filepath.Join(hf, "qwen2.5-0.5b", "ckpt")
-	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var u output.Unit
-	defer u.Abort()
-	if err := m.StageSave(&u, ckpt, js, model.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := u.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	ckpt = stageSave(t, m, filepath.Join(hf, "qwen2.5-0.5b", "ckpt"), js)
 	export(t, ckpt, ids(24, qwen05().VocabSize), "Qwen2.5-0.5B shape, random weights")
 
 	// A small Qwen3 shape (issue 60: head norms, head_dim 96 over hidden
@@ -191,19 +180,26 @@ func TestParityHFExport(t *testing.T) {
 		}
 	}
 	attach(t, m3)
-	ckpt = filepath.Join(hf, "qwen3-small", "ckpt")
+	ckpt = stageSave(t, m3, filepath.Join(hf, "qwen3-small", "ckpt"), js)
+	export(t, ckpt, ids(24, 151936), "small Qwen3 shape, random weights")
+}
+
+// stageSave writes m at ckpt through the staged save learn uses (the
+// weights come back from the device) and returns ckpt.
+func stageSave(t *testing.T, m *model.Model, ckpt string, tokJSON []byte) string {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	var u3 output.Unit
-	defer u3.Abort()
-	if err := m3.StageSave(&u3, ckpt, js, model.SaveOptions{}); err != nil {
+	var u output.Unit
+	defer u.Abort()
+	if err := m.StageSave(&u, ckpt, tokJSON, model.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := u3.Commit(); err != nil {
+	if err := u.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	export(t, ckpt, ids(24, 151936), "small Qwen3 shape, random weights")
+	return ckpt
 }
 
 func devName() string {

@@ -334,19 +334,7 @@ func TestQwen3ScriptCheckpoint(t *testing.T) {
 		}
 	}
 	seq := []int32{151644, 872, 198, 9707, 11, 1879, 0, 151645, 198, 151644, 77091, 198}
-	got, err := m.Logits(seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref := refLogits(m, seq)
-	V := c.VocabSize
-	var worst float64
-	for tt := range ref {
-		for v := range ref[tt] {
-			worst = math.Max(worst, math.Abs(ref[tt][v]-float64(got[tt*V+v])))
-		}
-	}
-	if worst > 1e-4 {
+	if worst := refDistance(t, m, seq); worst > 1e-4 {
 		t.Errorf("logits differ from the float64 reference by %g", worst)
 	}
 }

@@ -138,6 +138,24 @@ func refLogits(m *Model, ids []int32) [][]float64 {
 	return out
 }
 
+// refDistance is the largest difference between m's logits of seq and
+// refLogits'.
+func refDistance(t *testing.T, m *Model, seq []int32) float64 {
+	t.Helper()
+	got, err := m.Logits(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	V := m.Cfg.VocabSize
+	var worst float64
+	for tt, row := range refLogits(m, seq) {
+		for v, r := range row {
+			worst = math.Max(worst, math.Abs(r-float64(got[tt*V+v])))
+		}
+	}
+	return worst
+}
+
 // TestForwardMatchesReference compares the float32 logits with the
 // float64 reference within 1e-4 (logits are of order 1-10 here).
 //
@@ -151,19 +169,7 @@ func TestForwardMatchesReference(t *testing.T) {
 		cfg.RopeTheta = 100 // larger angles per position exercise RoPE harder
 		m := randomModel(t, cfg, 77)
 		seq := randomSeqs(13, cfg.VocabSize, 10)[0]
-		got, err := m.Logits(seq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := refLogits(m, seq)
-		V := cfg.VocabSize
-		var worst float64
-		for tt := range ref {
-			for v := range ref[tt] {
-				worst = math.Max(worst, math.Abs(ref[tt][v]-float64(got[tt*V+v])))
-			}
-		}
-		if worst > 1e-4 {
+		if worst := refDistance(t, m, seq); worst > 1e-4 {
 			t.Errorf("%s tied=%v: logits differ from the float64 reference by %g", cfg.ModelType, tied, worst)
 		}
 	}
