@@ -65,18 +65,22 @@ inline size_t attention_scratch(int rows, int past, int kv_heads) {
 /* The model's shape, as far as the layouts need it. */
 struct Dims {
 	int hidden, intermediate, heads, kv_heads, head_dim;
+	int qk_norm; /* Qwen3 (pc_config.qk_norm): the head norms keep their inputs and 1/rms too */
 };
 
 /* Floats one kept layer holds per row (see SeqLayout). */
 inline size_t slot_floats_per_row(const Dims &d) {
 	size_t qd = (size_t)d.heads * d.head_dim, kd = (size_t)d.kv_heads * d.head_dim;
-	return 4 * (size_t)d.hidden + 2 * qd + 2 * kd + d.heads + 3 * (size_t)d.intermediate + 2;
+	size_t heads_norm = d.qk_norm ? qd + kd + (size_t)d.heads + d.kv_heads : 0;
+	return 4 * (size_t)d.hidden + 2 * qd + 2 * kd + d.heads + 3 * (size_t)d.intermediate + 2 + heads_norm;
 }
 
 /* Offsets (floats from the slot's start) of one kept layer's arrays for a
  * capacity of C rows, in allocation order. */
 struct SeqLayout {
-	size_t xin, xn1, q, k, v, att, xmid, xn2, g, u, h, lse, inv1, inv2, end;
+	size_t xin, xn1, q, k, v, att, xmid, xn2, g, u, h, lse, inv1, inv2;
+	size_t qraw, kraw, invq, invk; /* Qwen3's head norms: q, k before them, 1/rms per head row (empty otherwise) */
+	size_t end;
 };
 inline SeqLayout seq_layout(const Dims &d, size_t C) {
 	size_t H = d.hidden, I = d.intermediate, qd = (size_t)d.heads * d.head_dim, kd = (size_t)d.kv_heads * d.head_dim;
@@ -96,6 +100,11 @@ inline SeqLayout seq_layout(const Dims &d, size_t C) {
 	L.lse = p, p += C * d.heads;
 	L.inv1 = p, p += C;
 	L.inv2 = p, p += C;
+	size_t n = d.qk_norm ? 1 : 0;
+	L.qraw = p, p += n * C * qd;
+	L.kraw = p, p += n * C * kd;
+	L.invq = p, p += n * C * d.heads;
+	L.invk = p, p += n * C * d.kv_heads;
 	L.end = p;
 	return L;
 }

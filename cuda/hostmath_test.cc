@@ -115,19 +115,23 @@ static void check_sizes() {
 					      i0, T, past, kv, (size_t)kv * c.nr * c.ld, buf);
 				}
 			}
-	Dims shapes[] = {{128, 384, 4, 2, 32}, {896, 4864, 14, 2, 64}, {1536, 8960, 12, 2, 128}, {3584, 18944, 28, 4, 128}};
+	/* The last two are Qwen3 shapes (head norms; 4B: head_dim 128 over hidden 2560). */
+	Dims shapes[] = {{128, 384, 4, 2, 32, 0},      {896, 4864, 14, 2, 64, 0},    {1536, 8960, 12, 2, 128, 0},
+	                 {3584, 18944, 28, 4, 128, 0}, {256, 768, 4, 2, 96, 1},      {2560, 9728, 32, 8, 128, 1}};
 	for (const Dims &d : shapes)
 		for (size_t C : {256, 512, 4096}) {
 			SeqLayout L = seq_layout(d, C);
-			size_t off[] = {L.xin, L.xn1, L.q, L.k, L.v, L.att, L.xmid, L.xn2, L.g, L.u, L.h, L.lse, L.inv1, L.inv2, L.end};
-			size_t qd = (size_t)d.heads * d.head_dim, kd = (size_t)d.kv_heads * d.head_dim;
+			size_t off[] = {L.xin, L.xn1,  L.q,    L.k,    L.v,    L.att,  L.xmid, L.xn2, L.g, L.u,
+			                L.h,   L.lse,  L.inv1, L.inv2, L.qraw, L.kraw, L.invq, L.invk, L.end};
+			size_t qd = (size_t)d.heads * d.head_dim, kd = (size_t)d.kv_heads * d.head_dim, n = d.qk_norm ? 1 : 0;
 			size_t len[] = {C * d.hidden, C * d.hidden, C * qd, C * kd, C * kd, C * qd, C * d.hidden, C * d.hidden,
-			                C * d.intermediate, C * d.intermediate, C * d.intermediate, C * d.heads, C, C};
-			for (int i = 0; i < 14; i++) {
+			                C * d.intermediate, C * d.intermediate, C * d.intermediate, C * d.heads, C, C,
+			                n * C * qd, n * C * kd, n * C * d.heads, n * C * d.kv_heads};
+			for (int i = 0; i < 18; i++) {
 				CHECK(off[i] + len[i] == off[i + 1], "layout: array %d overlaps or leaves a gap", i);
 				CHECK(off[i] % 64 == 0, "layout: array %d at %zu not 256-byte aligned", i, off[i]);
 			}
-			CHECK(L.end <= C * slot_floats_per_row(d), "layout: %zu floats, %zu allocated", L.end, C * slot_floats_per_row(d));
+			CHECK(L.end == C * slot_floats_per_row(d), "layout: %zu floats, %zu allocated", L.end, C * slot_floats_per_row(d));
 		}
 	CHECK(sort_items_fit(14134, 151936) && !sort_items_fit(14135, 151936), "sort_items_fit at Qwen's vocabulary");
 	CHECK(sort_items_fit(1, INT_MAX) && !sort_items_fit(2, INT_MAX) && !sort_items_fit(-1, 5), "sort_items_fit edges");

@@ -1,4 +1,4 @@
-/* model.cu: pc_model, the device-resident Qwen2 decoder of pats_cuda.h.
+/* model.cu: pc_model, the device-resident Qwen2 / Qwen3 decoder of pats_cuda.h.
  *
  * Layout. The parameters live in one FP32 allocation in the header's
  * parameter order (each tensor at an offset rounded up to 64 floats), and
@@ -26,7 +26,9 @@
  * RoPE), the attention output and its log-sum-exp, the residual after
  * attention, gate, up and silu(gate)*up: about (4*hidden + 2*qdim +
  * 2*kvdim + heads + 3*intermediate + 2) floats per token and layer (1.5B
- * shape: 36.6k floats, 15.6 GiB for 4096 tokens over 28 layers). A forward
+ * shape: 36.6k floats, 15.6 GiB for 4096 tokens over 28 layers); a Qwen3
+ * model (qk_norm) also keeps q and k before the head norms and their
+ * 1/rms, qdim + kvdim + heads + kv_heads more. A forward
  * without keep, pc_logits and decoding use their own buffers, so they do
  * not disturb the kept activations. The vocabulary projection runs in
  * chunks of rows (at most LOGIT_BUDGET floats of logits at a time) and the
@@ -69,6 +71,12 @@ template <class T> struct DBuf {
 
 struct LayerAct {
 	float *xin, *xn1, *inv1, *q, *k, *v, *att, *lse, *xmid, *xn2, *inv2, *g, *u, *h;
+	float *qraw, *kraw, *invq, *invk; /* Qwen3's head norms (issue 60): inputs and 1/rms */
+};
+
+/* The parameter indices of one layer (see pats_cuda.h); -1: absent. */
+struct LayerIdx {
+	int in, q, qb, qn, k, kb, kn, v, vb, o, post, gate, up, down;
 };
 
 /* The activations of one sequence's forward. */
@@ -90,6 +98,7 @@ struct Back {
 
 struct DecWork {
 	DBuf<float> x, xn, inv, q, kn, vn, att, g, u, h, last, lastn, invl, logits, logp;
+	DBuf<float> invh; /* Qwen3: 1/rms of each query and key head row */
 	DBuf<int32_t> tok, rowdec, rowpos, lastrow, otok;
 	DBuf<DecInfo> info;
 	DBuf<double> unif;
@@ -181,7 +190,16 @@ inline bf16 *B(pc_model *m, int i) { return m->wb + m->t[i].boff; }
 int qdim(const pc_config &c) { return c.heads * c.head_dim; }
 int kvdim(const pc_config &c) { return c.kv_heads * c.head_dim; }
 int maxdim(const pc_config &c) { return std::max(c.hidden, std::max(qdim(c), c.intermediate)); }
-Dims dims(const pc_config &c) { return Dims{c.hidden, c.intermediate, c.heads, c.kv_heads, c.head_dim}; }
+Dims dims(const pc_config &c) { return Dims{c.hidden, c.intermediate, c.heads, c.kv_heads, c.head_dim, c.qk_norm}; }
+
+/* Tensors per layer: Qwen2 12, Qwen3 11 (head norms in the biases' place). */
+int layer_tensors(const pc_config &c) { return c.qk_norm ? 11 : 12; }
+
+LayerIdx layer_idx(const pc_config &c, int l) {
+	int b = 1 + layer_tensors(c) * l;
+	if (c.qk_norm) return LayerIdx{b, b + 1, -1, b + 2, b + 3, -1, b + 4, b + 5, -1, b + 6, b + 7, b + 8, b + 9, b + 10};
+	return LayerIdx{b, b + 1, b + 2, -1, b + 3, b + 4, -1, b + 5, b + 6, b + 7, b + 8, b + 9, b + 10, b + 11};
+}
 int logit_chunk(const pc_config &c, int R) { return pc::logit_chunk(c.vocab, R); }
 
 int ensure_seq(pc_model *m, Seq &s, int T, int slots) {
@@ -226,6 +244,10 @@ int ensure_seq(pc_model *m, Seq &s, int T, int slots) {
 		A.lse = p + lay.lse;
 		A.inv1 = p + lay.inv1;
 		A.inv2 = p + lay.inv2;
+		A.qraw = p + lay.qraw;
+		A.kraw = p + lay.kraw;
+		A.invq = p + lay.invq;
+		A.invk = p + lay.invk;
 	}
 	PC_TRY(ensure(m, s.x, C * H, "residual stream"));
 	PC_TRY(ensure(m, s.xnf, C * H, "final norm"));
@@ -258,7 +280,9 @@ int ensure_scratch(pc_model *m, int T, int R, bool backward) {
 	size_t att = attention_scratch((int)Tc, 0, c.kv_heads);
 	PC_TRY(ensure(m, m->attS, backward ? 2 * att : att, "attention scores"));
 	if (R > 0) PC_TRY(ensure(m, m->logit, (size_t)logit_chunk(c, (int)Rc) * c.vocab, "logits"));
-	PC_TRY(ensure(m, m->part, colsum_scratch((int)Tc, std::max(c.hidden, qdim(c))), "column sums"));
+	size_t part = colsum_scratch((int)Tc, std::max(c.hidden, qdim(c)));
+	if (c.qk_norm) part = std::max(part, colsum_scratch((int)Tc * c.heads, c.head_dim)); /* head norms' weights */
+	PC_TRY(ensure(m, m->part, part, "column sums"));
 	if (backward) PC_TRY(ensure(m, m->dsc, Tc * c.heads, "attention backward"));
 	return 0;
 }
@@ -297,24 +321,30 @@ int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
 	PC_TRY(embed_gather(x, W(m, 0), s.tok.p, T, (int)H));
 	for (int l = 0; l < c.layers; l++) {
 		LayerAct &A = s.L[keep ? l : 0];
-		int b = 1 + 12 * l;
+		LayerIdx li = layer_idx(c, l);
 		if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, b), T, (int)H, eps, xb));
-		PC_TRY(linear(m, A.q, xb, T, b + 1, b + 2, 0.0f));
-		PC_TRY(linear(m, A.k, xb, T, b + 3, b + 4, 0.0f));
-		PC_TRY(linear(m, A.v, xb, T, b + 5, b + 6, 0.0f));
+		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, li.in), T, (int)H, eps, xb));
+		PC_TRY(linear(m, A.q, xb, T, li.q, li.qb, 0.0f));
+		PC_TRY(linear(m, A.k, xb, T, li.k, li.kb, 0.0f));
+		PC_TRY(linear(m, A.v, xb, T, li.v, li.vb, 0.0f));
+		if (c.qk_norm) { /* Qwen3 (issue 60): each head normed, its input kept for the backward */
+			PC_CUDA(cudaMemcpyAsync(A.qraw, A.q, (size_t)T * qd * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+			PC_CUDA(cudaMemcpyAsync(A.kraw, A.k, (size_t)T * kvdim(c) * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+			PC_TRY(rmsnorm(A.q, A.invq, A.qraw, W(m, li.qn), T * c.heads, c.head_dim, eps, nullptr));
+			PC_TRY(rmsnorm(A.k, A.invk, A.kraw, W(m, li.kn), T * c.kv_heads, c.head_dim, eps, nullptr));
+		}
 		PC_TRY(rope(A.q, T, c.heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
 		PC_TRY(rope(A.k, T, c.kv_heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
 		PC_TRY(attention_forward(m->blas, A.att, keep ? A.lse : nullptr, A.q, A.k, A.v, T, 0, c.heads, c.kv_heads,
 		                         c.head_dim, m->attS.p));
 		PC_TRY(to_bf16(xb, A.att, (size_t)T * qd));
-		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
+		PC_TRY(linear(m, x, xb, T, li.o, -1, 1.0f));
 		if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, b + 8), T, (int)H, eps, xb));
-		PC_TRY(linear(m, A.g, xb, T, b + 9, -1, 0.0f));
-		PC_TRY(linear(m, A.u, xb, T, b + 10, -1, 0.0f));
+		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, li.post), T, (int)H, eps, xb));
+		PC_TRY(linear(m, A.g, xb, T, li.gate, -1, 0.0f));
+		PC_TRY(linear(m, A.u, xb, T, li.up, -1, 0.0f));
 		PC_TRY(swiglu(A.h, A.g, A.u, (size_t)T * I, xb));
-		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
+		PC_TRY(linear(m, x, xb, T, li.down, -1, 1.0f));
 	}
 	PC_TRY(rmsnorm(s.xnf.p, s.invf.p, x, W(m, m->fnorm), T, (int)H, eps, nullptr));
 	return 0;
@@ -376,7 +406,7 @@ void free_model(pc_model *m) {
 	for (auto p : bb) release(m, *p);
 	DecWork &d = m->dw;
 	DBuf<float> *df[] = {&d.x, &d.xn, &d.inv, &d.q, &d.kn, &d.vn, &d.att, &d.g, &d.u, &d.h, &d.last, &d.lastn,
-	                     &d.invl, &d.logits, &d.logp};
+	                     &d.invl, &d.logits, &d.logp, &d.invh};
 	for (auto p : df) release(m, *p);
 	DBuf<int32_t> *di[] = {&d.tok, &d.rowdec, &d.rowpos, &d.lastrow, &d.otok};
 	for (auto p : di) release(m, *p);
@@ -422,23 +452,27 @@ int decode_body(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
 	float *x = w.x.p;
 	PC_TRY(embed_gather(x, W(m, 0), w.tok.p, T, H));
 	for (int l = 0; l < c.layers; l++) {
-		int b = 1 + 12 * l;
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b), T, H, eps, xb));
-		PC_TRY(linear(m, w.q.p, xb, T, b + 1, b + 2, 0.0f));
-		PC_TRY(linear(m, w.kn.p, xb, T, b + 3, b + 4, 0.0f));
-		PC_TRY(linear(m, w.vn.p, xb, T, b + 5, b + 6, 0.0f));
+		LayerIdx li = layer_idx(c, l);
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, li.in), T, H, eps, xb));
+		PC_TRY(linear(m, w.q.p, xb, T, li.q, li.qb, 0.0f));
+		PC_TRY(linear(m, w.kn.p, xb, T, li.k, li.kb, 0.0f));
+		PC_TRY(linear(m, w.vn.p, xb, T, li.v, li.vb, 0.0f));
+		if (c.qk_norm) { /* Qwen3 (issue 60): in place (each row is read whole before it is written) */
+			PC_TRY(rmsnorm(w.q.p, w.invh.p, w.q.p, W(m, li.qn), T * c.heads, c.head_dim, eps, nullptr));
+			PC_TRY(rmsnorm(w.kn.p, w.invh.p, w.kn.p, W(m, li.kn), T * c.kv_heads, c.head_dim, eps, nullptr));
+		}
 		PC_TRY(rope(w.q.p, T, c.heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
 		PC_TRY(rope(w.kn.p, T, c.kv_heads, c.head_dim, 0, w.rowpos.p, m->cos, m->sin, 0));
 		PC_TRY(kv_store(w.kn.p, w.vn.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, kd));
 		PC_TRY(attention_decode(w.att.p, w.q.p, w.rowdec.p, w.rowpos.p, w.info.p, l, T, c.heads, c.kv_heads,
 		                        c.head_dim));
 		PC_TRY(to_bf16(xb, w.att.p, (size_t)T * qd));
-		PC_TRY(linear(m, x, xb, T, b + 7, -1, 1.0f));
-		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, b + 8), T, H, eps, xb));
-		PC_TRY(linear(m, w.g.p, xb, T, b + 9, -1, 0.0f));
-		PC_TRY(linear(m, w.u.p, xb, T, b + 10, -1, 0.0f));
+		PC_TRY(linear(m, x, xb, T, li.o, -1, 1.0f));
+		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, li.post), T, H, eps, xb));
+		PC_TRY(linear(m, w.g.p, xb, T, li.gate, -1, 0.0f));
+		PC_TRY(linear(m, w.u.p, xb, T, li.up, -1, 0.0f));
 		PC_TRY(swiglu(w.h.p, w.g.p, w.u.p, (size_t)T * I, xb));
-		PC_TRY(linear(m, x, xb, T, b + 11, -1, 1.0f));
+		PC_TRY(linear(m, x, xb, T, li.down, -1, 1.0f));
 	}
 	if (!want) return 0; /* a prompt chunk whose next token is not wanted yet */
 	PC_TRY(rows_gather(w.last.p, x, w.lastrow.p, n, H));
@@ -510,6 +544,7 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	if (c.head_dim % 2) return fail("pc_model_new: head_dim %d is odd (RoPE pairs i, i+head_dim/2)", c.head_dim);
 	if (c.head_dim > 256) return fail("pc_model_new: head_dim %d above 256, the decoding kernel's limit", c.head_dim);
 	if (!(c.rope_theta > 0)) return fail("pc_model_new: rope_theta %g is not positive", c.rope_theta);
+	if (c.qk_norm != 0 && c.qk_norm != 1) return fail("pc_model_new: qk_norm %d is not 0 or 1", c.qk_norm);
 	pc_model *m = new pc_model();
 	m->c = c;
 	m->dev = dev;
@@ -559,13 +594,15 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	};
 	add(V, H, c.tied != 0);
 	for (int l = 0; l < c.layers; l++) {
+		/* Qwen2: q, q bias, k, k bias, v, v bias; Qwen3: q, q_norm, k, k_norm, v. */
+		size_t hd = c.head_dim;
 		add(H, 1, false);
 		add(qd, H, true);
-		add(qd, 1, false);
+		add(c.qk_norm ? hd : qd, 1, false);
 		add(kd, H, true);
-		add(kd, 1, false);
+		add(c.qk_norm ? hd : kd, 1, false);
 		add(kd, H, true);
-		add(kd, 1, false);
+		if (!c.qk_norm) add(kd, 1, false);
 		add(H, qd, true);
 		add(H, 1, false);
 		add(I, H, true);
@@ -573,11 +610,11 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 		add(H, I, true);
 	}
 	add(H, 1, false);
-	m->fnorm = 1 + 12 * c.layers;
+	m->fnorm = 1 + layer_tensors(c) * c.layers;
 	m->lm = 0;
 	if (!c.tied) {
 		add(V, H, true);
-		m->lm = 2 + 12 * c.layers;
+		m->lm = 2 + layer_tensors(c) * c.layers;
 	}
 	int half = c.head_dim / 2;
 	std::vector<float> hc((size_t)c.max_positions * half), hs((size_t)c.max_positions * half);
@@ -789,17 +826,17 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 	}
 	for (int l = c.layers - 1; l >= 0; l--) {
 		LayerAct &A = s.L[l];
-		int w = 1 + 12 * l;
+		LayerIdx li = layer_idx(c, l);
 		/* MLP: x_out = xmid + h Down^T. */
-		PC_TRY(gemm(h, true, false, H, I, T, 1.0f, dx, H, A.h, I, 1.0f, G(m, w + 11), I));
-		PC_TRY(gemm(h, false, false, T, I, H, 1.0f, dx, H, W(m, w + 11), I, 0.0f, b.dh.p, I));
+		PC_TRY(gemm(h, true, false, H, I, T, 1.0f, dx, H, A.h, I, 1.0f, G(m, li.down), I));
+		PC_TRY(gemm(h, false, false, T, I, H, 1.0f, dx, H, W(m, li.down), I, 0.0f, b.dh.p, I));
 		PC_TRY(swiglu_backward(b.dg.p, b.du.p, b.dh.p, A.g, A.u, (size_t)T * I));
-		PC_TRY(linear_backward(m, dn, 0.0f, b.dg.p, A.xn2, T, w + 9, -1));
-		PC_TRY(linear_backward(m, dn, 1.0f, b.du.p, A.xn2, T, w + 10, -1));
-		PC_TRY(rmsnorm_backward(dx, G(m, w + 8), dn, A.xmid, W(m, w + 8), A.inv2, T, H, m->part.p));
+		PC_TRY(linear_backward(m, dn, 0.0f, b.dg.p, A.xn2, T, li.gate, -1));
+		PC_TRY(linear_backward(m, dn, 1.0f, b.du.p, A.xn2, T, li.up, -1));
+		PC_TRY(rmsnorm_backward(dx, G(m, li.post), dn, A.xmid, W(m, li.post), A.inv2, T, H, m->part.p));
 		/* Attention: xmid = xin + att O^T. */
-		PC_TRY(gemm(h, true, false, H, qd, T, 1.0f, dx, H, A.att, qd, 1.0f, G(m, w + 7), qd));
-		PC_TRY(gemm(h, false, false, T, qd, H, 1.0f, dx, H, W(m, w + 7), qd, 0.0f, b.datt.p, qd));
+		PC_TRY(gemm(h, true, false, H, qd, T, 1.0f, dx, H, A.att, qd, 1.0f, G(m, li.o), qd));
+		PC_TRY(gemm(h, false, false, T, qd, H, 1.0f, dx, H, W(m, li.o), qd, 0.0f, b.datt.p, qd));
 		PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4, stream()));
 		PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4, stream()));
 		PC_CUDA(cudaMemsetAsync(b.dv.p, 0, (size_t)T * kd * 4, stream()));
@@ -807,10 +844,20 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 		                          c.kv_heads, c.head_dim, m->attS.p, m->dsc.p));
 		PC_TRY(rope(b.dq.p, T, c.heads, c.head_dim, 0, nullptr, m->cos, m->sin, 1));
 		PC_TRY(rope(b.dk.p, T, c.kv_heads, c.head_dim, 0, nullptr, m->cos, m->sin, 1));
-		PC_TRY(linear_backward(m, dn, 0.0f, b.dq.p, A.xn1, T, w + 1, w + 2));
-		PC_TRY(linear_backward(m, dn, 1.0f, b.dk.p, A.xn1, T, w + 3, w + 4));
-		PC_TRY(linear_backward(m, dn, 1.0f, b.dv.p, A.xn1, T, w + 5, w + 6));
-		PC_TRY(rmsnorm_backward(dx, G(m, w), dn, A.xin, W(m, w), A.inv1, T, H, m->part.p));
+		if (c.qk_norm) { /* Qwen3 (issue 60): through the head norms; datt, spent, holds the normed heads' gradient */
+			PC_CUDA(cudaMemcpyAsync(b.datt.p, b.dq.p, (size_t)T * qd * 4, cudaMemcpyDeviceToDevice, stream()));
+			PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4, stream()));
+			PC_TRY(rmsnorm_backward(b.dq.p, G(m, li.qn), b.datt.p, A.qraw, W(m, li.qn), A.invq, T * c.heads, c.head_dim,
+			                        m->part.p));
+			PC_CUDA(cudaMemcpyAsync(b.datt.p, b.dk.p, (size_t)T * kd * 4, cudaMemcpyDeviceToDevice, stream()));
+			PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4, stream()));
+			PC_TRY(rmsnorm_backward(b.dk.p, G(m, li.kn), b.datt.p, A.kraw, W(m, li.kn), A.invk, T * c.kv_heads,
+			                        c.head_dim, m->part.p));
+		}
+		PC_TRY(linear_backward(m, dn, 0.0f, b.dq.p, A.xn1, T, li.q, li.qb));
+		PC_TRY(linear_backward(m, dn, 1.0f, b.dk.p, A.xn1, T, li.k, li.kb));
+		PC_TRY(linear_backward(m, dn, 1.0f, b.dv.p, A.xn1, T, li.v, li.vb));
+		PC_TRY(rmsnorm_backward(dx, G(m, li.in), dn, A.xin, W(m, li.in), A.inv1, T, H, m->part.p));
 	}
 	PC_TRY(embed_backward(G(m, 0), dx, s.tok.p, s.next.p, s.firsts.p, s.nfirst, H));
 	PC_CUDA(cudaDeviceSynchronize());
@@ -982,6 +1029,7 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 	PC_TRY(ensure(m, w.q, Tc * qd, "decoding"));
 	PC_TRY(ensure(m, w.att, Tc * qd, "decoding"));
 	PC_TRY(ensure(m, w.kn, Tc * kd, "decoding"));
+	if (c.qk_norm) PC_TRY(ensure(m, w.invh, Tc * c.heads, "decoding"));
 	PC_TRY(ensure(m, w.vn, Tc * kd, "decoding"));
 	PC_TRY(ensure(m, w.g, Tc * I, "decoding"));
 	PC_TRY(ensure(m, w.u, Tc * I, "decoding"));

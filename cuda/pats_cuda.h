@@ -1,6 +1,6 @@
 /*
  * pats_cuda.h: the C interface of libpatscuda.so, the CUDA backend of
- * pats's Qwen2 decoder (issue 13). The Go binaries load the library at run
+ * pats's Qwen2 and Qwen3 decoder (issue 13; Qwen3, issue 60). The Go binaries load the library at run
  * time (dlopen) and call only the functions declared here, so one binary
  * serves machines with and without a GPU.
  *
@@ -28,11 +28,18 @@
  *     down_proj.weight [hidden, inter]
  *   1 + 12*layers          model.norm.weight                [hidden]
  *   2 + 12*layers          lm_head.weight [vocab, hidden]    (only when not tied)
+ * With qk_norm (Qwen3) a layer has 11 tensors, the biases' slots holding
+ * the head norms instead: input_layernorm, q_proj.weight, q_norm.weight
+ * [head_dim], k_proj.weight, k_norm.weight [head_dim], v_proj.weight,
+ * o_proj, post_attention_layernorm, gate, up, down; the final norm is then
+ * 1 + 11*layers and lm_head 2 + 11*layers.
  * with qdim = heads*head_dim and kvdim = kv_heads*head_dim. Linear weights
  * are [out, in] row-major, as Hugging Face stores them: y = x W^T + b.
  *
  * The network (same as lib/model): x = embed[tokens]; per layer
- *   a = rmsnorm(x, input_layernorm); q,k,v = linear(a); rope(q), rope(k)
+ *   a = rmsnorm(x, input_layernorm); q,k,v = linear(a);
+ *   with qk_norm each head of q and k (head_dim values) = rmsnorm(head,
+ *   q_norm or k_norm), with rms_eps; rope(q), rope(k)
  *   (rotate-half pairs (i, i+head_dim/2), angle pos*theta^(-2i/head_dim));
  *   causal grouped-query attention (query head h reads kv head
  *   h/(heads/kv_heads)), scale 1/sqrt(head_dim); x += o_proj(att);
@@ -60,7 +67,7 @@ extern "C" {
 
 /* The version of this interface. The loader refuses a library whose
  * pc_abi() differs from the PATS_CUDA_ABI it was built with. */
-#define PATS_CUDA_ABI 2
+#define PATS_CUDA_ABI 3
 
 typedef struct pc_model pc_model;
 typedef struct pc_decoder pc_decoder;
@@ -72,11 +79,12 @@ typedef struct {
 	int32_t layers;         /* num_hidden_layers */
 	int32_t heads;          /* num_attention_heads */
 	int32_t kv_heads;       /* num_key_value_heads */
-	int32_t head_dim;       /* hidden_size / num_attention_heads */
+	int32_t head_dim;       /* head_dim (Qwen2: hidden_size / num_attention_heads) */
 	int32_t max_positions;  /* max_position_embeddings */
 	int32_t tied;           /* tie_word_embeddings: lm_head is embed */
 	float rms_eps;          /* rms_norm_eps */
 	double rope_theta;      /* rope_theta */
+	int32_t qk_norm;        /* 1: Qwen3 (q_norm and k_norm, no q/k/v biases; see the parameter order); 0: Qwen2 */
 } pc_config;
 
 /* AdamW constants of one step (decoupled weight decay, as lib/model):

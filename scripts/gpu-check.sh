@@ -8,7 +8,9 @@
 #   2. build-library: bin/libpatscuda.so for this GPU's architecture
 #      (machine code and PTX), with make or nvcc directly;
 #   3. test-NAME: every build/gpu/NAME.test (-test.v) from the repository
-#      root with PATS_CUDA_LIB pointing at the library;
+#      root with PATS_CUDA_LIB pointing at the library (the whole-model
+#      parity runs tiny, small, the Qwen3 shape qwen3-small and the 0.5B
+#      shape);
 #   4. memcheck, racecheck: compute-sanitizer's memcheck and racecheck over
 #      the kernel tests (-test.short), when compute-sanitizer is present;
 #   5. hf-logits: scripts/hf-logits.py over the checkpoints the parity

@@ -12,7 +12,8 @@ check's scratch folder: the checkpoints are too large for its output):
   NAME/logits_cpu.f32   the same on the CPU backend
   NAME/meta.json        tokens, vocab, tolerance_float32, tolerance_bfloat16
 
-Each checkpoint is loaded with transformers' Qwen2ForCausalLM in float32
+Each checkpoint is loaded with transformers' AutoModelForCausalLM (the
+architecture its config.json names: Qwen2ForCausalLM or Qwen3ForCausalLM) in float32
 and in bfloat16; the error is max|ours - theirs| / max|theirs| over all
 positions and the whole vocabulary, held to the tolerance meta.json states
 (the parity suite explains how it was chosen). One line per comparison,
@@ -43,9 +44,9 @@ def need(name):
 
 
 def load_model(ckpt, dtype):
-    """Qwen2ForCausalLM in dtype, with transformers 5's dtype= (4's torch_dtype= as a fallback)."""
+    """The checkpoint's causal LM in dtype, with transformers 5's dtype= (4's torch_dtype= as a fallback)."""
     transformers = need("transformers")
-    cls = transformers.Qwen2ForCausalLM
+    cls = transformers.AutoModelForCausalLM
     major = int(str(getattr(transformers, "__version__", "5")).split(".")[0] or 5)
     if major >= 5:
         return cls.from_pretrained(ckpt, dtype=dtype)

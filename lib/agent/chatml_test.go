@@ -252,3 +252,54 @@ func TestNewChatMLNeedsChatTokens(t *testing.T) {
 		t.Errorf("stop ids (-want +got):\n%s", diff)
 	}
 }
+
+// TestChatMLNoThinking: with NoThinking (Qwen3's enable_thinking false)
+// every assistant cue closes an empty thinking block, as the Qwen3 chat
+// template's generation prompt does: <think> and </think> are one token
+// each, the block is harness-written (role observation), the whole text
+// encodes to the context's ids, and an answer after it parses.
+func TestChatMLNoThinking(t *testing.T) {
+	tok := qwen(t)
+	f, err := NewChatML(tok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.NoThinking = true
+	c := NewContext(tok)
+	c.Format = f
+	Begin(c, Prompt{Goal: "put a hot apple in fridge.", Observation: "You are in a room."})
+	answer := "<action>go to fridge 1</action>"
+	AddAction(c, append(tok.Encode(answer), f.End), nil)
+	Observe(c, "You arrive at fridge 1.")
+	cue := "<|im_start|>assistant\n<think>\n\n</think>\n\n"
+	text := tok.Decode(c.Tokens)
+	if n := strings.Count(text, cue); n != 2 {
+		t.Errorf("%d cues with an empty thinking block in:\n%s", n, text)
+	}
+	if !strings.HasSuffix(text, "<|im_end|>\n"+cue) {
+		t.Errorf("the context does not end with the cue:\n%s", text)
+	}
+	if diff := cmp.Diff(tok.Encode(text), c.Tokens); diff != "" {
+		t.Errorf("the context's ids differ from the whole text's (-whole +context):\n%s", diff)
+	}
+	open, _ := tok.TokenID("<think>")
+	shut, _ := tok.TokenID("</think>")
+	var seen int
+	for i, id := range c.Tokens {
+		if (id == open || id == shut) && c.Roles[i] != table.RoleSystem { // the system text names the tags too
+			seen++
+			if c.Roles[i] != table.RoleObservation {
+				t.Errorf("token %d (%s) has role %s, want observation", i, tok.Decode([]int32{id}), table.RoleNames[c.Roles[i]])
+			}
+		}
+	}
+	if seen != 4 {
+		t.Errorf("%d <think> and </think> tokens, want 4", seen)
+	}
+	if a, ok := c.Parse(answer); !ok || a != "go to fridge 1" {
+		t.Errorf("answer parsed as %q, %v", a, ok)
+	}
+	if c.PolicyTokens() != len(tok.Encode(answer))+1 {
+		t.Errorf("policy tokens %d, want the answer's %d", c.PolicyTokens(), len(tok.Encode(answer))+1)
+	}
+}

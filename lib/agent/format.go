@@ -127,6 +127,10 @@ func (WordLevelFormat) Parse(answer string) (string, bool) { return answer, true
 type ChatML struct {
 	Start, End int32   // <|im_start|>, <|im_end|>
 	Stop       []int32 // ids that end an answer (End first)
+	// NoThinking makes every cue close an empty thinking block
+	// (EmptyThinking), as Qwen3's chat template does with enable_thinking
+	// false: the policy answers without thinking.
+	NoThinking bool
 }
 
 // Chat tokens.
@@ -134,6 +138,10 @@ const (
 	ImStart = "<|im_start|>"
 	ImEnd   = "<|im_end|>"
 )
+
+// EmptyThinking is the empty thinking block that Qwen3's chat template
+// writes after the assistant cue when thinking is off.
+const EmptyThinking = "<think>\n\n</think>\n\n"
 
 // ChatSystemText is the system message under chatml.
 const ChatSystemText = "You are an agent in a text environment. Each turn, you may first think inside " +
@@ -200,10 +208,15 @@ func (f *ChatML) Begin(c *Context, p Prompt) {
 	f.cue(c)
 }
 
-// cue opens the assistant turn.
+// cue opens the assistant turn; with NoThinking it also writes the empty
+// thinking block (harness-written, role observation).
 func (f *ChatML) cue(c *Context) {
 	c.markCue()
 	c.AddIDs([]int32{f.Start}, table.RoleObservation, nil)
+	if f.NoThinking {
+		c.Add("assistant\n"+EmptyThinking, table.RoleObservation)
+		return
+	}
 	c.Add("assistant\n", table.RoleObservation)
 }
 

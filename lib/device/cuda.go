@@ -300,15 +300,18 @@ type accel struct {
 }
 
 func pcConfig(c model.Config) C.pc_config {
-	tied := C.int32_t(0)
+	tied, qkNorm := C.int32_t(0), C.int32_t(0)
 	if c.TieWordEmbeddings {
 		tied = 1
+	}
+	if c.QKNorm() { // Qwen3 (issue 60)
+		qkNorm = 1
 	}
 	return C.pc_config{
 		vocab: C.int32_t(c.VocabSize), hidden: C.int32_t(c.HiddenSize), intermediate: C.int32_t(c.IntermediateSize),
 		layers: C.int32_t(c.NumHiddenLayers), heads: C.int32_t(c.NumAttentionHeads), kv_heads: C.int32_t(c.NumKeyValueHeads),
 		head_dim: C.int32_t(c.HeadDim()), max_positions: C.int32_t(c.MaxPositionEmbeddings), tied: tied,
-		rms_eps: C.float(c.RMSNormEps), rope_theta: C.double(c.RopeTheta),
+		rms_eps: C.float(c.RMSNormEps), rope_theta: C.double(c.RopeTheta), qk_norm: qkNorm,
 	}
 }
 

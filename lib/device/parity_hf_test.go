@@ -23,8 +23,8 @@ import (
 )
 
 // Tolerances of scripts/hf-logits.py, written into each meta.json: our
-// device logits against transformers' Qwen2ForCausalLM on the same
-// checkpoint, as max|ours - theirs| / max|theirs|. In float32 the
+// device logits against transformers' Qwen2ForCausalLM (Qwen3ForCausalLM
+// for the Qwen3 shape) on the same checkpoint, as max|ours - theirs| / max|theirs|. In float32 the
 // difference is our BF16 products alone: tolLogits. In bfloat16
 // transformers also rounds every activation and the residual stream to
 // BF16 (one rounding of u = 2^-8 per layer and sub-layer, partly
@@ -94,8 +94,8 @@ func export(t *testing.T, dir string, tokens []int32, source string) {
 // epoch by learn sft --device cuda on oracle demonstrations (so the
 // weights come back from the device through learn's own save), and a
 // Qwen2.5-0.5B-shaped model with random weights saved through the same
-// staged save learn uses; each with our device and CPU logits of fixed
-// token ids.
+// staged save learn uses, and a small Qwen3 shape saved the same way; each
+// with our device and CPU logits of fixed token ids.
 func TestParityHFExport(t *testing.T) {
 	out := os.Getenv("PATS_GPU_OUT")
 	if out == "" {
@@ -161,19 +161,45 @@ func TestParityHFExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckpt = filepath.Join(hf, "qwen2.5-0.5b", "ckpt")
+	ckpt = stageSave(t, m, filepath.Join(hf, "qwen2.5-0.5b", "ckpt"), js)
+	export(t, ckpt, ids(24, qwen05().VocabSize), "Qwen2.5-0.5B shape, random weights")
+
+	// A small Qwen3 shape (issue 60: head norms, head_dim 96 over hidden
+	// size 256, untied) over Qwen's vocabulary, random weights and head
+	// norms, saved from the device the same way; transformers loads it as
+	// Qwen3ForCausalLM.
+	m3, err := model.New(qwen3Small(151936), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range m3.Params() {
+		if len(p.Shape) == 1 {
+			for i := range p.W {
+				p.W[i] = 1 + float32(rng.NormFloat64()*0.1)
+			}
+		}
+	}
+	attach(t, m3)
+	ckpt = stageSave(t, m3, filepath.Join(hf, "qwen3-small", "ckpt"), js)
+	export(t, ckpt, ids(24, 151936), "small Qwen3 shape, random weights")
+}
+
+// stageSave writes m at ckpt through the staged save learn uses (the
+// weights come back from the device) and returns ckpt.
+func stageSave(t *testing.T, m *model.Model, ckpt string, tokJSON []byte) string {
+	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(ckpt), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var u output.Unit
 	defer u.Abort()
-	if err := m.StageSave(&u, ckpt, js, model.SaveOptions{}); err != nil {
+	if err := m.StageSave(&u, ckpt, tokJSON, model.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := u.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	export(t, ckpt, ids(24, qwen05().VocabSize), "Qwen2.5-0.5B shape, random weights")
+	return ckpt
 }
 
 func devName() string {

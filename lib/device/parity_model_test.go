@@ -27,7 +27,17 @@ func qwen05() model.Config {
 	return c
 }
 
-// configs are the sizes of the whole-model checks.
+// qwen3Small is a small Qwen3 shape: Small's sizes with query and key
+// head norms, no biases, and head_dim 96 (so the query width, 384,
+// differs from the hidden size, 256), untied.
+func qwen3Small(vocab int) model.Config {
+	c := model.Small(vocab)
+	c.ModelType, c.Architectures, c.HeadDimension, c.TieWordEmbeddings = model.Qwen3, []string{"Qwen3ForCausalLM"}, 96, false
+	return c
+}
+
+// configs are the sizes of the whole-model checks; the dry run keeps the
+// first three (tiny, small and the Qwen3 shape).
 func configs(t *testing.T) []struct {
 	name string
 	cfg  model.Config
@@ -45,10 +55,11 @@ func configs(t *testing.T) []struct {
 	}{
 		{"tiny", model.Tiny(v), []int{37, 1, 2, 64, 129}},
 		{"small", model.Small(v), []int{37, 2, 100}},
+		{"qwen3-small", qwen3Small(v), []int{37, 2, 100}},
 		{"qwen2.5-0.5b", qwen05(), []int{33, 2, 17}},
 	}
 	if dryRun() {
-		cs = cs[:2]
+		cs = cs[:3]
 	}
 	return cs
 }

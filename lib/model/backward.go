@@ -170,6 +170,8 @@ func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]flo
 		}
 		be.RoPE(dq, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, true)
 		be.RoPE(dk, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, true)
+		m.headNormBackward(dq, L.qraw, L.invq, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
+		m.headNormBackward(dk, L.kraw, L.invk, T, c.NumKeyValueHeads, w.KNorm)
 		m.linearBackward(dn, 0, dq, L.xn1, T, w.Q, w.QB)
 		m.linearBackward(dn, 1, dk, L.xn1, T, w.K, w.KB)
 		m.linearBackward(dn, 1, dv, L.xn1, T, w.V, w.VB)

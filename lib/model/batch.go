@@ -42,17 +42,20 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 	for i, d := range decs {
 		attWork += len(chunks[i]) * (d.n + len(chunks[i])) * qd
 	}
-	ar := getArena(T * (2*H + 1 + 2*qd + 2*kd + 3*I))
+	ar := getArena(T*(2*H+1+2*qd+2*kd+3*I) + qkScratch(c, T))
 	defer putArena(ar)
 	xn, inv, q := ar.take(T*H), ar.take(T), ar.take(T*qd)
 	kn, vn, att := ar.take(T*kd), ar.take(T*kd), ar.take(T*qd)
 	g, u, h := ar.take(T*I), ar.take(T*I), ar.take(T*I)
+	hraw, hinv := takeQKScratch(ar, c, T) // Qwen3 (issue 60)
 	for li := range m.Layers {
 		w := &m.Layers[li]
 		be.RMSNorm(xn, inv, x, w.InputNorm.W, T, H, eps)
 		m.linear(q, xn, T, w.Q, w.QB)
 		m.linear(kn, xn, T, w.K, w.KB)
 		m.linear(vn, xn, T, w.V, w.VB)
+		m.headNorm(q, hraw, hinv, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
+		m.headNorm(kn, hraw, hinv, T, c.NumKeyValueHeads, w.KNorm)
 		for i, d := range decs {
 			rows, past := len(chunks[i]), d.n
 			a, b := off[i], off[i+1]

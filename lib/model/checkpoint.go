@@ -85,8 +85,15 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 			}
 		}
 		cfg := m.Cfg
-		cfg.Architectures = []string{"Qwen2ForCausalLM"}
-		cfg.ModelType = "qwen2"
+		if cfg.ModelType == "" {
+			cfg.ModelType = Qwen2
+		}
+		cfg.Architectures = []string{architecture(cfg.ModelType)}
+		if cfg.QKNorm() { // Qwen3 (issue 60): its config.json states both
+			noBias := false
+			cfg.AttentionBias = &noBias
+			cfg.HeadDimension = cfg.HeadDim()
+		}
 		cfg.TorchDtype = "float32"
 		if o.DType == safetensors.BF16 {
 			cfg.TorchDtype = "bfloat16"
@@ -266,6 +273,27 @@ func checkShapes(c Config, ts map[string]safetensors.Tensor) error {
 	last := fmt.Sprintf("model.layers.%d.input_layernorm.weight", c.NumHiddenLayers-1)
 	if _, ok := ts[last]; !ok {
 		return fmt.Errorf("config.json has %d layers, tensor %s missing", c.NumHiddenLayers, last)
+	}
+	return checkQwenGeneration(c, ts)
+}
+
+// checkQwenGeneration refuses weights of the other Qwen generation than
+// config.json's model_type (issue 60): Qwen3 weights (q_norm, no q/k/v
+// biases) under a qwen2 config.json, Qwen2 weights (biases) under a qwen3
+// one, and Qwen3 head norms that are not head_dim wide.
+func checkQwenGeneration(c Config, ts map[string]safetensors.Tensor) error {
+	const qn, qb = "model.layers.0.self_attn.q_norm.weight", "model.layers.0.self_attn.q_proj.bias"
+	t, hasNorm := ts[qn]
+	_, hasBias := ts[qb]
+	switch {
+	case c.QKNorm() && hasBias:
+		return fmt.Errorf("tensor %s is present but model_type qwen3 has no attention biases (Qwen2 weights under a Qwen3 config.json?)", qb)
+	case !c.QKNorm() && hasNorm:
+		return fmt.Errorf("tensor %s is present but model_type is %s (Qwen3 weights under a Qwen2 config.json?)", qn, c.ModelType)
+	case c.QKNorm() && !hasNorm:
+		return fmt.Errorf("tensor %s missing (model_type qwen3 normalises each query and key head)", qn)
+	case c.QKNorm() && !slices.Equal(t.Shape, []int{c.HeadDim()}):
+		return fmt.Errorf("tensor %s has shape %v, config.json wants [%d] (head_dim)", qn, t.Shape, c.HeadDim())
 	}
 	return nil
 }

@@ -87,10 +87,11 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 	for t, tok := range tokens {
 		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 	}
-	ar := getArena(T * (H + 1 + 2*qd + 3*I))
+	ar := getArena(T*(H+1+2*qd+3*I) + qkScratch(c, T))
 	defer putArena(ar)
 	xn, inv, q, att := ar.take(T*H), ar.take(T), ar.take(T*qd), ar.take(T*qd)
 	g, u, h := ar.take(T*I), ar.take(T*I), ar.take(T*I)
+	hraw, hinv := takeQKScratch(ar, c, T) // Qwen3 (issue 60)
 	shape := AttnShape{Rows: T, Past: past, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
 	for li := range m.Layers {
 		w := &m.Layers[li]
@@ -101,6 +102,8 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 		knew, vnew := kc[past*kd:], vc[past*kd:]
 		m.linear(knew, xn, T, w.K, w.KB)
 		m.linear(vnew, xn, T, w.V, w.VB)
+		m.headNorm(q, hraw, hinv, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
+		m.headNorm(knew, hraw, hinv, T, c.NumKeyValueHeads, w.KNorm)
 		be.RoPE(q, T, c.NumAttentionHeads, c.HeadDim(), past, m.cos, m.sin, false)
 		be.RoPE(knew, T, c.NumKeyValueHeads, c.HeadDim(), past, m.cos, m.sin, false)
 		d.k[li], d.v[li] = kc, vc

@@ -1,4 +1,4 @@
-// Package model is a Qwen2-architecture decoder-only transformer in pure
+// Package model is a Qwen2- and Qwen3-architecture decoder-only transformer in pure
 // Go, float32: forward, hand-written backward, log-probabilities of given
 // tokens, KV-cache decoding with sampling, AdamW, and Hugging Face
 // checkpoint folders.
@@ -6,12 +6,13 @@
 // # Architecture
 //
 // For a sequence of T token ids, with hidden size H, nh query heads and nkv
-// key/value heads of width d = H/nh:
+// key/value heads of width d (head_dim from config.json, else H/nh):
 //
 //	x = embed_tokens[ids]                                  T x H
 //	for each layer:
 //	    n = RMSNorm(x) * input_layernorm
 //	    q = n Wq^T + bq, k = n Wk^T + bk, v = n Wv^T + bv  T x nh*d, T x nkv*d
+//	    Qwen3: no biases; q, k = RMSNorm(each head) * q_norm, * k_norm  (d weights each)
 //	    q, k = RoPE(q), RoPE(k)
 //	    a = softmax(q k^T / sqrt(d) + causal mask) v      query head i reads kv head i/(nh/nkv)
 //	    x = x + a Wo^T                                     (o_proj has no bias)
@@ -25,6 +26,10 @@
 // from 0 at the first token. cos/sin tables are precomputed (in float64,
 // stored as float32) for every position below max_position_embeddings,
 // which is also the longest sequence accepted.
+//
+// Qwen3 (model_type qwen3) differs from Qwen2 only as marked: its head
+// norms take the place of the three biases in Params' order (q_proj,
+// q_norm, k_proj, k_norm, v_proj per layer) and use rms_norm_eps.
 //
 // # Tensors and units
 //
@@ -62,7 +67,8 @@
 //
 // # Checkpoints
 //
-// A checkpoint is a folder: config.json (Qwen2ForCausalLM keys),
+// A checkpoint is a folder: config.json (Qwen2ForCausalLM or
+// Qwen3ForCausalLM keys),
 // model.safetensors (F32 by default, BF16 optional, or shards with
 // model.safetensors.index.json), tokenizer.json (bytes supplied by the
 // caller) and, when saved with an optimizer, optimizer.safetensors

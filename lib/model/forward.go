@@ -14,6 +14,9 @@ type layerAct struct {
 	xmid, xn2      []float32 // residual after attention, its norm
 	inv2           []float32
 	g, u, h        []float32 // gate, up, silu(gate)*up
+	// Qwen3 (issue 60, qknorm.go): q and k before the head norms, and
+	// the 1/rms of each head row; nil for Qwen2.
+	qraw, kraw, invq, invk []float32
 }
 
 // seqAct holds what the backward needs of one sequence's forward.
@@ -79,6 +82,7 @@ func (m *Model) forwardOn(past *seqAct, tokens []int32, rows []int, keep bool) *
 			if keep {
 				L.lse = make([]float32, c.NumAttentionHeads*T)
 			}
+			L.allocQKNorm(c, T) // Qwen3 (issue 60)
 		}
 		if keep {
 			L.xin = append([]float32(nil), x...)
@@ -87,6 +91,8 @@ func (m *Model) forwardOn(past *seqAct, tokens []int32, rows []int, keep bool) *
 		m.linear(L.q, L.xn1, T, w.Q, w.QB)
 		m.linear(L.k, L.xn1, T, w.K, w.KB)
 		m.linear(L.v, L.xn1, T, w.V, w.VB)
+		m.headNorm(L.q, L.qraw, L.invq, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
+		m.headNorm(L.k, L.kraw, L.invk, T, c.NumKeyValueHeads, w.KNorm)
 		be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, false)
 		be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, false)
 		kk, vv := a.keys(li, L.k, L.v)

@@ -29,15 +29,21 @@ func weightedLoss(t *testing.T, m *Model, seqs [][]int32, w [][]float32) float64
 // and 7 random ones) must stay below 2e-2. A wrong term (a missing
 // factor, a dropped residual or bias) gives errors near 1.
 //
+// Qwen3 (a head_dim other than hidden/heads, q_norm and k_norm, no
+// biases) runs the same check, its head norms included.
+//
 // Under a scoring temperature (SetScoringTemperature) the gradient is that
 // of the tempered log-probabilities: the same check runs at 0.7.
 func TestGradientFiniteDifference(t *testing.T) {
 	for _, c := range []struct {
-		tied bool
-		temp float64
-	}{{false, 1}, {true, 1}, {false, 0.7}} {
+		tied, qwen3 bool
+		temp        float64
+	}{{false, false, 1}, {true, false, 1}, {false, false, 0.7}, {false, true, 1}, {true, true, 1}} {
 		tied := c.tied
 		cfg := testConfig(tied)
+		if c.qwen3 { // q_norm and k_norm in place of the three biases
+			cfg = qwen3TestConfig(tied)
+		}
 		m := randomModel(t, cfg, 3)
 		if err := m.SetScoringTemperature(c.temp); err != nil {
 			t.Fatal(err)
@@ -96,8 +102,11 @@ func TestGradientFiniteDifference(t *testing.T) {
 			kinds[name] = true
 		}
 		want := 14
+		if c.qwen3 {
+			want = 13
+		}
 		if !tied {
-			want = 15
+			want++
 		}
 		if len(kinds) != want {
 			t.Errorf("tied=%v: checked %d parameter kinds, want %d: %v", tied, len(kinds), want, kinds)

@@ -13,6 +13,14 @@ func testConfig(tied bool) Config {
 	return c
 }
 
+// qwen3TestConfig is the small random Qwen3 configuration of the tests:
+// head_dim 6, so the query width (24) differs from the hidden size (16).
+func qwen3TestConfig(tied bool) Config {
+	c := testConfig(tied)
+	c.ModelType, c.Architectures, c.HeadDimension = Qwen3, []string{"Qwen3ForCausalLM"}, 6
+	return c
+}
+
 // randomModel builds a model whose every parameter (norms and biases
 // included) is random, so that no gradient is trivially zero.
 func randomModel(t testing.TB, cfg Config, seed uint64) *Model {

@@ -24,15 +24,19 @@ type Tensor struct {
 type Layer struct {
 	InputNorm *Tensor // [hidden]
 	Q, K, V   *Tensor // [qdim|kvdim, hidden]
-	QB, KB    *Tensor // [qdim], [kvdim]
-	VB        *Tensor // [kvdim]
+	QB, KB    *Tensor // [qdim], [kvdim]; nil for Qwen3
+	VB        *Tensor // [kvdim]; nil for Qwen3
 	O         *Tensor // [hidden, qdim]
 	PostNorm  *Tensor // [hidden]
 	Gate, Up  *Tensor // [intermediate, hidden]
 	Down      *Tensor // [hidden, intermediate]
+
+	// QNorm and KNorm are Qwen3's RMSNorm weights of each query and key
+	// head ([head dim]), applied before RoPE; nil for Qwen2.
+	QNorm, KNorm *Tensor
 }
 
-// Model is a Qwen2 decoder with its parameters and gradients.
+// Model is a Qwen2 or Qwen3 decoder with its parameters and gradients.
 //
 // LogProbs, Logits and decoders only read the parameters and may run
 // concurrently with each other; Backward, ForwardBackward, ZeroGrad and
@@ -110,12 +114,27 @@ func alloc(cfg Config) (*Model, error) {
 		p := fmt.Sprintf("model.layers.%d.", l)
 		var L Layer
 		L.InputNorm = add(newTensor(p+"input_layernorm.weight", false, h))
+		// Qwen2: q, q bias, k, k bias, v, v bias. Qwen3 (issue 60): q,
+		// q_norm, k, k_norm, v, in the slots of the biases it lacks.
+		hd := cfg.HeadDim()
 		L.Q = add(newTensor(p+"self_attn.q_proj.weight", true, q, h))
-		L.QB = add(newTensor(p+"self_attn.q_proj.bias", false, q))
+		if cfg.QKVBias() {
+			L.QB = add(newTensor(p+"self_attn.q_proj.bias", false, q))
+		}
+		if cfg.QKNorm() {
+			L.QNorm = add(newTensor(p+"self_attn.q_norm.weight", false, hd))
+		}
 		L.K = add(newTensor(p+"self_attn.k_proj.weight", true, kv, h))
-		L.KB = add(newTensor(p+"self_attn.k_proj.bias", false, kv))
+		if cfg.QKVBias() {
+			L.KB = add(newTensor(p+"self_attn.k_proj.bias", false, kv))
+		}
+		if cfg.QKNorm() {
+			L.KNorm = add(newTensor(p+"self_attn.k_norm.weight", false, hd))
+		}
 		L.V = add(newTensor(p+"self_attn.v_proj.weight", true, kv, h))
-		L.VB = add(newTensor(p+"self_attn.v_proj.bias", false, kv))
+		if cfg.QKVBias() {
+			L.VB = add(newTensor(p+"self_attn.v_proj.bias", false, kv))
+		}
 		L.O = add(newTensor(p+"self_attn.o_proj.weight", true, h, q))
 		L.PostNorm = add(newTensor(p+"post_attention_layernorm.weight", false, h))
 		L.Gate = add(newTensor(p+"mlp.gate_proj.weight", true, in, h))

@@ -12,12 +12,15 @@ import (
 // pairs and alone.
 func TestForwardBackwardPrefix(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		tied       bool
-		heads, kvh int
-	}{{"untied, paired heads", false, 4, 2}, {"tied, single heads", true, 3, 3}} {
+		name        string
+		tied, qwen3 bool
+		heads, kvh  int
+	}{{"untied, paired heads", false, false, 4, 2}, {"tied, single heads", true, false, 3, 3}, {"qwen3, paired heads", false, true, 4, 2}} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(tc.tied)
+			if tc.qwen3 {
+				cfg = qwen3TestConfig(tc.tied)
+			}
 			cfg.NumAttentionHeads, cfg.NumKeyValueHeads = tc.heads, tc.kvh
 			cfg.HiddenSize = 4 * tc.heads
 			const p = 9

@@ -6,12 +6,17 @@ import (
 )
 
 // refLogits is an independent float64 forward written straight from the
-// Hugging Face Qwen2 formulas with naive loops (repeat_kv by index,
-// rotate_half on whole head vectors, explicit causal mask), sharing no
-// code with the model's forward.
+// Hugging Face Qwen2 and Qwen3 formulas with naive loops (repeat_kv by
+// index, rotate_half on whole head vectors, explicit causal mask; Qwen3:
+// head_dim from config.json, each query and key head RMS-normed with
+// q_norm / k_norm before RoPE), sharing no code with the model's forward.
 func refLogits(m *Model, ids []int32) [][]float64 {
 	c := m.Cfg
-	H, d, nh, nkv := c.HiddenSize, c.HeadDim(), c.NumAttentionHeads, c.NumKeyValueHeads
+	H, nh, nkv := c.HiddenSize, c.NumAttentionHeads, c.NumKeyValueHeads
+	d := H / nh
+	if c.HeadDimension > 0 {
+		d = c.HeadDimension
+	}
 	T := len(ids)
 	lin := func(x []float64, w *Tensor, b *Tensor) []float64 {
 		out, in := w.Shape[0], w.Shape[1]
@@ -56,6 +61,16 @@ func refLogits(m *Model, ids []int32) [][]float64 {
 		}
 		return out
 	}
+	headNorm := func(v []float64, w *Tensor) []float64 { // Qwen3's q_norm, k_norm
+		if c.ModelType != "qwen3" {
+			return v
+		}
+		out := make([]float64, 0, len(v))
+		for h := 0; h < len(v)/d; h++ {
+			out = append(out, norm(v[h*d:(h+1)*d], w)...)
+		}
+		return out
+	}
 	x := make([][]float64, T)
 	for t, id := range ids {
 		x[t] = make([]float64, H)
@@ -67,8 +82,8 @@ func refLogits(m *Model, ids []int32) [][]float64 {
 		q, k, v := make([][]float64, T), make([][]float64, T), make([][]float64, T)
 		for t := range x {
 			n := norm(x[t], L.InputNorm)
-			q[t] = rope(lin(n, L.Q, L.QB), t)
-			k[t] = rope(lin(n, L.K, L.KB), t)
+			q[t] = rope(headNorm(lin(n, L.Q, L.QB), L.QNorm), t)
+			k[t] = rope(headNorm(lin(n, L.K, L.KB), L.KNorm), t)
 			v[t] = lin(n, L.V, L.VB)
 		}
 		for t := range x {
@@ -123,28 +138,39 @@ func refLogits(m *Model, ids []int32) [][]float64 {
 	return out
 }
 
+// refDistance is the largest difference between m's logits of seq and
+// refLogits'.
+func refDistance(t *testing.T, m *Model, seq []int32) float64 {
+	t.Helper()
+	got, err := m.Logits(seq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	V := m.Cfg.VocabSize
+	var worst float64
+	for tt, row := range refLogits(m, seq) {
+		for v, r := range row {
+			worst = math.Max(worst, math.Abs(r-float64(got[tt*V+v])))
+		}
+	}
+	return worst
+}
+
 // TestForwardMatchesReference compares the float32 logits with the
 // float64 reference within 1e-4 (logits are of order 1-10 here).
+//
+// The Qwen3 cases have head_dim 6 with 4 heads over hidden size 16.
 func TestForwardMatchesReference(t *testing.T) {
-	for _, tied := range []bool{true, false} {
+	for i, tied := range []bool{true, false, true, false} {
 		cfg := testConfig(tied)
+		if i >= 2 {
+			cfg = qwen3TestConfig(tied)
+		}
 		cfg.RopeTheta = 100 // larger angles per position exercise RoPE harder
 		m := randomModel(t, cfg, 77)
 		seq := randomSeqs(13, cfg.VocabSize, 10)[0]
-		got, err := m.Logits(seq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ref := refLogits(m, seq)
-		V := cfg.VocabSize
-		var worst float64
-		for tt := range ref {
-			for v := range ref[tt] {
-				worst = math.Max(worst, math.Abs(ref[tt][v]-float64(got[tt*V+v])))
-			}
-		}
-		if worst > 1e-4 {
-			t.Errorf("tied=%v: logits differ from the float64 reference by %g", tied, worst)
+		if worst := refDistance(t, m, seq); worst > 1e-4 {
+			t.Errorf("%s tied=%v: logits differ from the float64 reference by %g", cfg.ModelType, tied, worst)
 		}
 	}
 }

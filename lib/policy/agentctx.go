@@ -25,6 +25,11 @@ type AgentContext struct {
 	History         *int   `json:"history,omitempty"`           // turns an answer sees in full (rollout --history); 0: the whole episode
 	Admissible      string `json:"admissible,omitempty"`        // none, here or all (rollout --admissible)
 	MaxActionTokens *int   `json:"max_action_tokens,omitempty"` // tokens per answer (rollout --max-action-tokens)
+	// EnableThinking is the enable_thinking of Qwen3's chat template
+	// (chatml only): false makes each assistant cue close an empty
+	// thinking block, so the policy answers without thinking; absent or
+	// true, the cue is the plain one and the policy may think first.
+	EnableThinking *bool `json:"enable_thinking,omitempty"`
 }
 
 // ReadAgentContext reads dir/agent.json; a folder without one gives the
@@ -54,6 +59,8 @@ func ReadAgentContext(dir string) (AgentContext, error) {
 		return c, fmt.Errorf("%s: admissible %q: want none, here or all", path, c.Admissible)
 	case c.MaxActionTokens != nil && *c.MaxActionTokens < 1:
 		return c, fmt.Errorf("%s: max_action_tokens %d is not positive", path, *c.MaxActionTokens)
+	case c.EnableThinking != nil && c.PromptFormat == "builtin":
+		return c, fmt.Errorf("%s: enable_thinking applies to the chatml format, not builtin", path)
 	}
 	return c, nil
 }

@@ -64,6 +64,10 @@ func (f Options) WithContext() (Options, map[string]string, error) {
 			over = append(over, fmt.Sprintf("--max-action-tokens %d (agent.json: %d)", f.MaxActionTokens, *c.MaxActionTokens))
 		}
 	}
+	if c.EnableThinking != nil { // no flag sets it: the file's value holds
+		f.EnableThinking = c.EnableThinking
+		took = append(took, fmt.Sprintf("enable_thinking=%v", *c.EnableThinking))
+	}
 	if len(took) == 0 && len(over) == 0 {
 		return f, nil, nil
 	}

@@ -69,3 +69,36 @@ func TestWithContext(t *testing.T) {
 		}
 	}
 }
+
+// TestWithContextThinking: agent.json's enable_thinking (Qwen3's chat
+// template switch) reaches the options and the metadata; under the
+// builtin format it is refused with one line naming the file.
+func TestWithContextThinking(t *testing.T) {
+	ckpt := func(agent string) string {
+		dir := t.TempDir()
+		for name, b := range map[string]string{"config.json": "{}", "agent.json": agent} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(b), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	for _, on := range []bool{false, true} {
+		f, meta, err := Options{Policy: ckpt(`{"prompt_format": "chatml", "enable_thinking": ` + map[bool]string{false: "false", true: "true"}[on] + `}`)}.WithContext()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "prompt_format=chatml enable_thinking=" + map[bool]string{false: "false", true: "true"}[on]
+		if f.EnableThinking == nil || *f.EnableThinking != on || meta["agent_context"] != want {
+			t.Errorf("enable_thinking %v: options %v, metadata %v", on, f.EnableThinking, meta)
+		}
+	}
+	f, _, err := Options{Policy: ckpt(`{"history": 1}`)}.WithContext()
+	if err != nil || f.EnableThinking != nil {
+		t.Errorf("no enable_thinking: %v, %v", f.EnableThinking, err)
+	}
+	_, _, err = Options{Policy: ckpt(`{"prompt_format": "builtin", "enable_thinking": false}`)}.WithContext()
+	if err == nil || !strings.Contains(err.Error(), "agent.json: enable_thinking applies to the chatml format") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("builtin with enable_thinking: %v", err)
+	}
+}

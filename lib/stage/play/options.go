@@ -75,6 +75,10 @@ type PolicyOptions struct {
 	HistorySet, AdmissibleSet, MaxActionTokensSet bool
 	PromptFormat                                  string // builtin, chatml, or "" for the checkpoint's own
 	MaxActionTokens                               int    // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
+	// EnableThinking is agent.json's enable_thinking (chatml): false
+	// closes an empty thinking block after each cue (agent.ChatML's
+	// NoThinking); nil or true: the plain cue.
+	EnableThinking *bool
 }
 
 // Check checks the options as a command gives them, before any work: on

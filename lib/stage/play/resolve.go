@@ -256,6 +256,15 @@ func (f Options) format(o *rollout.Options) error {
 	if err != nil {
 		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
 	}
+	if f.EnableThinking != nil && !*f.EnableThinking {
+		cm, ok := fm.(*agent.ChatML)
+		if !ok {
+			return command.Usagef("%s: agent.json's enable_thinking false needs the chatml format, not %s", dir, fm.Name())
+		}
+		nt := *cm
+		nt.NoThinking = true
+		fm = &nt
+	}
 	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
 	answer := f.MaxActionTokens
 	if answer == 0 && fm.Name() == "chatml" {
