@@ -3,7 +3,7 @@ package readback
 // poly is the Castagnoli polynomial, bit-reversed.
 const poly = 0x82f63b78
 
-var table = func() (t [256]uint32) {
+var crcTable = func() (t [256]uint32) {
 	for i := range t {
 		c := uint32(i)
 		for k := 0; k < 8; k++ {
@@ -22,7 +22,7 @@ var table = func() (t [256]uint32) {
 func crc32c(b []byte) uint32 {
 	c := ^uint32(0)
 	for _, x := range b {
-		c = table[byte(c)^x] ^ c>>8
+		c = crcTable[byte(c)^x] ^ c>>8
 	}
 	return ^c
 }
