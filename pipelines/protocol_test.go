@@ -190,6 +190,12 @@ func TestProtocol(t *testing.T) {
 	}
 	run := func(v string, p ...string) string { return filepath.Join(append([]string{dir, "runs", v}, p...)...) }
 
+	// Each iteration's end (log/K) wrote its TensorBoard file; nothing
+	// else has run (no evaluation, no audit, no summary).
+	for _, v := range variants {
+		checkTensorboard(t, run(v), v != "static" && v != "grpo", map[string][]int{"traj": {0, 1, 2}})
+	}
+
 	// pats: an empty B_0, then items from iteration 0's own cards.
 	snap0, _, err := table.ReadFiles[table.ScaffoldItem](run("pats", "snap", "0.parquet"))
 	if err != nil {
