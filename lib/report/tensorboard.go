@@ -116,49 +116,52 @@ func TensorboardEvents(dir string, s TBSource) (float64, []tensorboard.Event, er
 	case s.Part == TBTraj:
 		return trajEvents(dir, s.Step, p)
 	case s.Part == TBLift:
-		rows, metas, err := table.ReadFiles[table.ScaffoldLift](p)
-		if err != nil {
-			return 0, nil, err
-		}
-		w := stampTime(metas...)
-		for _, r := range rows {
-			if r.Scope != table.ScopeAll {
-				continue
-			}
-			k := int64(s.Step)
-			return w, []tensorboard.Event{
-				tensorboard.Scalar(w, k, "mechanism/lift", r.Lift),
-				tensorboard.Scalar(w, k, "mechanism/success_with", r.SuccessWith),
-				tensorboard.Scalar(w, k, "mechanism/success_without", r.SuccessWithout),
-				tensorboard.Scalar(w, k, "mechanism/all_failure_with", r.AllFailWith),
-				tensorboard.Scalar(w, k, "mechanism/all_failure_without", r.AllFailWithout),
-			}, nil
-		}
-		return w, nil, nil
+		return overallEvents(p, s.Step, func(r table.ScaffoldLift) (string, []tagValue) {
+			return r.Scope, []tagValue{{"mechanism/lift", r.Lift}, {"mechanism/success_with", r.SuccessWith},
+				{"mechanism/success_without", r.SuccessWithout}, {"mechanism/all_failure_with", r.AllFailWith},
+				{"mechanism/all_failure_without", r.AllFailWithout}}
+		})
 	case strings.HasPrefix(s.Part, TBEval+"-"):
 		kind, split, _ := strings.Cut(strings.TrimPrefix(s.Part, TBEval+"-"), "-")
 		ctx := "scaffold"
 		if kind == "bare" {
 			ctx = "no_scaffold"
 		}
-		rows, metas, err := table.ReadFiles[table.EvalMetrics](p)
-		if err != nil {
-			return 0, nil, err
-		}
-		w := stampTime(metas...)
-		for _, r := range rows {
-			if r.Scope != table.ScopeAll {
-				continue
-			}
-			k := int64(s.Step)
-			return w, []tensorboard.Event{
-				tensorboard.Scalar(w, k, "eval/"+split+"/"+ctx+"/success", r.Success),
-				tensorboard.Scalar(w, k, "eval/"+split+"/"+ctx+"/tokens", r.Tokens),
-			}, nil
-		}
-		return w, nil, nil
+		return overallEvents(p, s.Step, func(r table.EvalMetrics) (string, []tagValue) {
+			return r.Scope, []tagValue{{"eval/" + split + "/" + ctx + "/success", r.Success}, {"eval/" + split + "/" + ctx + "/tokens", r.Tokens}}
+		})
 	}
 	return 0, nil, fmt.Errorf("tensorboard: unknown part %q", s.Part)
+}
+
+// tagValue is one scalar of an event file before it has a step and a
+// wall time.
+type tagValue struct {
+	tag string
+	v   float64
+}
+
+// overallEvents reads a file of rows of kind T and returns the scalars
+// that values gives for its overall row (scope all), at step k and the
+// file's stamp; none when it has no such row.
+func overallEvents[T any](path string, k int, values func(T) (scope string, tv []tagValue)) (float64, []tensorboard.Event, error) {
+	rows, metas, err := table.ReadFiles[T](path)
+	if err != nil {
+		return 0, nil, err
+	}
+	w := stampTime(metas...)
+	for _, r := range rows {
+		scope, tv := values(r)
+		if scope != table.ScopeAll {
+			continue
+		}
+		var ev []tensorboard.Event
+		for _, x := range tv {
+			ev = append(ev, tensorboard.Scalar(w, int64(k), x.tag, x.v))
+		}
+		return w, ev, nil
+	}
+	return w, nil, nil
 }
 
 // trajEvents reads traj/K (path), the snapshot its rollout used and
@@ -169,11 +172,7 @@ func trajEvents(dir string, k int, path string) (float64, []tensorboard.Event, e
 		return 0, nil, err
 	}
 	w := stampTime(metas...)
-	type scalar struct {
-		tag string
-		v   float64
-	}
-	var sc []scalar
+	var sc []tagValue
 	if len(rows) > 0 {
 		ok := 0
 		for _, r := range rows {
@@ -182,9 +181,9 @@ func trajEvents(dir string, k int, path string) (float64, []tensorboard.Event, e
 			}
 		}
 		groups, zeroVar, allFail := groupStats(rows)
-		sc = append(sc, scalar{"train/success", float64(ok) / float64(len(rows))},
-			scalar{"train/zero_variance_share", float64(zeroVar) / float64(groups)},
-			scalar{"train/all_failure_share", float64(allFail) / float64(groups)})
+		sc = append(sc, tagValue{"train/success", float64(ok) / float64(len(rows))},
+			tagValue{"train/zero_variance_share", float64(zeroVar) / float64(groups)},
+			tagValue{"train/all_failure_share", float64(allFail) / float64(groups)})
 	}
 	if snap, err := snapUsed(dir, metas); err != nil {
 		return 0, nil, err
@@ -193,7 +192,7 @@ func trajEvents(dir string, k int, path string) (float64, []tensorboard.Event, e
 		if err != nil {
 			return 0, nil, err
 		}
-		sc = append(sc, scalar{"scaffold/items", float64(s.Items)}, scalar{"scaffold/tokens", float64(s.Tokens)})
+		sc = append(sc, tagValue{"scaffold/items", float64(s.Items)}, tagValue{"scaffold/tokens", float64(s.Tokens)})
 	}
 	mp := filepath.Join(dir, "metrics", fmt.Sprintf("grpo-%d.parquet", k))
 	if _, err := os.Stat(mp); err == nil {
@@ -216,13 +215,13 @@ func trajEvents(dir string, k int, path string) (float64, []tensorboard.Event, e
 			}
 		}
 		if len(m) > 0 {
-			sc = append(sc, scalar{"grpo/loss", loss / float64(len(m))})
+			sc = append(sc, tagValue{"grpo/loss", loss / float64(len(m))})
 		}
 		if nkl > 0 {
-			sc = append(sc, scalar{"grpo/kl", kl / float64(nkl)})
+			sc = append(sc, tagValue{"grpo/kl", kl / float64(nkl)})
 		}
 		if nclip > 0 {
-			sc = append(sc, scalar{"grpo/clip_fraction", clip / float64(nclip)})
+			sc = append(sc, tagValue{"grpo/clip_fraction", clip / float64(nclip)})
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return 0, nil, err
