@@ -190,8 +190,9 @@ func TestProtocol(t *testing.T) {
 	}
 	run := func(v string, p ...string) string { return filepath.Join(append([]string{dir, "runs", v}, p...)...) }
 
-	// Each iteration's end (log/K) wrote its TensorBoard file; nothing
-	// else has run (no evaluation, no audit, no summary).
+	// The end of iteration 2 (log/2, the only line made) wrote the
+	// TensorBoard files of iterations 0-2; nothing else has run (no
+	// evaluation, no audit, no summary).
 	for _, v := range variants {
 		checkTensorboard(t, run(v), v != "static" && v != "grpo", map[string][]int{"traj": {0, 1, 2}})
 	}

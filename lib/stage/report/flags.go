@@ -183,7 +183,7 @@ func seedsFrom(c *cli.Context) ([]int64, map[string][]int64, error) {
 // TensorboardFlags declares report tensorboard's options.
 func TensorboardFlags() []cli.Flag {
 	return []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the event files (default RUN/tb)"},
-		&cli.IntFlag{Name: "iteration", Value: -1, Usage: "write iteration K's files only (pipelines/pats.mk, as K ends): traj/K's, and those of the audits and evaluations up to K not written yet; default: every file of the run"}}
+		&cli.IntFlag{Name: "iteration", Value: -1, Usage: "write iteration K's files only (pipelines/pats.mk, as K ends): traj/K's, and the other files of iterations up to K not written yet; default: every file of the run"}}
 }
 
 // TensorboardFrom reads report tensorboard's options: the run folder is

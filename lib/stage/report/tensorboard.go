@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/report"
@@ -22,8 +21,9 @@ type TensorboardOptions struct {
 	Run    string // the run's folder
 	Output string // the folder of event files; empty: RUN/tb
 	// Iteration < 0: every event file of the run. K >= 0 (the pipeline,
-	// as iteration K ends): traj/K's, and those of the audits and
-	// evaluations of iterations up to K that are not written yet.
+	// as iteration K ends): traj/K's, and every other file of iterations
+	// up to K that is not written yet (the audits and evaluations that
+	// exist by then; earlier iterations' when their line was never made).
 	Iteration int
 }
 
@@ -33,19 +33,15 @@ type tbFile struct {
 	data []byte
 }
 
-// stagedName is the name an event file is put in place under first: it
-// holds no "tfevents", so that TensorBoard, which reads every file whose
-// name does, never opens one half written (lib/output's temporaries
-// carry the name they are written for).
-func stagedName(file string) string {
-	return "." + strings.TrimPrefix(file, "events.out.tfevents.") + ".staged"
-}
-
 // RunTensorboard writes a run's TensorBoard event files (one per input,
 // report.TensorboardSources) into the output folder, each only when its
 // bytes differ from the file there, and prints the paths written. The
-// files are built in full before any is written: a bad input leaves the
-// folder as it was.
+// files are built in full before any is written and put in place as one
+// unit (lib/output): a bad input leaves the folder as it was. A file
+// being written has a hidden temporary beside it whose name holds
+// "tfevents" too; TensorBoard may read one that it finds, which shows
+// the same values again, and the temporaries a killed writer left are
+// removed by the next call.
 func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams) error {
 	if !isRunFolder(f.Run) {
 		return &table.InputError{Path: f.Run, Problem: "not a run folder (no eval/, snap/, traj/ or " + report.SummaryFile + ")"}
@@ -61,6 +57,10 @@ func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams
 	if err != nil {
 		return err
 	}
+	// what killed writers left, of every file (a skipped one too)
+	for _, s := range srcs {
+		output.RemoveStale(filepath.Join(dir, s.File()))
+	}
 	if k := f.Iteration; k >= 0 {
 		var keep []report.TBSource
 		found := false
@@ -68,7 +68,7 @@ func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams
 			switch {
 			case s.Part == report.TBTraj && s.Step == k:
 				keep, found = append(keep, s), true
-			case s.Part != report.TBTraj && s.Step <= k:
+			case s.Step <= k:
 				if _, err := os.Stat(filepath.Join(dir, s.File())); err != nil {
 					keep = append(keep, s)
 				}
@@ -84,6 +84,7 @@ func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		p := filepath.Join(dir, s.File())
 		wall, events, err := report.TensorboardEvents(f.Run, s)
 		if err != nil {
 			return err
@@ -95,16 +96,16 @@ func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams
 		if err != nil {
 			return &table.InputError{Path: filepath.Join(f.Run, s.Path), Problem: err.Error()}
 		}
-		if old, err := os.ReadFile(filepath.Join(dir, s.File())); err == nil && bytes.Equal(old, b) {
+		if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, b) {
 			continue
 		}
-		files = append(files, tbFile{name: s.File(), data: b})
+		files = append(files, tbFile{name: p, data: b})
 	}
 	var u output.Unit
 	defer u.Abort()
 	for _, fl := range files {
 		data := fl.data
-		if err := u.File(filepath.Join(dir, stagedName(fl.name)), func(w io.Writer) error {
+		if err := u.File(fl.name, func(w io.Writer) error {
 			_, err := w.Write(data)
 			return err
 		}); err != nil {
@@ -115,11 +116,7 @@ func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams
 		return err
 	}
 	for _, fl := range files {
-		p := filepath.Join(dir, fl.name)
-		if err := os.Rename(filepath.Join(dir, stagedName(fl.name)), p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		fmt.Fprintln(std.Stdout, p)
+		fmt.Fprintln(std.Stdout, fl.name)
 	}
 	return nil
 }

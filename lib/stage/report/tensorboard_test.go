@@ -66,7 +66,8 @@ func folderBytes(t *testing.T, dir string) map[string]string {
 // them back with the independent reader: every scalar equal to the
 // Parquet's, one episode per iteration. A second call writes nothing;
 // another folder gets the same bytes; --iteration K writes traj/K's file
-// and the evaluations up to K not yet there.
+// and the files of iterations up to K not yet there (here, in an empty
+// folder: traj/0-3's and ckpt/0's evaluations).
 func TestTensorboardArchivedRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("unpacks an archived run")
@@ -177,6 +178,7 @@ func TestTensorboardArchivedRun(t *testing.T) {
 	sort.Strings(names)
 	wantLive := []string{"events.out.tfevents.0000000000.eval-bare-valid_seen", "events.out.tfevents.0000000000.eval-bare-valid_unseen",
 		"events.out.tfevents.0000000000.eval-scaffold-valid_seen", "events.out.tfevents.0000000000.eval-scaffold-valid_unseen",
+		"events.out.tfevents.0000000000.traj", "events.out.tfevents.0000000001.traj", "events.out.tfevents.0000000002.traj",
 		"events.out.tfevents.0000000003.traj"}
 	if d := cmp.Diff(wantLive, names); d != "" {
 		t.Errorf("--iteration 3 wrote (-want +got):\n%s", d)
