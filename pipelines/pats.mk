@@ -517,8 +517,9 @@ $(R)/truth/$(1).parquet $(R)/truth/$(1)-rules.parquet &: $(call snap_of,$(1))
 endif
 
 # The iteration ends: its line, and its TensorBoard event files in RUN/tb
-# (traj/K's; the audits' and evaluations' up to K as they exist; the rest
-# with the summary), which `tensorboard --logdir runs/` shows as they come.
+# (traj/K's, and any of iterations up to K not written yet, such as the
+# audits and evaluations that exist by then; the rest with the summary),
+# which `tensorboard --logdir runs/` shows as they come.
 $(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(call adapts,$(1)),$(R)/snap/$(2).parquet)
 	@mkdir -p $$(@D)
 	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && $(BIN)/report tensorboard $(R) --iteration $(1) > /dev/null && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
