@@ -32,7 +32,8 @@ type writer struct {
 
 // writers lists every command that writes outputs, in an order where each
 // one's inputs exist ($SHARED/adv.parquet is learn grpo's; $FIX/run is the
-// run folder fixtures.sh makes for report sweep and report plots).
+// run folder fixtures.sh makes for report sweep, report plots and report
+// tensorboard).
 // TestWritersListed checks that every subcommand that takes an output is
 // here.
 var writers = []writer{
@@ -54,6 +55,7 @@ var writers = []writer{
 	{"audit-truth", []string{"audit", "truth", "--scaffold", "$FIX/snap.parquet", "--iteration", "0", "--env", "household-rl", "-o", "t.parquet", "--rules", "r.parquet"}, []string{"t.parquet", "r.parquet"}, nil},
 	{"report-sweep", []string{"report", "sweep", "--root", "$FIX/run", "--variants", "pats", "--seeds", "1", "-o", "r.parquet", "--runs", "runs.parquet"}, []string{"r.parquet", "runs.parquet"}, nil},
 	{"report-plots", []string{"report", "plots", "$FIX/run/pats-s1", "-o", "plots"}, []string{"plots"}, nil},
+	{"report-tensorboard", []string{"report", "tensorboard", "$FIX/run/pats-s1", "-o", "tb"}, []string{"tb"}, nil},
 	{"report-settings", []string{"report", "settings", "--from", "$FIX/run/vars", "--base", "$FIX/ckpt", "-o", "settings.json"}, []string{"settings.json"}, nil},
 }
 

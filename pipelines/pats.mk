@@ -598,9 +598,13 @@ $(R)/truth/$(1).parquet $(R)/truth/$(1)-rules.parquet &: $(call snap_of,$(1))
 	$(BIN)/audit truth --scaffold $(call snap_of,$(1)) --iteration $(1) --env $(ENV) -o $(R)/truth/$(1).parquet --rules $(R)/truth/$(1)-rules.parquet > $(R)/truth/$(1).txt.tmp && mv $(R)/truth/$(1).txt.tmp $(R)/truth/$(1).txt
 endif
 
+# The iteration ends: its line, and its TensorBoard event files in RUN/tb
+# (traj/K's, and any of iterations up to K not written yet, such as the
+# audits and evaluations that exist by then; the rest with the summary),
+# which `tensorboard --logdir runs/` shows as they come.
 $(R)/log/$(1).txt: $(call ckpt,$(2)) $(if $(call adapts,$(1)),$(R)/snap/$(2).parquet)
 	@mkdir -p $$(@D)
-	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
+	@$(BIN)/report iteration $(R) $(1) --of $(ITERS) $(if $(filter 1,$(V_SCAFFOLD)),--scaffold $(call snap_of,$(1))) > $$@.tmp && $(BIN)/report tensorboard $(R) --iteration $(1) > /dev/null && mv $$@.tmp $$@ && echo "[$(RUN)] $$$$(cat $$@)"
 endef
 $(foreach k,$(ITER_LIST),$(eval $(call ITERATION,$(k),$(shell echo $$(( $(k) + 1 ))),$(shell echo $$(( $(k) - 1 ))))))
 
@@ -623,7 +627,7 @@ LOG_FILES  := $(foreach k,$(ITER_LIST),$(R)/log/$(k).txt)
 MECH_FILES := $(if $(filter 1,$(MECH_ON)),$(foreach k,$(ITER_LIST),$(R)/lift/$(k).parquet $(R)/truth/$(k).parquet))
 
 $(R)/summary.md: $(LOG_FILES) $(EVAL_FILES) $(MECH_FILES)
-	@$(BIN)/report run $(R) > $@.tmp && mv $@.tmp $@
+	@$(BIN)/report run $(R) > $@.tmp && $(BIN)/report tensorboard $(R) > /dev/null && mv $@.tmp $@
 	@echo "[$(RUN)] evaluations (success; tokens per episode):" && cat $@
 
 plots: | $(PIPE_BINS)

@@ -190,6 +190,13 @@ func TestProtocol(t *testing.T) {
 	}
 	run := func(v string, p ...string) string { return filepath.Join(append([]string{dir, "runs", v}, p...)...) }
 
+	// The end of iteration 2 (log/2, the only line made) wrote the
+	// TensorBoard files of iterations 0-2; nothing else has run (no
+	// evaluation, no audit, no summary).
+	for _, v := range variants {
+		checkTensorboard(t, run(v), v != "static" && v != "grpo", map[string][]int{"traj": {0, 1, 2}})
+	}
+
 	// pats: an empty B_0, then items from iteration 0's own cards.
 	snap0, _, err := table.ReadFiles[table.ScaffoldItem](run("pats", "snap", "0.parquet"))
 	if err != nil {

@@ -221,6 +221,15 @@ func TestInterruptedRunResumesToSameFiles(t *testing.T) {
 		}
 	}
 
+	// The event files, live (log/K) and with the summary: every kind.
+	evals := map[string][]int{"traj": {0, 1}, "lift": {0, 1}}
+	for _, e := range []string{"bare", "scaffold"} {
+		for _, s := range []string{"valid_seen", "valid_unseen"} {
+			evals["eval-"+e+"-"+s] = []int{0, 2}
+		}
+	}
+	checkTensorboard(t, filepath.Join(straight, "runs", "t"), true, evals)
+
 	// The two runs as the seeds of a sweep: its audits and plots.
 	checkSweepPlots(t, root, bin, []string{filepath.Join(straight, "runs", "t"), filepath.Join(resumed, "runs", "t")}, 2)
 }

@@ -27,7 +27,8 @@ func app() *cli.App {
 			"  report sweep --root runs/sweep --variants 'pats grpo' --seeds '1 2 3' -o runs/sweep/results.parquet\n" +
 			"  report sweep --root runs/sgs --variants 'gigpo runs/sg:broadcast nb=runs/sg-nobaseline:skillgate' --seeds '1 2 3' --baseline broadcast\n" +
 			"  report plots runs/pats-s1\n" +
-			"  report plots runs/sweep -o runs/sweep/plots",
+			"  report plots runs/sweep -o runs/sweep/plots\n" +
+			"  report tensorboard runs/pats-s1",
 		HideHelpCommand: true,
 		Commands: []*cli.Command{
 			{
@@ -100,6 +101,21 @@ func app() *cli.App {
 					"  report plots runs/sweep --variants 'pats grpo' --seeds '1 2 3'",
 				Flags:  report.PlotsFlags(),
 				Action: stage.Action(report.PlotsFrom, report.RunPlots),
+			},
+			{
+				Name:      "tensorboard",
+				Usage:     "TensorBoard event files of a run (finished, in progress or archived): training success, zero-variance share, scaffold size, GRPO loss, KL and clip fraction, the mechanism audits, evaluations, and one episode per iteration as text",
+				UsageText: "report tensorboard RUN [-o DIR] [--iteration K]",
+				Description: "Writes one event file per input of the run folder into RUN/tb (or -o): traj/K (with metrics/grpo-K and\n" +
+					"the snapshot the rollout used), lift/K and eval/K/KIND-SPLIT, each at step K, a file only when its bytes\n" +
+					"change, and prints the paths written. The wall times are the input files' own pats.time stamps, so the\n" +
+					"same run gives the same bytes. pipelines/pats.mk runs it with --iteration K as each iteration ends, and\n" +
+					"for the whole run with its summary. Watch runs with `tensorboard --logdir runs/`.\n\n" +
+					"Examples:\n" +
+					"  report tensorboard runs/pats-s1\n" +
+					"  report tensorboard results/s32/pats-s1 -o /tmp/tb/pats-s1",
+				Flags:  report.TensorboardFlags(),
+				Action: stage.Action(report.TensorboardFrom, report.RunTensorboard),
 			},
 		},
 	}

@@ -20,6 +20,11 @@
 // a band) write PNG files; every legend is drawn beside the plot's area,
 // never over its data (layout).
 //
+// TensorboardSources and TensorboardEvents give the events of a run's
+// TensorBoard files (report tensorboard, written by lib/tensorboard): one
+// file per traj/K, lift/K and evaluation file, at step K, whose wall time
+// is the input files' own pats.time stamp.
+//
 // Everything but the seconds is deterministic: the same folders give the
 // same bytes.
 package report

@@ -16,7 +16,7 @@ var (
 	stageLayer   = []string{"lib/stage/...", "lib/command"}
 	domainLayer  = []string{"lib/env/...", "lib/skill", "lib/scaffold", "lib/card", "lib/card/cardtest", "lib/control", "lib/refiner",
 		"lib/validate", "lib/rl/...", "lib/agent", "lib/policy", "lib/policy/servedtest", "lib/rollout", "lib/rollout/episodetest", "lib/eval", "lib/audit", "lib/report"}
-	groundLayer = []string{"lib/table", "lib/remote", "lib/remote/remotetest", "lib/model/...", "lib/device", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/progress", "lib/plotcolor", "lib/table/interop/duckdb"}
+	groundLayer = []string{"lib/table", "lib/remote", "lib/remote/remotetest", "lib/model/...", "lib/device", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/progress", "lib/plotcolor", "lib/tensorboard", "lib/table/interop/duckdb"}
 	cliPkg      = "github.com/urfave/cli/..."
 	// modelStack is what running the model takes; only the commands that
 	// run it (rollout, evaluate, learn, audit) link it.
@@ -31,7 +31,7 @@ var (
 	commandStages = []string{"lib/stage/audit", "lib/stage/cards", "lib/stage/control", "lib/stage/evaluate",
 		"lib/stage/learn", "lib/stage/report", "lib/stage/rollout", "lib/stage/validate"}
 	// testOnly are the fixtures only tests import.
-	testOnly = []string{"lib/vocabulary", "lib/remote/remotetest", "lib/rollout/episodetest", "lib/stage/rollouttest", "lib/policy/servedtest"}
+	testOnly = []string{"lib/vocabulary", "lib/remote/remotetest", "lib/rollout/episodetest", "lib/stage/rollouttest", "lib/policy/servedtest", "lib/tensorboard/readback"}
 )
 
 func join(lists ...[]string) []string {

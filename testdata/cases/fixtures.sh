@@ -42,7 +42,7 @@ mkbad snap-wrong-hash snap.parquet bad/snap-wrong-hash.parquet
 printf 'items:\n  - layer: general\n    text: Look around before acting.\n  - layer: general\n    text: Take the object before moving it.\n' > items.yaml
 validate init --from items.yaml -o isnap.parquet
 rollout --env household --split train --tasks 2 --group 2 --policy ckpt --max-context 512 --scaffold isnap.parquet -o straj.parquet
-# A finished run folder of one iteration, for report sweep and report plots.
+# A finished run folder of one iteration, for report sweep, report plots and report tensorboard.
 r=run/pats-s1
 mkdir -p $r/eval/0 $r/snap $r/state
 evaluate traj.parquet -o $r/eval/0/bare-valid_seen.parquet > /dev/null

@@ -1,4 +1,5 @@
 // Package report is the stage of the command report: mix, iteration, run,
-// compare, sweep and plots over pipeline run folders (lib/report computes
-// the tables and plots). See lib/stage for the layer's rule.
+// compare, sweep, plots and tensorboard over pipeline run folders
+// (lib/report computes the tables, plots and events). See lib/stage for
+// the layer's rule.
 package report

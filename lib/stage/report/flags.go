@@ -180,3 +180,22 @@ func seedsFrom(c *cli.Context) ([]int64, map[string][]int64, error) {
 	own, err := parseVariantSeeds(c.String("variant-seeds"))
 	return seeds, own, err
 }
+
+// TensorboardFlags declares report tensorboard's options.
+func TensorboardFlags() []cli.Flag {
+	return []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "folder for the event files (default RUN/tb)"},
+		&cli.IntFlag{Name: "iteration", Value: -1, Usage: "write iteration K's files only (pipelines/pats.mk, as K ends): traj/K's, and the other files of iterations up to K not written yet; default: every file of the run"}}
+}
+
+// TensorboardFrom reads report tensorboard's options: the run folder is
+// its argument.
+func TensorboardFrom(c *cli.Context) (TensorboardOptions, error) {
+	if err := command.Args(c, 1, 1); err != nil {
+		return TensorboardOptions{}, err
+	}
+	k := c.Int("iteration")
+	if c.IsSet("iteration") && k < 0 {
+		return TensorboardOptions{}, command.Usagef("--iteration %d: want an iteration (0 or more)", k)
+	}
+	return TensorboardOptions{Run: c.Args().First(), Output: c.String("output"), Iteration: k}, nil
+}
