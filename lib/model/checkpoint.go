@@ -149,7 +149,7 @@ type optimizerJSON struct {
 
 func (o *AdamW) save(dir string) error {
 	var ts []safetensors.Named
-	for i, p := range o.model.params {
+	for i, p := range o.model.Trainable() { // issue 60: the adapter's only under LoRA
 		ts = append(ts,
 			safetensors.Named{Name: p.Name + ".exp_avg", Shape: p.Shape, Data: o.M[i]},
 			safetensors.Named{Name: p.Name + ".exp_avg_sq", Shape: p.Shape, Data: o.V[i]})
@@ -290,7 +290,7 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 		return nil, err
 	}
 	o := &AdamW{Cfg: AdamWConfig{oj.Beta1, oj.Beta2, oj.Eps, oj.WeightDecay}, StepN: oj.Step, model: m}
-	for _, p := range m.params {
+	for _, p := range m.Trainable() { // issue 60: the adapter's only under LoRA
 		for _, suf := range []string{".exp_avg", ".exp_avg_sq"} {
 			t, ok := ts[p.Name+suf]
 			if !ok || !slices.Equal(t.Shape, p.Shape) {

@@ -55,6 +55,11 @@ type Model struct {
 	// invTemp scales the logits LogProbs, ForwardBackward and
 	// ForwardBackwardPrefix score (SetScoringTemperature); 0 is 1.
 	invTemp float32
+	// issue 60: lora is the attached LoRA adapter (lora.go), nil without;
+	// recompute keeps only each layer's input for the backward
+	// (SetRecompute, recompute.go).
+	lora      *Adapter
+	recompute bool
 }
 
 // SetScoringTemperature makes LogProbs, ForwardBackward and
@@ -208,7 +213,7 @@ func (m *Model) ZeroGrad() {
 		}
 		return
 	}
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		if t.G == nil {
 			t.G = make([]float32, len(t.W))
 		} else {
@@ -218,7 +223,7 @@ func (m *Model) ZeroGrad() {
 }
 
 func (m *Model) ensureGrad() {
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		if t.G == nil {
 			t.G = make([]float32, len(t.W))
 		}
@@ -232,7 +237,7 @@ func (m *Model) GradNorm() float64 {
 		return m.accGradNorm(0)
 	}
 	var s float64
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		for _, g := range t.G {
 			s += float64(g) * float64(g)
 		}
@@ -250,7 +255,7 @@ func (m *Model) ClipGradNorm(maxNorm float64) float64 {
 	n := m.GradNorm()
 	if maxNorm > 0 && n > maxNorm {
 		c := float32(maxNorm / (n + 1e-6))
-		for _, t := range m.params {
+		for _, t := range m.Trainable() {
 			for i := range t.G {
 				t.G[i] *= c
 			}
