@@ -84,6 +84,9 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 				return err
 			}
 		}
+		if m.lora != nil { // issue 60: an adapter is saved in PEFT's layout, without its base
+			return m.fillAdapter(tmp, tokenizerJSON, o)
+		}
 		cfg := m.Cfg
 		cfg.Architectures = []string{"Qwen2ForCausalLM"}
 		cfg.ModelType = "qwen2"
@@ -173,9 +176,13 @@ func (o *AdamW) save(dir string) error {
 // The configuration is checked against the tensors' shapes and against
 // the machine's memory before the model is allocated. A folder that a
 // kill left missing in the middle of a replacement is restored first
-// (output.Recover).
+// (output.Recover). An adapter folder (IsAdapter) loads as its base with
+// the adapter attached (lora_checkpoint.go).
 func Load(dir string) (*Model, error) {
 	output.Recover(dir)
+	if IsAdapter(dir) { // issue 60: an adapter folder loads its base with the adapter attached
+		return loadAdapter(dir)
+	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, err
