@@ -302,3 +302,47 @@ func TestParseLoRATargets(t *testing.T) {
 		}
 	}
 }
+
+// TestLoRADecoders: with an adapter, the decoder (one chunk after
+// another) and batched decoding give the full forward's logits (within
+// 1e-5), which differ from the base's.
+func TestLoRADecoders(t *testing.T) {
+	cfg := testConfig(true)
+	m := randomModel(t, cfg, 17)
+	seqs := randomSeqs(6, cfg.VocabSize, 9, 7)
+	base, _ := m.Logits(seqs[0])
+	randomAdapter(t, m, LoRAConfig{Rank: 2, Alpha: 2}, 5)
+	V := cfg.VocabSize
+	var full [][]float32
+	for _, s := range seqs {
+		l, err := m.Logits(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full = append(full, l)
+	}
+	if maxAbsDiff(full[0], base) < 1e-3 {
+		t.Fatal("the adapter does not change the logits")
+	}
+	d := m.NewDecoder()
+	if _, err := d.Append(seqs[0][:4]); err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.Append(seqs[0][4:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := maxAbsDiff(l, full[0][(len(seqs[0])-1)*V:]); diff > 1e-5 {
+		t.Errorf("decoder: %g from the forward", diff)
+	}
+	decs := []*Decoder{m.NewDecoder(), m.NewDecoder()}
+	out, err := m.AppendBatch(decs, seqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range seqs {
+		if diff := maxAbsDiff(out[i], full[i][(len(s)-1)*V:]); diff > 1e-5 {
+			t.Errorf("batched decoder %d: %g from the forward", i, diff)
+		}
+	}
+}

@@ -123,7 +123,7 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 		return f.served(o)
 	}
 	if !policy.IsCheckpoint(f.Policy) {
-		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json) or a server's http:// URL", f.Policy)
+		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json, or a LoRA adapter's adapter_config.json) or a server's http:// URL", f.Policy)
 	}
 	ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
 		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
@@ -133,6 +133,11 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 	ck.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = ck.Rule(), ck.Hash
+	if dev.Name() != device.CPU { // issue 60: a device runs an adapter folded into its base, resolved once here
+		if err := ck.M.MergeAdapter(); err != nil {
+			return err
+		}
+	}
 	if err := dev.Attach(ck.M); err != nil {
 		return err
 	}
