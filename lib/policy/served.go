@@ -130,6 +130,10 @@ type Served struct {
 	// requests fail with it at once (the episodes in flight do not each
 	// wait out the backoff again).
 	down atomic.Pointer[error]
+
+	// LoRA is the name of the runtime-loaded adapter requests name
+	// (LoadAdapter; SGLang's lora_path, vLLM's model), "" for none.
+	LoRA string
 }
 
 // LoadServed opens the checkpoint folder dir (tokenizer.json, config.json,
@@ -149,7 +153,13 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 	if kind == ServerVLLM && so.Model == "" {
 		return nil, fmt.Errorf("a vLLM server needs the served model's name (--model)")
 	}
-	cfg, err := model.LoadConfig(filepath.Join(dir, model.ConfigFile))
+	cfgDir, err := dir, error(nil)
+	if model.IsAdapter(dir) { // issue 60: an adapter's shape is its base's
+		if cfgDir, err = model.AdapterBase(dir); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := model.LoadConfig(filepath.Join(cfgDir, model.ConfigFile))
 	if err != nil {
 		return nil, err
 	}
@@ -290,7 +300,7 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 	default:
 		body = sglangRequest{InputIDs: prompt, ReturnLogprob: true, SamplingParams: sglangSampling{MaxNewTokens: maxTokens,
 			Temperature: r.Temperature, TopP: r.TopP, TopK: topK, RepetitionPenalty: r.RepetitionPenalty, StopTokenIDs: stopIDs,
-			SamplingSeed: seed}}
+			SamplingSeed: seed}, LoraPath: s.LoRA}
 	}
 	req, err := json.Marshal(body)
 	if err != nil {
@@ -334,7 +344,11 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 // post sends one request, retrying transport errors, timeouts and answers
 // 429, 502, 503 and 504 with exponential backoff; any other status fails
 // at once.
-func (s *Served) post(body []byte) ([]byte, error) {
+func (s *Served) post(body []byte) ([]byte, error) { return s.postTo(s.endpoint, body) }
+
+// postTo is post to another endpoint of the server (issue 60: its
+// adapter routes).
+func (s *Served) postTo(url string, body []byte) ([]byte, error) {
 	if err := s.down.Load(); err != nil {
 		return nil, *err
 	}
@@ -345,7 +359,7 @@ func (s *Served) post(body []byte) ([]byte, error) {
 			time.Sleep(wait)
 			wait *= 2
 		}
-		data, retry, err := s.once(body)
+		data, retry, err := s.once(url, body)
 		if err == nil {
 			return data, nil
 		}
@@ -364,10 +378,10 @@ func (s *Served) post(body []byte) ([]byte, error) {
 
 // once sends one request; retry says whether a failure may pass on a
 // later try.
-func (s *Served) once(body []byte) (data []byte, retry bool, err error) {
+func (s *Served) once(url string, body []byte) (data []byte, retry bool, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, false, err
 	}
@@ -506,6 +520,7 @@ type sglangRequest struct {
 	InputIDs       []int32        `json:"input_ids"`
 	SamplingParams sglangSampling `json:"sampling_params"`
 	ReturnLogprob  bool           `json:"return_logprob"`
+	LoraPath       string         `json:"lora_path,omitempty"` // issue 60: the loaded adapter's name
 }
 
 type sglangResponse struct {

@@ -177,6 +177,9 @@ func (f Options) served(o *rollout.Options) error {
 	s.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = s.Rule(), s.Hash
+	if err := f.serverAdapter(s); err != nil { // issue 60 (adapter.go)
+		return err
+	}
 	o.Policy, o.Tok = rollout.ServedPolicy{Served: s}, s.Tok
 	o.Workers = sv.Concurrency
 	if o.Workers <= 0 {
@@ -194,8 +197,12 @@ func ServedMeta(o rollout.Options) map[string]string {
 	if !ok {
 		return nil
 	}
-	return map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
+	m := map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
 		"policy_tokenizer": sp.Dir, "policy_concurrency": strconv.Itoa(o.Workers)}
+	if sp.LoRA != "" { // issue 60: the adapter loaded into the server for this run
+		m["policy_adapter"] = sp.LoRA
+	}
+	return m
 }
 
 // tokenizer sets the tokenizer the oracle and random policies write with
