@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
