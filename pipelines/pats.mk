@@ -160,6 +160,16 @@ REFINER_FLAGS ?=
 POLICY_SERVER         ?=
 POLICY_MODEL          ?= policy
 POLICY_SERVER_RESTART ?= pipelines/policy-server-restart.sh
+# LoRA (issue 60): LORA_RANK=R makes every update a LoRA adapter of rank R on
+# the frozen ckpt/0 (learn grpo --lora-rank R; the KL's reference is ckpt/0,
+# the adapter off), so ckpt/k for k >= 1 are adapter folders
+# (adapter_config.json stands for them). With POLICY_SERVER as well the
+# engine is started once, on ckpt/0 (POLICY_SERVER_RESTART before
+# iteration 0's rollouts only; vLLM with --enable-lora and
+# VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, SGLang with --enable-lora), and each
+# later iteration's rollout loads ckpt/k into it as POLICY_MODEL-k and drops
+# POLICY_MODEL-(k-1) (rollout --load-adapter --unload-adapter): no restarts.
+LORA_RANK             ?=
 
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm
@@ -308,7 +318,12 @@ adapts      = $(if $(filter 1,$(V_ADAPT)),1,$(if $(filter first,$(V_ADAPT)),$(if
 budget_of   = $(if $(filter 1,$(V_DECAY)),$(shell echo $$(( $(BUDGET) * ($(ITERS) - 1 - $(1)) / ($(ITERS) > 1 ? $(ITERS) - 1 : 1) ))),$(BUDGET))
 # A budget of 0 drops the scaffold (rollout reads --scaffold-budget 0 as no limit).
 scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(1))),,--scaffold $(call snap_of,$(1)) --scaffold-budget $(call budget_of,$(1))))
-ckpt        = $(R)/ckpt/$(1)/config.json
+ckpt        = $(R)/ckpt/$(1)/$(if $(call is_adapter,$(1)),adapter_config.json,config.json)
+# LORA_RANK: ckpt/k is an adapter for k >= 1, loaded into a server's engine
+# as POLICY_MODEL-k (which then drops POLICY_MODEL-(k-1)) instead of a restart.
+is_adapter  = $(if $(LORA_RANK),$(filter-out 0,$(1)))
+served_model = $(if $(call is_adapter,$(1)),--model $(POLICY_MODEL)-$(1) --load-adapter$(if $(filter-out 1,$(1)), --unload-adapter $(POLICY_MODEL)-$(shell echo $$(( $(1) - 1 )))),--model $(POLICY_MODEL))
+restarts    = $(if $(POLICY_SERVER),$(if $(call is_adapter,$(1)),,1))
 # the cards of the iterations before k in the refiner's window
 history_of  = $(foreach j,$(shell seq $$(( $(1) + 1 > $(REFINER_WINDOW) ? $(1) + 1 - $(REFINER_WINDOW) : 0 )) $$(( $(1) - 1 ))),$(if $(call adapts,$(j)),$(R)/cards/$(j).parquet))
 # a run from the reading base or its skills twin rolls out and evaluates in
@@ -339,7 +354,7 @@ RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BAS
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
-  RUN_BASE COMMON $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(sort $(filter V_%,$(.VARIABLES)))
+  RUN_BASE COMMON $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(if $(LORA_RANK),LORA_RANK) $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 # Rewritten while make reads this file only when the checksum changes, and
 # never under -n or -q (a dry run or a question runs nothing and writes
@@ -471,7 +486,7 @@ endif
 
 # train_policy,k: the --policy of iteration k's training rollouts: ckpt/k,
 # or the server serving it (POLICY_SERVER) with ckpt/k as its tokenizer.
-train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) --model $(POLICY_MODEL) --tokenizer $(R)/ckpt/$(1),--policy $(R)/ckpt/$(1))
+train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) $(call served_model,$(1)) --tokenizer $(R)/ckpt/$(1),--policy $(R)/ckpt/$(1))
 
 # ---- iteration k ------------------------------------------------------------------------
 # rollout -> traj/k; then side by side: the scaffold branch (cards, control,
@@ -479,12 +494,12 @@ train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) --model $(POLICY_
 define ITERATION
 $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call snap_of,$(1)))
 	@mkdir -p $$(@D)
-$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+$(if $(call restarts,$(1)),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
 $(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(R)/traj/$(1).parquet $(call ckpt,$(1)) $(call ckpt,0)
 	@mkdir -p $(R)/adv
-	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(R)/traj/$(1).parquet -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(MINIBATCH) --kl $(KL) --seed $(SEED)$(if $(LORA_RANK), --lora-rank $(LORA_RANK)) $(GRPO_FLAGS)
 
 ifeq ($(call adapts,$(1)),1)
 $(R)/cards/$(1).parquet: $(R)/traj/$(1).parquet
@@ -504,7 +519,7 @@ ifeq ($(MECH_ON),1)
 # The mechanism audits of iteration k (MECHANISM): measures, never inputs.
 $(R)/bare/$(1).parquet: $(call ckpt,$(1))
 	@mkdir -p $$(@D)
-$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+$(if $(call restarts,$(1)),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
 $(R)/lift/$(1).parquet: $(R)/traj/$(1).parquet $(R)/bare/$(1).parquet
