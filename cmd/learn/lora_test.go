@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -9,14 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/rollout/episodetest"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/table"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
-// rollWith plays household with the checkpoint folder ckpt (a full one or
+// rollWith plays household-rl with the checkpoint folder ckpt (a full one or
 // an adapter), records its weights' hash as the policy that played, and
 // writes the rollouts to path.
 func rollWith(t *testing.T, ckpt, path string, seed int64) []table.Trajectory {
@@ -30,7 +33,13 @@ func rollWith(t *testing.T, ckpt, path string, seed int64) []table.Trajectory {
 		t.Fatal(err)
 	}
 	tok, _ := tokenizer.ShippedWordLevel()
-	rows, err := episodetest.Household(episodetest.ModelPolicy{PolicyName: ckpt, Model: f.Model, Tok: tok, MaxTokens: 5}, 2, 3, seed, false, 150)
+	e, err := env.Open("household-rl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := rollout.Run(context.Background(), rollout.Options{Env: e, Split: "train", Tasks: 2, Group: 3, Seed: seed,
+		Policy: episodetest.ModelPolicy{PolicyName: ckpt, Model: f.Model, Tok: tok, MaxTokens: 5}, Tok: tok,
+		ScaffoldVersion: -1, MaxContext: 150, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +54,7 @@ func rollWith(t *testing.T, ckpt, path string, seed int64) []table.Trajectory {
 }
 
 // TestLoRAGRPOIterations runs three iterations of the LoRA loop on
-// household (roll out with the current checkpoint, learn grpo --lora-rank
+// household-rl (roll out with the current checkpoint, learn grpo --lora-rank
 // with the KL to the base, the adapter off), each from the previous
 // iteration's adapter: the base's files are byte-identical afterwards,
 // every iteration's adapter is a PEFT folder naming the base and its hash
