@@ -38,7 +38,7 @@ type AdamW struct {
 	onDevice bool
 }
 
-// NewAdamW returns a fresh optimizer for m's parameters.
+// NewAdamW returns a fresh optimizer for m's trained tensors (Trainable).
 func NewAdamW(m *Model, cfg AdamWConfig) *AdamW {
 	o := &AdamW{Cfg: cfg, model: m}
 	for _, p := range m.Trainable() { // issue 60: the adapter's only under LoRA

@@ -205,7 +205,8 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-// ZeroGrad clears (allocating if needed) every gradient.
+// ZeroGrad clears (allocating if needed) the gradient of every trained
+// tensor (Trainable).
 func (m *Model) ZeroGrad() {
 	if m.acc != nil {
 		if err := m.acc.ZeroGrad(); err != nil {
@@ -230,8 +231,8 @@ func (m *Model) ensureGrad() {
 	}
 }
 
-// GradNorm is the global L2 norm of all gradients (summed in float64 in
-// parameter order).
+// GradNorm is the global L2 norm of the trained tensors' gradients
+// (summed in float64 in Trainable order).
 func (m *Model) GradNorm() float64 {
 	if m.acc != nil {
 		return m.accGradNorm(0)
