@@ -101,30 +101,12 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 		if err := writeFile(filepath.Join(tmp, ConfigFile), append(cb, '\n')); err != nil {
 			return err
 		}
-		if tokenizerJSON != nil {
-			if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
-				return err
-			}
+		if err := writeCarried(tmp, tokenizerJSON, o.Files, ConfigFile); err != nil {
+			return err
 		}
-		names := make([]string, 0, len(o.Files))
-		for name := range o.Files {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			if name == ConfigFile || name == TokenizerFile || filepath.Base(name) != name {
-				return fmt.Errorf("file %q cannot be carried over", name)
-			}
-			if err := writeFile(filepath.Join(tmp, name), o.Files[name]); err != nil {
-				return err
-			}
-		}
-		ts := make([]safetensors.Named, len(m.params))
-		for i, p := range m.params {
-			if j := nonFinite(p.W); j >= 0 {
-				return fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
-			}
-			ts[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
+		ts, err := finiteNamed(m.params)
+		if err != nil {
+			return err
 		}
 		meta := map[string]string{"format": "pt"}
 		if o.ShardBytes > 0 {
@@ -325,6 +307,43 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 		}
 	}
 	return o, nil
+}
+
+// writeCarried writes tokenizer.json (when not nil) and the carried files
+// into tmp; a file named as one of reserved (or tokenizer.json), or with
+// a path, is refused.
+func writeCarried(tmp string, tokenizerJSON []byte, files map[string][]byte, reserved ...string) error {
+	if tokenizerJSON != nil {
+		if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if slices.Contains(reserved, name) || name == TokenizerFile || filepath.Base(name) != name {
+			return fmt.Errorf("file %q cannot be carried over", name)
+		}
+		if err := writeFile(filepath.Join(tmp, name), files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finiteNamed lists ts for safetensors, refusing a non-finite weight.
+func finiteNamed(ts []*Tensor) ([]safetensors.Named, error) {
+	out := make([]safetensors.Named, len(ts))
+	for i, p := range ts {
+		if j := nonFinite(p.W); j >= 0 {
+			return nil, fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
+		}
+		out[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
+	}
+	return out, nil
 }
 
 func writeFile(path string, b []byte) error {

@@ -215,10 +215,17 @@ func (m *Model) loraForward(y, x []float32, rows int, w *Tensor) {
 	if p == nil {
 		return
 	}
-	out, in, r := w.Shape[0], w.Shape[1], p.A.Shape[0]
+	out, r := w.Shape[0], p.A.Shape[0]
+	u := m.loraDown(p, x, rows)
+	m.be.MatMul(false, true, rows, out, r, p.scale, u, r, p.B.W, r, 1, y, out)
+}
+
+// loraDown is u = x A^T (rows x r), the adapter's first product.
+func (m *Model) loraDown(p *loraPair, x []float32, rows int) []float32 {
+	in, r := p.A.Shape[1], p.A.Shape[0]
 	u := make([]float32, rows*r)
 	m.be.MatMul(false, true, rows, r, in, 1, x, in, p.A.W, in, 0, u, r)
-	m.be.MatMul(false, true, rows, out, r, p.scale, u, r, p.B.W, r, 1, y, out)
+	return u
 }
 
 // loraBackward accumulates the adapter's gradients from dy (rows x out)
@@ -230,8 +237,7 @@ func (m *Model) loraBackward(dx, dy, x []float32, rows int, w *Tensor) {
 		return
 	}
 	out, in, r := w.Shape[0], w.Shape[1], p.A.Shape[0]
-	u := make([]float32, rows*r)
-	m.be.MatMul(false, true, rows, r, in, 1, x, in, p.A.W, in, 0, u, r)
+	u := m.loraDown(p, x, rows)
 	m.be.MatMul(true, false, out, r, rows, p.scale, dy, out, u, r, 1, p.B.G, r)
 	du := make([]float32, rows*r)
 	m.be.MatMul(false, false, rows, r, out, p.scale, dy, out, p.B.W, r, 0, du, r)

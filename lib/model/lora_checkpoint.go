@@ -85,30 +85,12 @@ func (m *Model) fillAdapter(tmp string, tokenizerJSON []byte, o SaveOptions) err
 	if err := writeFile(filepath.Join(tmp, AdapterBaseFile), append(b, '\n')); err != nil {
 		return err
 	}
-	if tokenizerJSON != nil {
-		if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
-			return err
-		}
+	if err := writeCarried(tmp, tokenizerJSON, o.Files, ConfigFile, AdapterConfigFile, AdapterBaseFile, AdapterWeightsFile); err != nil {
+		return err
 	}
-	names := make([]string, 0, len(o.Files))
-	for name := range o.Files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if name == ConfigFile || name == TokenizerFile || name == AdapterConfigFile || name == AdapterBaseFile || filepath.Base(name) != name {
-			return fmt.Errorf("file %q cannot be carried over", name)
-		}
-		if err := writeFile(filepath.Join(tmp, name), o.Files[name]); err != nil {
-			return err
-		}
-	}
-	ts := make([]safetensors.Named, len(ad.params))
-	for i, p := range ad.params {
-		if j := nonFinite(p.W); j >= 0 {
-			return fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
-		}
-		ts[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
+	ts, err := finiteNamed(ad.params)
+	if err != nil {
+		return err
 	}
 	if err := safetensors.WriteFile(filepath.Join(tmp, AdapterWeightsFile), ts, map[string]string{"format": "pt"}, o.DType); err != nil {
 		return err

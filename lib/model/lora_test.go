@@ -142,34 +142,12 @@ func TestLoRAGradientFiniteDifference(t *testing.T) {
 			t.Fatalf("%d adapter tensors (%d trainable), want %d", len(ad.Params()), len(m.Trainable()), want)
 		}
 		for _, p := range ad.Params() {
-			idx := []int{0}
-			for i, g := range p.G {
-				if math.Abs(float64(g)) > math.Abs(float64(p.G[idx[0]])) {
-					idx[0] = i
-				}
-			}
-			for len(idx) < 8 {
-				idx = append(idx, rng.IntN(len(p.W)))
-			}
-			var num, den float64
-			const h = 1e-2
-			for _, i := range idx {
-				orig := p.W[i]
-				p.W[i] = orig + h
-				lp := weightedLoss(t, m, seqs, w)
-				p.W[i] = orig - h
-				lm := weightedLoss(t, m, seqs, w)
-				p.W[i] = orig
-				fd := (lp - lm) / (2 * h)
-				an := float64(p.G[i])
-				num += math.Abs(fd - an)
-				den += math.Abs(fd) + math.Abs(an)
-			}
-			if den == 0 {
+			rel, zero := fdRelError(t, m, p, rng, seqs, w)
+			if zero {
 				t.Errorf("%s: gradient and differences all zero", p.Name)
 				continue
 			}
-			if rel := num / den; rel > 2e-2 {
+			if rel > 2e-2 {
 				t.Errorf("targets %v %s: relative error %.3g", targets, p.Name, rel)
 			}
 		}
