@@ -64,13 +64,17 @@ func app() *cli.App {
 					"top_k, repetition_penalty): log softmax(logits / temperature) over the whole vocabulary, as\n" +
 					"rollout recorded them, so the first step's ratio is 1; trajectories sampled under different\n" +
 					"rules are refused. Trajectories played by other weights than --init's (policy_hash) are\n" +
-					"refused unless --off-policy.\n\n" +
+					"refused unless --off-policy.\n" +
+					"--lora-rank R trains a LoRA adapter (PEFT's layout) on the frozen --init instead of every weight;\n" +
+					"the KL's reference is then the base with the adapter off (--ref may be left out), and an adapter\n" +
+					"checkpoint as --init continues its adapter. --recompute recomputes each layer in the backward.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --advantages adv/3.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit gigpo --gamma 0.95 --advantages adv/3.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --step-credit gigpo\n" +
-					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16",
+					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16\n" +
+					"  learn grpo --init ckpt/0 traj/0.parquet -o ckpt/1 --lora-rank 64 --recompute",
 				Flags:  learn.GRPOFlags(),
 				Action: stage.Action(learn.GRPOFrom, learn.RunGRPO),
 			},
