@@ -36,7 +36,7 @@ func loraFlags() []cli.Flag {
 		&cli.IntFlag{Name: "lora-rank", Usage: "train a LoRA adapter of this rank on the frozen --init (0: train every weight); an adapter checkpoint as --init continues its adapter"},
 		&cli.Float64Flag{Name: "lora-alpha", Usage: "LoRA scale numerator: the adapter is scaled by alpha/rank (0: twice the rank)"},
 		&cli.StringFlag{Name: "lora-targets", Value: DefaultLoRATargets, Usage: "projections that get an adapter: some of q, k, v, o, gate, up, down"},
-		&cli.BoolFlag{Name: "recompute", Usage: "keep each layer's input only and recompute the layer in the backward (less memory, about a third more compute)"},
+		&cli.BoolFlag{Name: "recompute", Usage: "keep each layer's input only and recompute the layer in the backward (less memory, one more forward of each layer)"},
 	}
 }
 
