@@ -172,6 +172,8 @@ func TestLoRAGRPOIterations(t *testing.T) {
 		{"merge", "--adapter", f.ckpt, "-o", filepath.Join(dir, "x")},
 		{"grpo", "--init", ckpt, traj, "-o", filepath.Join(dir, "y"), "--lora-rank", "8"},
 		{"sft", "--init", "tiny", f.demos, "-o", filepath.Join(dir, "z"), "--lora-rank", "4"},
+		// the adapter's rollouts are not the base's: the hash check covers base + adapter
+		{"grpo", "--init", f.ckpt, traj, "-o", filepath.Join(dir, "w"), "--lora-rank", "4", "--lora-alpha", "8"},
 	} {
 		if code, stderr := run(t, c...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q", c, code, stderr)
