@@ -172,14 +172,19 @@ func TestLoRAGRPOIterations(t *testing.T) {
 		{"merge", "--adapter", f.ckpt, "-o", filepath.Join(dir, "x")},
 		{"grpo", "--init", ckpt, traj, "-o", filepath.Join(dir, "y"), "--lora-rank", "8"},
 		{"sft", "--init", "tiny", f.demos, "-o", filepath.Join(dir, "z"), "--lora-rank", "4"},
+		{"merge", "--adapter", ckpt, "-o", f.ckpt},
+		{"grpo", "--init", ckpt, traj, "-o", f.ckpt},
 		// the adapter's rollouts are not the base's: the hash check covers base + adapter
 		{"grpo", "--init", f.ckpt, traj, "-o", filepath.Join(dir, "w"), "--lora-rank", "4", "--lora-alpha", "8"},
 	} {
 		if code, stderr := run(t, c...); code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q", c, code, stderr)
 		}
-		if _, err := os.Stat(c[len(c)-1]); err == nil && c[0] == "merge" {
+		if _, err := os.Stat(c[len(c)-1]); err == nil && c[0] == "merge" && c[len(c)-1] != f.ckpt {
 			t.Errorf("%v wrote its output", c)
 		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(f.ckpt, "model.safetensors")); !bytes.Equal(b, baseBytes) || model.IsAdapter(f.ckpt) {
+		t.Error("a refused run changed the base")
 	}
 }

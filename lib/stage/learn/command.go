@@ -230,6 +230,9 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if err := applyLoRA(in, "init", f.Init, f.LoRA, f.Seed, f.Device); err != nil {
 		return err
 	}
+	if err := checkBaseOutput(in, f.Output); err != nil {
+		return err
+	}
 	rows, _, hashes, err := readTrajectories(std.Stdin, f.Demos, in)
 	if err != nil {
 		return err
@@ -316,6 +319,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 		return err
 	}
 	if err := applyLoRA(in, "init", f.Init, f.LoRA, f.Seed, f.Device); err != nil {
+		return err
+	}
+	if err := checkBaseOutput(in, f.Output); err != nil {
 		return err
 	}
 	rows, from, hashes, err := readTrajectories(std.Stdin, f.Traj, in)

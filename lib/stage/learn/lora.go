@@ -148,3 +148,19 @@ func describeBase(m *model.Model) (string, string) {
 	}
 	return "", ""
 }
+
+// checkBaseOutput refuses an output folder that is the base of in's
+// adapter: writing there would replace the frozen weights the adapter
+// (and every adapter trained on them) depends on.
+func checkBaseOutput(in *Init, out string) error {
+	ad := in.Model.Adapter()
+	if ad == nil || ad.Base == "" {
+		return nil
+	}
+	a, err1 := filepath.Abs(out)
+	b, err2 := filepath.Abs(ad.Base)
+	if err1 == nil && err2 == nil && a == b {
+		return command.Usagef("-o %s is the base checkpoint of the LoRA adapter: name another folder", out)
+	}
+	return nil
+}

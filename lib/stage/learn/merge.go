@@ -59,6 +59,9 @@ func RunMerge(_ context.Context, f MergeOptions, _ stage.Streams) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBaseOutput(in, f.Output); err != nil {
+		return err
+	}
 	base, baseHash := describeBase(in.Model)
 	if err := in.Model.MergeAdapter(); err != nil {
 		return err
