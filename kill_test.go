@@ -48,6 +48,8 @@ var writers = []writer{
 	{"report-mix", []string{"report", "mix", "$FIX/traj.parquet", "-o", "t.parquet"}, []string{"t.parquet"}, nil},
 	{"learn-sft", []string{"learn", "sft", "--init", "tiny", "--demos", "$FIX/traj.parquet", "-o", "ck", "--metrics", "m.parquet", "--epochs", "1"}, []string{"ck", "m.parquet"}, []string{"m.parquet"}},
 	{"learn-grpo", []string{"learn", "grpo", "--kl", "0", "--init", "$FIX/ckpt", "$FIX/ptraj.parquet", "-o", "ck", "--metrics", "m.parquet", "--advantages", "adv.parquet"}, []string{"ck", "m.parquet", "adv.parquet"}, []string{"m.parquet"}},
+	{"learn-grpo-lora", []string{"learn", "grpo", "--kl", "0", "--init", "$FIX/ckpt", "$FIX/ptraj.parquet", "-o", "lora", "--lora-rank", "4", "--recompute"}, []string{"lora"}, nil},
+	{"learn-merge", []string{"learn", "merge", "--adapter", "$SHARED/lora", "-o", "merged"}, []string{"merged"}, nil},
 	{"audit-credit", []string{"audit", "credit", "$FIX/ptraj.parquet", "--advantages", "$SHARED/adv.parquet", "-o", "a.parquet"}, []string{"a.parquet"}, nil},
 	{"audit-reading", []string{"audit", "reading", "--policy", "$FIX/ckpt", "--env", "household", "--split", "train", "--tasks", "1", "--max-context", "512", "-o", "r.parquet"}, []string{"r.parquet"}, nil},
 	{"audit-scaffold", []string{"audit", "scaffold", "--checkpoints", "$FIX/ckpt,$FIX/ckpt", "--traj", "$FIX/straj.parquet", "-o", "a.parquet", "--plot", "a.png"}, []string{"a.parquet", "a.png"}, nil},
@@ -114,6 +116,12 @@ func reference(t *testing.T) (dirs map[string]string, took map[string]time.Durat
 					return
 				}
 				os.WriteFile(filepath.Join(refShared, "adv.parquet"), b, 0o644)
+			}
+			if w.name == "learn-grpo-lora" { // learn merge's adapter
+				if err := os.CopyFS(filepath.Join(refShared, "lora"), os.DirFS(filepath.Join(dir, "lora"))); err != nil {
+					refErr = err
+					return
+				}
 			}
 		}
 	})
@@ -404,7 +412,7 @@ func TestWritersListed(t *testing.T) {
 			}
 		}
 	}
-	if len(writing) < len(writers)-2 { // rollout-checkpoint and evaluate-policy are second runs
+	if len(writing) < len(writers)-3 { // rollout-checkpoint, evaluate-policy and learn-grpo-lora are second runs
 		t.Fatalf("found only %v: the help format changed?", writing)
 	}
 	for _, w := range writing {

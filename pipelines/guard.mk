@@ -21,7 +21,7 @@ pats_bad_chars = $(strip $(foreach c,$(pats_shell_chars),$(findstring $(c),$(val
 pats_not_digits = $(if $(strip $(value $(1))),$(strip $(subst 9,,$(subst 8,,$(subst 7,,$(subst 6,,$(subst 5,,$(subst 4,,$(subst 3,,$(subst 2,,$(subst 1,,$(subst 0,,$(value $(1))))))))))))),empty)
 
 # every variable a shell sees: shell characters refused
-$(foreach v,$(filter %_FLAGS RUN RUNS SWEEP SEEDS VARIANTS SEEDS_% ENV MODEL VARIANT BASE WARMUP EXPERT SKILLS MECHANISM CREDIT EVAL_SPLITS DEMO_READS BIN POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART,$(.VARIABLES)),$(if $(call pats_given,$(v)),$(if $(call pats_bad_chars,$(v)),$(error $(v) holds a shell character ($(call pats_bad_chars,$(v))); give flags and names without them))))
+$(foreach v,$(filter %_FLAGS RUN RUNS SWEEP SEEDS VARIANTS SEEDS_% ENV MODEL VARIANT BASE WARMUP EXPERT SKILLS MECHANISM CREDIT EVAL_SPLITS DEMO_READS BIN POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART LORA_RANK,$(.VARIABLES)),$(if $(call pats_given,$(v)),$(if $(call pats_bad_chars,$(v)),$(error $(v) holds a shell character ($(call pats_bad_chars,$(v))); give flags and names without them))))
 # a run is a folder under RUNS; RUNS and SWEEP are one path each
 $(if $(call pats_given,RUN),$(if $(or $(filter /%,$(value RUN)),$(filter . ..,$(subst /, ,$(value RUN))),$(word 2,$(value RUN)),$(if $(strip $(value RUN)),,empty)),$(error RUN must be a folder under RUNS (a relative path without blanks, . or ..), not '$(value RUN)')))
 $(foreach v,RUNS SWEEP,$(if $(call pats_given,$(v)),$(if $(word 2,$(value $(v))),$(error $(v) must be one path without blanks, not '$(value $(v))'))))

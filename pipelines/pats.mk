@@ -182,6 +182,17 @@ pats_key_flags := $(foreach n,api-key api_key apikey key token access-token pass
 pats_credential = $(strip $(filter $(pats_key_flags),$(value $(1)))$(foreach w,$(value $(1)),$(if $(findstring ://,$(w)),$(findstring @,$(w)))))
 $(foreach v,$(.VARIABLES),$(if $(or $(filter command line,$(origin $(v))),$(and $(filter environment%,$(origin $(v))),$(filter %_FLAGS POLICY_%,$(v)))),$(if $(call pats_credential,$(v)),$(error $(v) holds a credential (a key flag or a URL's user:password), which make would print with its recipe lines; give the key as OPENAI_API_KEY in the environment instead))))
 
+# LoRA (issue 60): LORA_RANK=R makes every update a LoRA adapter of rank R on
+# the frozen ckpt/0 (learn grpo --lora-rank R; the KL's reference is ckpt/0,
+# the adapter off), so ckpt/k for k >= 1 are adapter folders
+# (adapter_config.json stands for them). With POLICY_SERVER as well the
+# engine is started once, on ckpt/0 (POLICY_SERVER_RESTART before
+# iteration 0's rollouts only; vLLM with --enable-lora and
+# VLLM_ALLOW_RUNTIME_LORA_UPDATING=True, SGLang with --enable-lora), and each
+# later iteration's rollout loads ckpt/k into it as POLICY_MODEL-k and drops
+# POLICY_MODEL-(k-1) (rollout --load-adapter --unload-adapter): no restarts.
+LORA_RANK             ?=
+
 # Progress of the long stages (learn, rollout, evaluate, audit) on stderr:
 # auto (a line rewritten in place on a terminal; in a log, such as a Slurm
 # job's or a notebook's subprocess, a plain line every PROGRESS_INTERVAL and
@@ -366,7 +377,12 @@ scaf_flags  = $(if $(filter 1,$(V_SCAFFOLD)),$(if $(filter 0,$(call budget_of,$(
 # bare/K are then the same play).
 extra_of    = $(if $(filter extra,$(V_TRAIN)),$(R)/extra/$(1).parquet,$(if $(filter 1,$(call fade_bare,$(1))),$(R)/extra/$(1).parquet,$(R)/bare/$(1).parquet))
 train_of    = $(if $(filter traj,$(V_TRAIN)),$(R)/traj/$(1).parquet,$(R)/train/$(1).parquet)
-ckpt        = $(R)/ckpt/$(1)/config.json
+ckpt        = $(R)/ckpt/$(1)/$(if $(call is_adapter,$(1)),adapter_config.json,config.json)
+# LORA_RANK: ckpt/k is an adapter for k >= 1, loaded into a server's engine
+# as POLICY_MODEL-k (which then drops POLICY_MODEL-(k-1)) instead of a restart.
+is_adapter  = $(if $(LORA_RANK),$(filter-out 0,$(1)))
+served_model = $(if $(call is_adapter,$(1)),--model $(POLICY_MODEL)-$(1) --load-adapter$(if $(filter-out 1,$(1)), --unload-adapter $(POLICY_MODEL)-$(shell echo $$(( $(1) - 1 )))),--model $(POLICY_MODEL))
+restarts    = $(if $(POLICY_SERVER),$(if $(call is_adapter,$(1)),,1))
 # the cards of the iterations before k in the refiner's window
 history_of  = $(foreach j,$(shell seq $$(( $(1) + 1 > $(REFINER_WINDOW) ? $(1) + 1 - $(REFINER_WINDOW) : 0 )) $$(( $(1) - 1 ))),$(if $(call adapts,$(j)),$(R)/cards/$(j).parquet))
 # a run from the reading base or its skills twin rolls out and evaluates in
@@ -397,7 +413,7 @@ RUN_SETTINGS := ENV MODEL VARIANT SEED ITERS RUN TASKS GROUP BOOT_TASKS BASE BAS
   BASE_EPOCHS BASE_LR DEMO_TASKS DEMO_READS SFT_EPOCHS SFT_BATCH SFT_LR FORMAT_SFT GRPO_LR KL MINIBATCH EVAL_EVERY \
   EVAL_TASKS EVAL_SEED EVAL_SPLITS EVAL_FLAGS MAX_CONTEXT BUDGET SKILLS MECHANISM CREDIT EXPERT WARMUP READING_HISTORY \
   READING_ADMISSIBLE ROLLOUT_FLAGS DEMO_FLAGS SFT_FLAGS GRPO_FLAGS CONTROL_FLAGS CARDS_FLAGS REFINER_WINDOW REFINER_FLAGS \
-  RUN_BASE COMMON $(if $(filter pats pats-bare,$(VARIANT)),FADE_START FADE_END ABSORB_MARGIN) $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(sort $(filter V_%,$(.VARIABLES)))
+  RUN_BASE COMMON $(if $(filter pats pats-bare,$(VARIANT)),FADE_START FADE_END ABSORB_MARGIN) $(if $(POLICY_SERVER),POLICY_SERVER POLICY_MODEL POLICY_SERVER_RESTART) $(if $(LORA_RANK),LORA_RANK) $(sort $(filter V_%,$(.VARIABLES)))
 settings_lines = $(foreach v,$(RUN_SETTINGS),'$(v)=$(subst ','\'',$(strip $($(v))))')
 # Rewritten while make reads this file only when the checksum changes, and
 # never under -n or -q (a dry run or a question runs nothing and writes
@@ -529,7 +545,7 @@ endif
 
 # train_policy,k: the --policy of iteration k's training rollouts: ckpt/k,
 # or the server serving it (POLICY_SERVER) with ckpt/k as its tokenizer.
-train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) --model $(POLICY_MODEL) --tokenizer $(R)/ckpt/$(1),--policy $(R)/ckpt/$(1))
+train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) $(call served_model,$(1)) --tokenizer $(R)/ckpt/$(1),--policy $(R)/ckpt/$(1))
 
 # ---- iteration k ------------------------------------------------------------------------
 # rollout -> traj/k; then side by side: the scaffold branch (cards, control,
@@ -537,12 +553,12 @@ train_policy = $(if $(POLICY_SERVER),--policy $(POLICY_SERVER) --model $(POLICY_
 define ITERATION
 $(R)/traj/$(1).parquet: $(call ckpt,$(1)) $(if $(filter 1,$(V_SCAFFOLD)),$(call snap_of,$(1)))
 	@mkdir -p $$(@D)
-$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+$(if $(call restarts,$(1)),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) $(call scaf_flags,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 
 $(call ckpt,$(2)) $(R)/metrics/grpo-$(1).parquet $(R)/adv/$(1).parquet &: $(call train_of,$(1)) $(call ckpt,$(1)) $(call ckpt,0)
 	@mkdir -p $(R)/adv
-	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(call train_of,$(1)) -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(V_MINIBATCH) --kl $(KL) --seed $(SEED) $(GRPO_FLAGS)
+	$(BIN)/learn grpo --init $(R)/ckpt/$(1) --ref $(R)/ckpt/0 $(call train_of,$(1)) -o $(R)/ckpt/$(2) --metrics $(R)/metrics/grpo-$(1).parquet --advantages $(R)/adv/$(1).parquet --credit $(V_CREDIT) --step-credit $(V_STEP) --lr $(GRPO_LR) --minibatch $(V_MINIBATCH) --kl $(KL) --seed $(SEED)$(if $(LORA_RANK), --lora-rank $(LORA_RANK)) $(GRPO_FLAGS)
 
 ifneq ($(V_TRAIN),traj)
 # the second set of groups (V_TRAIN): kept apart from traj/K's (report mix --apart)
@@ -583,7 +599,7 @@ ifeq ($(BARE_ON),1)
 # branch with ABSORB, of learn with TRAIN=bare; a measure for the audits.
 $(R)/bare/$(1).parquet: $(call ckpt,$(1))
 	@mkdir -p $$(@D)
-$(if $(POLICY_SERVER),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
+$(if $(call restarts,$(1)),	$(POLICY_SERVER_RESTART) $(R)/ckpt/$(1) $(POLICY_SERVER) $(POLICY_MODEL)
 )	$(BIN)/rollout $(COMMON) --split train --tasks $(TASKS) --group $(GROUP) --seed $(call iter_seed,$(1)) $(call train_policy,$(1)) --iteration $(1) --run $(RUN) $(ROLLOUT_FLAGS) -o $$@
 endif
 

@@ -15,7 +15,7 @@ func main() { command.Main(app()) }
 func app() *cli.App {
 	return &cli.App{
 		Name:  "learn",
-		Usage: "train a checkpoint: sft on demonstrations, grpo on rollouts",
+		Usage: "train a checkpoint: sft on demonstrations, grpo on rollouts, merge a LoRA adapter",
 		Description: "Examples:\n" +
 			"  learn sft --init tiny --traj demos.parquet -o ckpt/0 --metrics metrics/sft.parquet\n" +
 			"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --metrics metrics/4.parquet --credit skillgate",
@@ -64,15 +64,34 @@ func app() *cli.App {
 					"top_k, repetition_penalty): log softmax(logits / temperature) over the whole vocabulary, as\n" +
 					"rollout recorded them, so the first step's ratio is 1; trajectories sampled under different\n" +
 					"rules are refused. Trajectories played by other weights than --init's (policy_hash) are\n" +
-					"refused unless --off-policy.\n\n" +
+					"refused unless --off-policy.\n" +
+					"--lora-rank R trains a LoRA adapter (PEFT's layout) on the frozen --init instead of every weight;\n" +
+					"the KL's reference is then the base with the adapter off (--ref may be left out), and an adapter\n" +
+					"checkpoint as --init continues its adapter. --recompute recomputes each layer in the backward.\n\n" +
 					"Examples:\n" +
 					"  learn grpo --init ckpt/0 --ref ckpt/0 traj/0.parquet -o ckpt/1 --metrics metrics/1.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --advantages adv/3.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit gigpo --gamma 0.95 --advantages adv/3.parquet\n" +
 					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3/ -o ckpt/4 --credit skillgate --step-credit gigpo\n" +
-					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16",
+					"  learn grpo --init ckpt/3 --ref ckpt/0 traj/3.parquet -o ckpt/4 --loss-agg token-mean --epochs 2 --minibatch 16\n" +
+					"  learn grpo --init ckpt/0 traj/0.parquet -o ckpt/1 --lora-rank 64 --recompute",
 				Flags:  learn.GRPOFlags(),
 				Action: stage.Action(learn.GRPOFrom, learn.RunGRPO),
+			},
+			{
+				Name:      "merge",
+				Usage:     "fold a LoRA adapter into its base: a full checkpoint",
+				UsageText: "learn merge --adapter ckpt/k -o merged/k [--dtype f32|bf16]",
+				Description: "Reads a LoRA adapter checkpoint (adapter_config.json and adapter_model.safetensors, as\n" +
+					"learn sft and learn grpo --lora-rank write them) and its base checkpoint, adds\n" +
+					"(lora_alpha/r) B A to each targeted weight, and writes a full Hugging Face checkpoint with\n" +
+					"the adapter's tokenizer files and a provenance.json naming the adapter and its base. No\n" +
+					"optimizer state is written.\n\n" +
+					"Examples:\n" +
+					"  learn merge --adapter ckpt/3 -o merged/3\n" +
+					"  learn merge --adapter ckpt/3 -o merged/3 --dtype bf16",
+				Flags:  learn.MergeFlags(),
+				Action: stage.Action(learn.MergeFrom, learn.RunMerge),
 			},
 		},
 	}

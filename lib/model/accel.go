@@ -87,6 +87,9 @@ func (m *Model) Attach(acc Accelerator) error {
 	if m.acc != nil {
 		return fmt.Errorf("model is already on %s", m.acc.Name())
 	}
+	if m.lora != nil { // issue 60: the CUDA library runs no adapters yet
+		return fmt.Errorf("%s does not run LoRA adapters yet: merge the adapter first (learn merge), or train on cpu", acc.Name())
+	}
 	if m.invTemp != 0 {
 		return fmt.Errorf("%s does not score at temperature %g (only temperature 1)", acc.Name(), m.ScoringTemperature())
 	}

@@ -27,7 +27,7 @@ func DefaultAdamW() AdamWConfig {
 }
 
 // AdamW is the optimizer state of one model: first and second moments per
-// parameter tensor (in Params order) and the number of steps taken.
+// trained tensor (in Trainable order: Params, or an adapter's tensors) and the number of steps taken.
 type AdamW struct {
 	Cfg   AdamWConfig
 	StepN int // steps taken
@@ -38,10 +38,10 @@ type AdamW struct {
 	onDevice bool
 }
 
-// NewAdamW returns a fresh optimizer for m's parameters.
+// NewAdamW returns a fresh optimizer for m's trained tensors (Trainable).
 func NewAdamW(m *Model, cfg AdamWConfig) *AdamW {
 	o := &AdamW{Cfg: cfg, model: m}
-	for _, p := range m.params {
+	for _, p := range m.Trainable() { // issue 60: the adapter's only under LoRA
 		o.M = append(o.M, make([]float32, len(p.W)))
 		o.V = append(o.V, make([]float32, len(p.W)))
 	}
@@ -55,8 +55,8 @@ func NewAdamW(m *Model, cfg AdamWConfig) *AdamW {
 // weights are checked when they come back (Save refuses non-finite ones).
 func (o *AdamW) Step(lr float64) error {
 	m := o.model
-	if len(o.M) != len(m.params) {
-		return fmt.Errorf("adamw: state for %d tensors, model has %d", len(o.M), len(m.params))
+	if len(o.M) != len(m.Trainable()) {
+		return fmt.Errorf("adamw: state for %d tensors, model trains %d", len(o.M), len(m.Trainable()))
 	}
 	if m.acc != nil {
 		if err := m.errDevice(); err != nil {
@@ -74,7 +74,7 @@ func (o *AdamW) Step(lr float64) error {
 	if m.acc != nil {
 		return o.accStep(h)
 	}
-	for i, p := range m.params {
+	for i, p := range m.Trainable() {
 		hs := h
 		if p.Decay {
 			hs.WeightDecay = float32(o.Cfg.WeightDecay)

@@ -71,19 +71,34 @@ func (m *Model) ForwardBackward(seqs [][]int32, masks [][]bool, weights func(i i
 }
 
 // linearBackward accumulates dW += dy^T x, db += colsum(dy), and
-// dx (+)= dy W (beta 0 overwrites dx, 1 adds).
+// dx (+)= dy W (beta 0 overwrites dx, 1 adds). Under LoRA (issue 60) the
+// base W and b are frozen (no dW, db) and the adapter of W, if any, gets
+// its gradients and adds its part to dx.
 func (m *Model) linearBackward(dx []float32, beta float32, dy, x []float32, rows int, w, b *Tensor) {
 	out, in := w.Shape[0], w.Shape[1]
-	m.be.MatMul(true, false, out, in, rows, 1, dy, out, x, in, 1, w.G, in)
-	if b != nil {
-		for r := 0; r < rows; r++ {
-			dr := dy[r*out : (r+1)*out]
-			for i, v := range dr {
-				b.G[i] += v
+	if m.lora == nil {
+		m.be.MatMul(true, false, out, in, rows, 1, dy, out, x, in, 1, w.G, in)
+		if b != nil {
+			for r := 0; r < rows; r++ {
+				dr := dy[r*out : (r+1)*out]
+				for i, v := range dr {
+					b.G[i] += v
+				}
 			}
 		}
 	}
 	m.be.MatMul(false, false, rows, in, out, 1, dy, out, w.W, in, beta, dx, in)
+	m.loraBackward(dx, dy, x, rows, w)
+}
+
+// normBackward is RMSNormBackward of the norm weight w; a frozen base
+// (LoRA) takes w's gradient into a scratch buffer that is dropped.
+func (m *Model) normBackward(dx []float32, w *Tensor, dy, x, inv []float32, rows, dim int) {
+	g := w.G
+	if m.lora != nil {
+		g = make([]float32, len(w.W))
+	}
+	m.be.RMSNormBackward(dx, g, dy, x, w.W, inv, rows, dim)
 }
 
 // backward backpropagates per-row weights dlp of the scored rows of a.
@@ -111,14 +126,16 @@ func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]flo
 		for i, r := range a.rows {
 			copy(sel[i*H:(i+1)*H], a.xnf[r*H:(r+1)*H])
 		}
-		be.MatMul(true, false, V, H, R, 1, dlogits, V, sel, H, 1, m.LMHead.G, H)
+		if m.lora == nil { // issue 60: frozen under LoRA
+			be.MatMul(true, false, V, H, R, 1, dlogits, V, sel, H, 1, m.LMHead.G, H)
+		}
 		dsel := make([]float32, R*H)
 		be.MatMul(false, false, R, H, V, 1, dlogits, V, m.LMHead.W, H, 0, dsel, H)
 		dxnf := make([]float32, T*H)
 		for i, r := range a.rows {
 			copy(dxnf[r*H:(r+1)*H], dsel[i*H:(i+1)*H])
 		}
-		be.RMSNormBackward(dx, m.Norm.G, dxnf, a.xf, m.Norm.W, a.invf, T, H)
+		m.normBackward(dx, m.Norm, dxnf, a.xf, a.invf, T, H)
 	}
 	P := a.pastLen()
 	shape := AttnShape{Rows: T, Past: P, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
@@ -136,17 +153,15 @@ func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]flo
 	dv := make([]float32, T*kd)
 	for li := len(m.Layers) - 1; li >= 0; li-- {
 		w := &m.Layers[li]
-		L := &a.layers[li]
+		L := m.restoreLayer(a, li) // issue 60: recomputed under SetRecompute
 		// MLP: x_out = xmid + h Down^T.
-		be.MatMul(true, false, H, I, T, 1, dx, H, L.h, I, 1, w.Down.G, I)
-		be.MatMul(false, false, T, I, H, 1, dx, H, w.Down.W, I, 0, dh, I)
+		m.linearBackward(dh, 0, dx, L.h, T, w.Down, nil)
 		be.SwiGLUBackward(dg, du, dh, L.g, L.u)
 		m.linearBackward(dn, 0, dg, L.xn2, T, w.Gate, nil)
 		m.linearBackward(dn, 1, du, L.xn2, T, w.Up, nil)
-		be.RMSNormBackward(dx, w.PostNorm.G, dn, L.xmid, w.PostNorm.W, L.inv2, T, H)
+		m.normBackward(dx, w.PostNorm, dn, L.xmid, L.inv2, T, H)
 		// Attention: xmid = xin + att O^T.
-		be.MatMul(true, false, H, qd, T, 1, dx, H, L.att, qd, 1, w.O.G, qd)
-		be.MatMul(false, false, T, qd, H, 1, dx, H, w.O.W, qd, 0, datt, qd)
+		m.linearBackward(datt, 0, dx, L.att, T, w.O, nil)
 		clear(dq)
 		if P == 0 {
 			clear(dk)
@@ -175,7 +190,10 @@ func (m *Model) backwardOn(a *seqAct, dlp []float32, toPast, fromRest [][2][]flo
 		m.linearBackward(dn, 0, dq, L.xn1, T, w.Q, w.QB)
 		m.linearBackward(dn, 1, dk, L.xn1, T, w.K, w.KB)
 		m.linearBackward(dn, 1, dv, L.xn1, T, w.V, w.VB)
-		be.RMSNormBackward(dx, w.InputNorm.G, dn, L.xin, w.InputNorm.W, L.inv1, T, H)
+		m.normBackward(dx, w.InputNorm, dn, L.xin, L.inv1, T, H)
+	}
+	if m.lora != nil { // issue 60: the embedding is frozen under LoRA
+		return
 	}
 	for t, tok := range a.tokens {
 		g := m.Embed.G[int(tok)*H : (int(tok)+1)*H]
@@ -221,7 +239,7 @@ func (m *Model) ForwardBackwardPrefix(p int, seqs [][]int32, masks [][]bool, wei
 	}
 	m.ensureGrad()
 	kd := m.Cfg.KVDim()
-	pre := m.forward(seqs[0][:p], nil, true)
+	pre := m.forwardKeep(nil, seqs[0][:p], nil, keepAll) // issue 60: the prefix is never recomputed
 	toPrefix := make([][2][]float32, len(m.Layers))
 	for li := range toPrefix {
 		toPrefix[li] = [2][]float32{make([]float32, p*kd), make([]float32, p*kd)}

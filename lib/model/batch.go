@@ -77,12 +77,12 @@ func (m *Model) AppendBatch(decs []*Decoder, chunks [][]int32) ([][]float32, err
 			shape := AttnShape{Rows: rows, Past: d.n, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: hd}
 			be.Attention(att[a*qd:b*qd], nil, q[a*qd:b*qd], d.k[li], d.v[li], shape)
 		})
-		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
+		m.linearAdd(x, att, T, w.O) // issue 60: with its adapter
 		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
 		m.linear(g, xn, T, w.Gate, nil)
 		m.linear(u, xn, T, w.Up, nil)
 		be.SwiGLU(h, g, u)
-		be.MatMul(false, true, T, H, I, 1, h, I, w.Down.W, I, 1, x, H)
+		m.linearAdd(x, h, T, w.Down) // issue 60: with its adapter
 	}
 	B := len(decs)
 	last := make([]float32, B*H)

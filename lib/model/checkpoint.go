@@ -84,6 +84,9 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 				return err
 			}
 		}
+		if m.lora != nil { // issue 60: an adapter is saved in PEFT's layout, without its base
+			return m.fillAdapter(tmp, tokenizerJSON, o)
+		}
 		cfg := m.Cfg
 		if cfg.ModelType == "" {
 			cfg.ModelType = Qwen2
@@ -105,30 +108,12 @@ func (m *Model) fill(tokenizerJSON []byte, o SaveOptions) func(tmp string) error
 		if err := writeFile(filepath.Join(tmp, ConfigFile), append(cb, '\n')); err != nil {
 			return err
 		}
-		if tokenizerJSON != nil {
-			if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
-				return err
-			}
+		if err := writeCarried(tmp, tokenizerJSON, o.Files, ConfigFile); err != nil {
+			return err
 		}
-		names := make([]string, 0, len(o.Files))
-		for name := range o.Files {
-			names = append(names, name)
-		}
-		slices.Sort(names)
-		for _, name := range names {
-			if name == ConfigFile || name == TokenizerFile || filepath.Base(name) != name {
-				return fmt.Errorf("file %q cannot be carried over", name)
-			}
-			if err := writeFile(filepath.Join(tmp, name), o.Files[name]); err != nil {
-				return err
-			}
-		}
-		ts := make([]safetensors.Named, len(m.params))
-		for i, p := range m.params {
-			if j := nonFinite(p.W); j >= 0 {
-				return fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
-			}
-			ts[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
+		ts, err := finiteNamed(m.params)
+		if err != nil {
+			return err
 		}
 		meta := map[string]string{"format": "pt"}
 		if o.ShardBytes > 0 {
@@ -156,7 +141,7 @@ type optimizerJSON struct {
 
 func (o *AdamW) save(dir string) error {
 	var ts []safetensors.Named
-	for i, p := range o.model.params {
+	for i, p := range o.model.Trainable() { // issue 60: the adapter's only under LoRA
 		ts = append(ts,
 			safetensors.Named{Name: p.Name + ".exp_avg", Shape: p.Shape, Data: o.M[i]},
 			safetensors.Named{Name: p.Name + ".exp_avg_sq", Shape: p.Shape, Data: o.V[i]})
@@ -180,9 +165,13 @@ func (o *AdamW) save(dir string) error {
 // The configuration is checked against the tensors' shapes and against
 // the machine's memory before the model is allocated. A folder that a
 // kill left missing in the middle of a replacement is restored first
-// (output.Recover).
+// (output.Recover). An adapter folder (IsAdapter) loads as its base with
+// the adapter attached (lora_checkpoint.go).
 func Load(dir string) (*Model, error) {
 	output.Recover(dir)
+	if IsAdapter(dir) { // issue 60: an adapter folder loads its base with the adapter attached
+		return loadAdapter(dir)
+	}
 	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		return nil, err
@@ -318,7 +307,7 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 		return nil, err
 	}
 	o := &AdamW{Cfg: AdamWConfig{oj.Beta1, oj.Beta2, oj.Eps, oj.WeightDecay}, StepN: oj.Step, model: m}
-	for _, p := range m.params {
+	for _, p := range m.Trainable() { // issue 60: the adapter's only under LoRA
 		for _, suf := range []string{".exp_avg", ".exp_avg_sq"} {
 			t, ok := ts[p.Name+suf]
 			if !ok || !slices.Equal(t.Shape, p.Shape) {
@@ -346,6 +335,43 @@ func LoadAdamW(dir string, m *Model) (*AdamW, error) {
 		}
 	}
 	return o, nil
+}
+
+// writeCarried writes tokenizer.json (when not nil) and the carried files
+// into tmp; a file named as one of reserved (or tokenizer.json), or with
+// a path, is refused.
+func writeCarried(tmp string, tokenizerJSON []byte, files map[string][]byte, reserved ...string) error {
+	if tokenizerJSON != nil {
+		if err := writeFile(filepath.Join(tmp, TokenizerFile), tokenizerJSON); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if slices.Contains(reserved, name) || name == TokenizerFile || filepath.Base(name) != name {
+			return fmt.Errorf("file %q cannot be carried over", name)
+		}
+		if err := writeFile(filepath.Join(tmp, name), files[name]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finiteNamed lists ts for safetensors, refusing a non-finite weight.
+func finiteNamed(ts []*Tensor) ([]safetensors.Named, error) {
+	out := make([]safetensors.Named, len(ts))
+	for i, p := range ts {
+		if j := nonFinite(p.W); j >= 0 {
+			return nil, fmt.Errorf("tensor %s holds %v at %d: a checkpoint is never written with a non-finite weight", p.Name, p.W[j], j)
+		}
+		out[i] = safetensors.Named{Name: p.Name, Shape: p.Shape, Data: p.W}
+	}
+	return out, nil
 }
 
 func writeFile(path string, b []byte) error {

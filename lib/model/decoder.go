@@ -108,12 +108,12 @@ func (d *Decoder) Append(tokens []int32) ([]float32, error) {
 		be.RoPE(knew, T, c.NumKeyValueHeads, c.HeadDim(), past, m.cos, m.sin, false)
 		d.k[li], d.v[li] = kc, vc
 		be.Attention(att, nil, q, kc, vc, shape)
-		be.MatMul(false, true, T, H, qd, 1, att, qd, w.O.W, qd, 1, x, H)
+		m.linearAdd(x, att, T, w.O) // issue 60: with its adapter
 		be.RMSNorm(xn, inv, x, w.PostNorm.W, T, H, eps)
 		m.linear(g, xn, T, w.Gate, nil)
 		m.linear(u, xn, T, w.Up, nil)
 		be.SwiGLU(h, g, u)
-		be.MatMul(false, true, T, H, I, 1, h, I, w.Down.W, I, 1, x, H)
+		m.linearAdd(x, h, T, w.Down) // issue 60: with its adapter
 	}
 	d.n += T
 	last := x[(T-1)*H:]

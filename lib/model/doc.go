@@ -76,6 +76,32 @@
 // (step count and constants). Saving writes a temporary folder beside the
 // target and renames it into place; Load accepts F32, BF16 and F16 weights.
 //
+// # LoRA adapters and recomputation
+//
+// AddAdapter attaches a LoRA adapter (lora.go): each targeted projection
+// (q, k, v, o, gate, up, down; LoRAConfig.Targets) computes W x + (alpha/r)
+// B A x, A [r, in] drawn as PEFT draws it (uniform in +-1/sqrt(in)) and B
+// [out, r] zero, so a fresh adapter leaves every log-probability bit for
+// bit the base's. While one is attached the base is frozen: Trainable
+// lists the adapter's tensors only, and ZeroGrad, GradNorm, ClipGradNorm,
+// AdamW and the optimizer state cover them alone (the base gets no
+// gradient buffers). Adapter.SetEnabled(false) computes the base alone
+// (the KL reference under LoRA); MergeAdapter folds the adapter into the
+// weights. The forward, the backward and the decoders (single and batched)
+// all run the adapter; an accelerator does not (Attach refuses a model
+// with one: merge it first). Saving a model with an adapter writes an
+// adapter folder in PEFT's layout (lora_checkpoint.go: adapter_config.json,
+// adapter_model.safetensors with PEFT's tensor names, adapter_base.json
+// with the base's hash); Load of such a folder loads the base it names,
+// checks its hash, and attaches the adapter; WeightsHash of it covers the
+// base's hash and both PEFT files.
+//
+// SetRecompute (recompute.go) keeps only each layer's input during a
+// training forward and recomputes the layer just before its backward; the
+// gradients are the same bits, at most one layer's activations are held
+// at a time. PlanMemory (trainmem.go) is what an update holds on a device
+// under full training or LoRA, with or without recomputation.
+//
 // # Backends
 //
 // All arithmetic goes through the Backend interface: MatMul (every matrix

@@ -32,6 +32,11 @@ func OpenFolder(dir string) (*Folder, error) {
 		return nil, err
 	}
 	js, err := safetensors.ReadRegular(filepath.Join(dir, TokenizerFile))
+	if errors.Is(err, os.ErrNotExist) && m.lora != nil { // issue 60: an adapter made elsewhere has its base's
+		if base, berr := AdapterBase(dir); berr == nil {
+			js, err = safetensors.ReadRegular(filepath.Join(base, TokenizerFile))
+		}
+	}
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("checkpoint has no %s", TokenizerFile)
@@ -53,8 +58,12 @@ func OpenFolder(dir string) (*Folder, error) {
 // its --init: the first 16 bytes of the SHA-256, in hex, of config.json and
 // model.safetensors, or of config.json, the shard index and every shard it
 // names (sorted). The optimizer state and the tokenizer files are not part
-// of it.
+// of it. Of an adapter folder it is the hash of its base's hash and its
+// two PEFT files.
 func WeightsHash(dir string) (string, error) {
+	if IsAdapter(dir) { // issue 60: base hash + adapter files
+		return adapterHash(dir)
+	}
 	h := sha256.New()
 	add := func(name string) error {
 		f, err := os.Open(filepath.Join(dir, name))

@@ -31,6 +31,10 @@ type seqAct struct {
 	target []int32   // token each row predicts
 	logits []float32 // len(rows) x vocab
 	lse    []float32 // log-sum-exp of each logits row
+
+	// recomputed: layers hold each layer's input only (keepInputs); the
+	// backward recomputes the rest one layer at a time.
+	recomputed bool
 }
 
 func (m *Model) linear(y, x []float32, rows int, w, b *Tensor) {
@@ -44,70 +48,63 @@ func (m *Model) linear(y, x []float32, rows int, w, b *Tensor) {
 			}
 		}
 	}
+	m.loraForward(y, x, rows, w) // issue 60: the adapter's part, when w has one
 }
 
 // forward runs the decoder over one whole sequence and projects the hidden
 // rows listed in rows to logits. With keep, every activation the backward
-// needs is retained.
+// needs is retained (or, under SetRecompute, each layer's input only).
 func (m *Model) forward(tokens []int32, rows []int, keep bool) *seqAct {
 	return m.forwardOn(nil, tokens, rows, keep)
 }
+
+// What a forward keeps for the backward (issue 60: recompute).
+const (
+	keepNone   = iota // nothing: scoring only
+	keepAll           // every activation of every layer
+	keepInputs        // each layer's input; the backward recomputes the rest (SetRecompute)
+)
 
 // forwardOn is forward for tokens that continue the sequence of past (a
 // forward kept with keep): they take the positions after it and attend to
 // its keys and values as well as their own. rows index tokens.
 func (m *Model) forwardOn(past *seqAct, tokens []int32, rows []int, keep bool) *seqAct {
+	mode := keepNone
+	if keep {
+		mode = keepAll
+		if m.recompute {
+			mode = keepInputs
+		}
+	}
+	return m.forwardKeep(past, tokens, rows, mode)
+}
+
+// forwardKeep is forwardOn keeping what mode says.
+func (m *Model) forwardKeep(past *seqAct, tokens []int32, rows []int, mode int) *seqAct {
 	c := m.Cfg
-	T, H, I := len(tokens), c.HiddenSize, c.IntermediateSize
-	qd, kd := c.QDim(), c.KVDim()
+	T, H := len(tokens), c.HiddenSize
 	eps := float32(c.RMSNormEps)
 	be := m.be
-	a := &seqAct{tokens: tokens, rows: rows, past: past}
+	a := &seqAct{tokens: tokens, rows: rows, past: past, recomputed: mode == keepInputs}
 	x := make([]float32, T*H)
 	for t, tok := range tokens {
 		copy(x[t*H:(t+1)*H], m.Embed.W[int(tok)*H:(int(tok)+1)*H])
 	}
-	P := a.pastLen()
-	shape := AttnShape{Rows: T, Past: P, Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+	shape := m.attnShape(a)
 	var L layerAct
 	for li := range m.Layers {
-		w := &m.Layers[li]
-		if keep || li == 0 {
-			L = layerAct{
-				xn1: make([]float32, T*H), inv1: make([]float32, T),
-				q: make([]float32, T*qd), k: make([]float32, T*kd), v: make([]float32, T*kd),
-				att: make([]float32, T*qd), xn2: make([]float32, T*H), inv2: make([]float32, T),
-				g: make([]float32, T*I), u: make([]float32, T*I), h: make([]float32, T*I),
-			}
-			if keep {
-				L.lse = make([]float32, c.NumAttentionHeads*T)
-			}
-			L.allocQKNorm(c, T) // Qwen3 (issue 60)
+		if mode == keepAll || li == 0 {
+			L = m.newLayerAct(T, mode != keepNone)
 		}
-		if keep {
+		if mode != keepNone {
 			L.xin = append([]float32(nil), x...)
 		}
-		be.RMSNorm(L.xn1, L.inv1, x, w.InputNorm.W, T, H, eps)
-		m.linear(L.q, L.xn1, T, w.Q, w.QB)
-		m.linear(L.k, L.xn1, T, w.K, w.KB)
-		m.linear(L.v, L.xn1, T, w.V, w.VB)
-		m.headNorm(L.q, L.qraw, L.invq, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
-		m.headNorm(L.k, L.kraw, L.invk, T, c.NumKeyValueHeads, w.KNorm)
-		be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, false)
-		be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, false)
-		kk, vv := a.keys(li, L.k, L.v)
-		be.Attention(L.att, L.lse, L.q, kk, vv, shape)
-		be.MatMul(false, true, T, H, qd, 1, L.att, qd, w.O.W, qd, 1, x, H)
-		if keep {
-			L.xmid = append([]float32(nil), x...)
-		}
-		be.RMSNorm(L.xn2, L.inv2, x, w.PostNorm.W, T, H, eps)
-		m.linear(L.g, L.xn2, T, w.Gate, nil)
-		m.linear(L.u, L.xn2, T, w.Up, nil)
-		be.SwiGLU(L.h, L.g, L.u)
-		be.MatMul(false, true, T, H, I, 1, L.h, I, w.Down.W, I, 1, x, H)
-		if keep {
+		m.layerForward(a, li, &L, x, shape, mode == keepAll)
+		switch mode {
+		case keepAll:
 			a.layers = append(a.layers, L)
+		case keepInputs:
+			a.layers = append(a.layers, layerAct{xin: L.xin})
 		}
 	}
 	a.xf = x
@@ -126,6 +123,59 @@ func (m *Model) forwardOn(past *seqAct, tokens []int32, rows []int, keep bool) *
 		be.MatMul(false, true, R, V, H, 1, sel, H, m.LMHead.W, H, 0, a.logits, V)
 	}
 	return a
+}
+
+// attnShape is the attention shape of a's rows.
+func (m *Model) attnShape(a *seqAct) AttnShape {
+	c := m.Cfg
+	return AttnShape{Rows: len(a.tokens), Past: a.pastLen(), Heads: c.NumAttentionHeads, KVHeads: c.NumKeyValueHeads, HeadDim: c.HeadDim()}
+}
+
+// newLayerAct allocates one layer's activations for T rows (with the
+// attention's log-sum-exp when the backward needs it).
+func (m *Model) newLayerAct(T int, lse bool) layerAct {
+	c := m.Cfg
+	H, I, qd, kd := c.HiddenSize, c.IntermediateSize, c.QDim(), c.KVDim()
+	L := layerAct{
+		xn1: make([]float32, T*H), inv1: make([]float32, T),
+		q: make([]float32, T*qd), k: make([]float32, T*kd), v: make([]float32, T*kd),
+		att: make([]float32, T*qd), xn2: make([]float32, T*H), inv2: make([]float32, T),
+		g: make([]float32, T*I), u: make([]float32, T*I), h: make([]float32, T*I),
+	}
+	if lse {
+		L.lse = make([]float32, c.NumAttentionHeads*T)
+	}
+	L.allocQKNorm(c, T) // Qwen3 (issue 60)
+	return L
+}
+
+// layerForward runs layer li of a over the residual stream x (T x H, in
+// place) into L's buffers; keepMid keeps the residual after attention.
+func (m *Model) layerForward(a *seqAct, li int, L *layerAct, x []float32, shape AttnShape, keepMid bool) {
+	c := m.Cfg
+	T, H, P := shape.Rows, c.HiddenSize, shape.Past
+	eps := float32(c.RMSNormEps)
+	be := m.be
+	w := &m.Layers[li]
+	be.RMSNorm(L.xn1, L.inv1, x, w.InputNorm.W, T, H, eps)
+	m.linear(L.q, L.xn1, T, w.Q, w.QB)
+	m.linear(L.k, L.xn1, T, w.K, w.KB)
+	m.linear(L.v, L.xn1, T, w.V, w.VB)
+	m.headNorm(L.q, L.qraw, L.invq, T, c.NumAttentionHeads, w.QNorm) // Qwen3 (issue 60)
+	m.headNorm(L.k, L.kraw, L.invk, T, c.NumKeyValueHeads, w.KNorm)
+	be.RoPE(L.q, T, c.NumAttentionHeads, c.HeadDim(), P, m.cos, m.sin, false)
+	be.RoPE(L.k, T, c.NumKeyValueHeads, c.HeadDim(), P, m.cos, m.sin, false)
+	kk, vv := a.keys(li, L.k, L.v)
+	be.Attention(L.att, L.lse, L.q, kk, vv, shape)
+	m.linearAdd(x, L.att, T, w.O) // issue 60: o_proj through linearAdd (its adapter)
+	if keepMid {
+		L.xmid = append([]float32(nil), x...)
+	}
+	be.RMSNorm(L.xn2, L.inv2, x, w.PostNorm.W, T, H, eps)
+	m.linear(L.g, L.xn2, T, w.Gate, nil)
+	m.linear(L.u, L.xn2, T, w.Up, nil)
+	be.SwiGLU(L.h, L.g, L.u)
+	m.linearAdd(x, L.h, T, w.Down) // issue 60: down_proj through linearAdd (its adapter)
 }
 
 // pastLen is the number of positions before a's tokens.

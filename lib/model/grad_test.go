@@ -22,6 +22,41 @@ func weightedLoss(t *testing.T, m *Model, seqs [][]int32, w [][]float32) float64
 	return s
 }
 
+// fdRelError compares p's gradient with central differences of the
+// weighted loss (step 1e-2) at 8 entries, the largest-gradient one and 7
+// drawn from rng: sum |fd - an| / sum (|fd| + |an|); zero says both were
+// all zero.
+func fdRelError(t *testing.T, m *Model, p *Tensor, rng *rand.Rand, seqs [][]int32, w [][]float32) (rel float64, zero bool) {
+	t.Helper()
+	idx := []int{0}
+	for i, g := range p.G {
+		if math.Abs(float64(g)) > math.Abs(float64(p.G[idx[0]])) {
+			idx[0] = i
+		}
+	}
+	for len(idx) < 8 {
+		idx = append(idx, rng.IntN(len(p.W)))
+	}
+	var num, den float64
+	const h = 1e-2
+	for _, i := range idx {
+		orig := p.W[i]
+		p.W[i] = orig + h
+		lp := weightedLoss(t, m, seqs, w)
+		p.W[i] = orig - h
+		lm := weightedLoss(t, m, seqs, w)
+		p.W[i] = orig
+		fd := (lp - lm) / (2 * h)
+		an := float64(p.G[i])
+		num += math.Abs(fd - an)
+		den += math.Abs(fd) + math.Abs(an)
+	}
+	if den == 0 {
+		return 0, true
+	}
+	return num / den, false
+}
+
 // TestGradientFiniteDifference compares Backward's gradient with central
 // differences (step 1e-2, float32 forward, float64 loss sum) for every
 // parameter tensor: for each tensor the relative error
@@ -65,34 +100,12 @@ func TestGradientFiniteDifference(t *testing.T) {
 		}
 		kinds := map[string]bool{}
 		for _, p := range m.Params() {
-			idx := []int{0}
-			for i, g := range p.G {
-				if math.Abs(float64(g)) > math.Abs(float64(p.G[idx[0]])) {
-					idx[0] = i
-				}
-			}
-			for len(idx) < 8 {
-				idx = append(idx, rng.IntN(len(p.W)))
-			}
-			var num, den float64
-			const h = 1e-2
-			for _, i := range idx {
-				orig := p.W[i]
-				p.W[i] = orig + h
-				lp := weightedLoss(t, m, seqs, w)
-				p.W[i] = orig - h
-				lm := weightedLoss(t, m, seqs, w)
-				p.W[i] = orig
-				fd := (lp - lm) / (2 * h)
-				an := float64(p.G[i])
-				num += math.Abs(fd - an)
-				den += math.Abs(fd) + math.Abs(an)
-			}
-			if den == 0 {
+			rel, zero := fdRelError(t, m, p, rng, seqs, w)
+			if zero {
 				t.Errorf("tied=%v %s: gradient and differences all zero", tied, p.Name)
 				continue
 			}
-			if rel := num / den; rel > 2e-2 {
+			if rel > 2e-2 {
 				t.Errorf("tied=%v %s: relative error %.3g", tied, p.Name, rel)
 			}
 			name := p.Name

@@ -59,6 +59,11 @@ type Model struct {
 	// invTemp scales the logits LogProbs, ForwardBackward and
 	// ForwardBackwardPrefix score (SetScoringTemperature); 0 is 1.
 	invTemp float32
+	// issue 60: lora is the attached LoRA adapter (lora.go), nil without;
+	// recompute keeps only each layer's input for the backward
+	// (SetRecompute, recompute.go).
+	lora      *Adapter
+	recompute bool
 }
 
 // SetScoringTemperature makes LogProbs, ForwardBackward and
@@ -219,7 +224,8 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-// ZeroGrad clears (allocating if needed) every gradient.
+// ZeroGrad clears (allocating if needed) the gradient of every trained
+// tensor (Trainable).
 func (m *Model) ZeroGrad() {
 	if m.acc != nil {
 		if err := m.acc.ZeroGrad(); err != nil {
@@ -227,7 +233,7 @@ func (m *Model) ZeroGrad() {
 		}
 		return
 	}
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		if t.G == nil {
 			t.G = make([]float32, len(t.W))
 		} else {
@@ -237,21 +243,21 @@ func (m *Model) ZeroGrad() {
 }
 
 func (m *Model) ensureGrad() {
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		if t.G == nil {
 			t.G = make([]float32, len(t.W))
 		}
 	}
 }
 
-// GradNorm is the global L2 norm of all gradients (summed in float64 in
-// parameter order).
+// GradNorm is the global L2 norm of the trained tensors' gradients
+// (summed in float64 in Trainable order).
 func (m *Model) GradNorm() float64 {
 	if m.acc != nil {
 		return m.accGradNorm(0)
 	}
 	var s float64
-	for _, t := range m.params {
+	for _, t := range m.Trainable() {
 		for _, g := range t.G {
 			s += float64(g) * float64(g)
 		}
@@ -269,7 +275,7 @@ func (m *Model) ClipGradNorm(maxNorm float64) float64 {
 	n := m.GradNorm()
 	if maxNorm > 0 && n > maxNorm {
 		c := float32(maxNorm / (n + 1e-6))
-		for _, t := range m.params {
+		for _, t := range m.Trainable() {
 			for i := range t.G {
 				t.G[i] *= c
 			}

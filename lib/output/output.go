@@ -46,10 +46,15 @@ func File(flag, path string) Target       { return Target{Flag: flag, Path: path
 func Checkpoint(flag, path string) Target { return Target{Flag: flag, Path: path, Dir: true} }
 
 // IsCheckpoint reports whether the folder dir holds a checkpoint (a
-// config.json); it is the test Check uses before replacing a folder.
+// config.json, or a LoRA adapter's adapter_config.json); it is the test
+// Check uses before replacing a folder.
 func IsCheckpoint(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, "config.json"))
-	return err == nil && st.Mode().IsRegular()
+	for _, name := range []string{"config.json", "adapter_config.json"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
 }
 
 // Check refuses outputs that would clobber something that is not theirs to
@@ -242,6 +247,9 @@ var checkpointFiles = map[string]bool{
 	// What learn writes beside the model: the agent context the policy
 	// was trained to expect and the checkpoint's provenance.
 	"agent.json": true, "provenance.json": true,
+	// A LoRA adapter checkpoint (lib/model): PEFT's two files and the
+	// base's hash.
+	"adapter_config.json": true, "adapter_model.safetensors": true, "adapter_base.json": true,
 }
 
 var shardName = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)

@@ -80,7 +80,7 @@ const maxPrefixes = 64
 func IsCheckpoint(dir string) bool {
 	output.Recover(dir) // a replacement killed between its renames
 	_, err := os.Stat(filepath.Join(dir, model.ConfigFile))
-	return err == nil
+	return err == nil || model.IsAdapter(dir) // issue 60: a LoRA adapter folder is a checkpoint too
 }
 
 // Load opens a checkpoint folder with its tokenizer.json (model.OpenFolder;

@@ -167,6 +167,10 @@ type Served struct {
 	// requests fail with it at once (the episodes in flight do not each
 	// wait out the backoff again).
 	down atomic.Pointer[error]
+
+	// LoRA is the name of the runtime-loaded adapter requests name
+	// (LoadAdapter; SGLang's lora_path, vLLM's model), "" for none.
+	LoRA string
 }
 
 // LoadServed opens the checkpoint folder dir (tokenizer.json, config.json,
@@ -189,7 +193,13 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 	if kind == ServerVLLM && so.Model == "" {
 		return nil, fmt.Errorf("a vLLM server needs the served model's name (--model)")
 	}
-	cfg, err := model.LoadConfig(filepath.Join(dir, model.ConfigFile))
+	cfgDir, err := dir, error(nil)
+	if model.IsAdapter(dir) { // issue 60: an adapter's shape is its base's
+		if cfgDir, err = model.AdapterBase(dir); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := model.LoadConfig(filepath.Join(cfgDir, model.ConfigFile))
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +340,7 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 	default:
 		body = sglangRequest{InputIDs: prompt, ReturnLogprob: true, SamplingParams: sglangSampling{MaxNewTokens: maxTokens,
 			Temperature: r.Temperature, TopP: r.TopP, TopK: topK, RepetitionPenalty: r.RepetitionPenalty, StopTokenIDs: stopIDs,
-			SamplingSeed: seed}}
+			SamplingSeed: seed}, LoraPath: s.LoRA}
 	}
 	req, err := json.Marshal(body)
 	if err != nil {
@@ -384,12 +394,19 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 	return a, nil
 }
 
-// post sends one request and decodes its answer into v (what names it
-// in messages), reading at most limit bytes of it; it retries transport
+// post sends one request to the server's generation endpoint (postTo).
+func (s *Served) post(body []byte, limit int64, v any, what string) error {
+	return s.postTo(s.endpoint, body, limit, v, what)
+}
+
+// postTo sends one request to url, an endpoint of the server (its
+// generation endpoint, or issue 60's adapter routes), and decodes its
+// answer into v (what names it in messages; nil v reads the answer and
+// drops it), reading at most limit bytes of it; it retries transport
 // errors, timeouts and answers 429, 502, 503 and 504 with exponential
 // backoff; any other status, an answer past limit, one that is not what
 // names and a refused redirect fail at once.
-func (s *Served) post(body []byte, limit int64, v any, what string) error {
+func (s *Served) postTo(url string, body []byte, limit int64, v any, what string) error {
 	if err := s.down.Load(); err != nil {
 		return *err
 	}
@@ -400,7 +417,7 @@ func (s *Served) post(body []byte, limit int64, v any, what string) error {
 			time.Sleep(wait)
 			wait *= 2
 		}
-		retry, err := s.once(body, limit, v, what)
+		retry, err := s.once(url, body, limit, v, what)
 		if err == nil {
 			return nil
 		}
@@ -420,12 +437,12 @@ func (s *Served) post(body []byte, limit int64, v any, what string) error {
 // once sends one request, its answer's bound taken from the budget of the
 // answers in flight first; retry says whether a failure may pass on a
 // later try.
-func (s *Served) once(body []byte, limit int64, v any, what string) (retry bool, err error) {
+func (s *Served) once(url string, body []byte, limit int64, v any, what string) (retry bool, err error) {
 	give := s.budget.Take(limit)
 	defer give()
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -448,6 +465,12 @@ func (s *Served) once(body []byte, limit int64, v any, what string) (retry bool,
 	default:
 		data, _ := remote.Read(resp.Body, errorAnswerBytes)
 		return false, fmt.Errorf("HTTP %d%s: %s", resp.StatusCode, redirected(resp, s.endpoint), snippet(data))
+	}
+	if v == nil {
+		if _, err := remote.Read(resp.Body, limit); err != nil {
+			return !errors.Is(err, remote.ErrTooLarge), scrubbed(err)
+		}
+		return false, nil
 	}
 	err = remote.Decode(resp.Body, limit, v)
 	var syntax *json.SyntaxError
@@ -581,6 +604,7 @@ type sglangRequest struct {
 	InputIDs       []int32        `json:"input_ids"`
 	SamplingParams sglangSampling `json:"sampling_params"`
 	ReturnLogprob  bool           `json:"return_logprob"`
+	LoraPath       string         `json:"lora_path,omitempty"` // issue 60: the loaded adapter's name
 }
 
 type sglangResponse struct {

@@ -295,8 +295,9 @@ func Iteration(dir string, k int, scaffold string) (IterationStats, error) {
 			s.Primitives[r.Primitive]++
 		}
 	}
-	start := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k), "config.json")}
-	end := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k+1), "config.json")}
+	// a checkpoint, or a LoRA adapter (issue 60), written at the iteration's start and end
+	start := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k), "config.json"), filepath.Join(dir, "ckpt", strconv.Itoa(k), "adapter_config.json")}
+	end := []string{filepath.Join(dir, "ckpt", strconv.Itoa(k+1), "config.json"), filepath.Join(dir, "ckpt", strconv.Itoa(k+1), "adapter_config.json")}
 	if scaffold != "" {
 		sn, err := LoadSnap(scaffold)
 		if err != nil {

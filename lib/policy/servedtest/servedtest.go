@@ -37,7 +37,7 @@ type Logged struct {
 	IDs    []int32 // the token ids answered
 	Logp   []float32
 	Seed   int64
-	Model  string // the model name a vLLM request named
+	Model  string // the model name a vLLM request named (an SGLang request's lora_path)
 	Auth   string // the Authorization header received
 }
 
@@ -65,6 +65,8 @@ type Server struct {
 	requests int
 	answered int
 	log      []Logged
+	adapters map[string]*model.Model // loaded LoRA adapters by name (lora.go)
+	loads    []AdapterEvent
 }
 
 // New starts a stand-in that answers with m's samples. Close it when done.
@@ -73,6 +75,7 @@ func New(m *model.Model) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/completions", s.completions)
 	mux.HandleFunc("/generate", s.generate)
+	s.loraRoutes(mux) // issue 60: runtime LoRA adapters (lora.go)
 	s.Server = httptest.NewServer(mux)
 	return s
 }
@@ -128,6 +131,7 @@ type sample struct {
 	max          int
 	rule         model.Rule
 	seed         int64
+	m            *model.Model // the model that answers: nil is M (an adapter's: lora.go)
 }
 
 // run draws the answer with the model: the prompt in one forward, then
@@ -145,7 +149,11 @@ func (s *Server) run(q sample) ([]int32, []float32, error) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "standin|%d", q.seed)
 	rng := rand.New(rand.NewPCG(uint64(q.seed), h.Sum64()))
-	dec := s.M.NewDecoder()
+	m := q.m
+	if m == nil {
+		m = s.M
+	}
+	dec := m.NewDecoder()
 	logits, err := dec.Append(q.prompt)
 	if err != nil {
 		return nil, nil, err
@@ -157,7 +165,7 @@ func (s *Server) run(q sample) ([]int32, []float32, error) {
 		tok, lp := q.rule.Draw(logits, seen, model.SampleDraw(q.rule.Temperature, rng))
 		ids, lps = append(ids, tok), append(lps, lp)
 		seen = append(seen, tok)
-		if slices.Contains(q.stop, tok) || len(ids) >= q.max || dec.Len()+1 >= s.M.ContextLimit() {
+		if slices.Contains(q.stop, tok) || len(ids) >= q.max || dec.Len()+1 >= m.ContextLimit() {
 			return ids, lps, nil
 		}
 		if logits, err = dec.Append([]int32{tok}); err != nil {
@@ -209,12 +217,13 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
 		return
 	}
-	if s.ModelName != "" && q.Model != s.ModelName {
+	am, isAdapter := s.adapter(q.Model)
+	if s.ModelName != "" && q.Model != s.ModelName && !isAdapter {
 		http.Error(w, `{"error": "The model does not exist."}`, http.StatusNotFound)
 		return
 	}
 	ids, lps, err := s.run(sample{prompt: q.Prompt, stop: q.StopTokenIDs, max: q.MaxTokens,
-		rule: rule(*q.Temperature, q.TopP, q.TopK, q.RepetitionPenalty), seed: q.Seed})
+		rule: rule(*q.Temperature, q.TopP, q.TopK, q.RepetitionPenalty), seed: q.Seed, m: am})
 	if err != nil {
 		http.Error(w, fmt.Sprintf(`{"error": %q}`, err.Error()), http.StatusBadRequest)
 		return
@@ -252,15 +261,21 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 			StopTokenIDs      []int32  `json:"stop_token_ids"`
 			SamplingSeed      int64    `json:"sampling_seed"`
 		} `json:"sampling_params"`
-		ReturnLogprob bool `json:"return_logprob"`
+		ReturnLogprob bool   `json:"return_logprob"`
+		LoraPath      string `json:"lora_path"` // an adapter's name (its /load_lora_adapter lora_name)
 	}
 	if err := json.NewDecoder(r.Body).Decode(&q); err != nil || q.SamplingParams.Temperature == nil {
 		http.Error(w, `{"error": "bad request"}`, http.StatusBadRequest)
 		return
 	}
+	am, isAdapter := s.adapter(q.LoraPath)
+	if q.LoraPath != "" && !isAdapter {
+		http.Error(w, `{"error": "unknown lora_path"}`, http.StatusBadRequest)
+		return
+	}
 	p := q.SamplingParams
 	ids, lps, err := s.run(sample{prompt: q.InputIDs, stop: p.StopTokenIDs, max: p.MaxNewTokens,
-		rule: rule(*p.Temperature, p.TopP, p.TopK, p.RepetitionPenalty), seed: p.SamplingSeed})
+		rule: rule(*p.Temperature, p.TopP, p.TopK, p.RepetitionPenalty), seed: p.SamplingSeed, m: am})
 	if err != nil {
 		http.Error(w, fmt.Sprintf(`{"error": %q}`, err.Error()), http.StatusBadRequest)
 		return
@@ -277,7 +292,7 @@ func (s *Server) generate(w http.ResponseWriter, r *http.Request) {
 		}
 		meta["output_token_logprobs"] = entries
 	}
-	s.record(Logged{Kind: "sglang", Prompt: q.InputIDs, IDs: ids, Logp: lps, Seed: p.SamplingSeed, Auth: r.Header.Get("Authorization")})
+	s.record(Logged{Kind: "sglang", Prompt: q.InputIDs, IDs: ids, Logp: lps, Seed: p.SamplingSeed, Model: q.LoraPath, Auth: r.Header.Get("Authorization")})
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{"text": "", "output_ids": ids, "meta_info": meta})
 }

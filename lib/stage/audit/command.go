@@ -147,6 +147,11 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
 			}
 		}
+		if dev.Name() != "cpu" { // issue 60: a device runs an adapter folded into its base
+			if err := m.MergeAdapter(); err != nil {
+				return nil, err
+			}
+		}
 		if err := dev.Attach(m); err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/model/safetensors"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
 	"github.com/pats-rl/pats/lib/stage"
@@ -51,6 +52,8 @@ type Provenance struct {
 	Parent     string            `json:"parent"`                // --init: the checkpoint trained from, or tiny/small for a fresh model
 	ParentHash string            `json:"parent_hash,omitempty"` // the content hash of the parent's weights
 	Ref        string            `json:"ref,omitempty"`         // learn grpo's --ref
+	Base       string            `json:"base,omitempty"`        // an adapter checkpoint's base folder (LoRA)
+	BaseHash   string            `json:"base_hash,omitempty"`   // and the content hash of its weights
 	Inputs     map[string]string `json:"inputs"`                // input path -> content hash (table.HashFile)
 	Toolkit    string            `json:"toolkit_version,omitempty"`
 	Commit     string            `json:"toolkit_commit,omitempty"`
@@ -69,6 +72,13 @@ var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", 
 // tokenizer.json and optimizer state (not read for flag "ref", the
 // reference model, which only scores). flag names the option in errors.
 func LoadInit(flag, init string, seed int64) (*Init, error) {
+	return loadInit(flag, init, seed, LoRAOptions{})
+}
+
+// loadInit is LoadInit for training under lo (issue 60): an --init
+// that gets a fresh adapter has its memory checked for LoRA and its
+// optimizer state (for the base's weights) left unread.
+func loadInit(flag, init string, seed int64, lo LoRAOptions) (*Init, error) {
 	switch init {
 	case "":
 		return nil, command.Usagef("--%s is required: tiny, small or a checkpoint folder", flag)
@@ -99,13 +109,17 @@ func LoadInit(flag, init string, seed int64) (*Init, error) {
 	if err != nil {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
-	if err := f.Model.Cfg.CheckMemory(4, "to train (weights, gradients, two optimizer moments)"); err != nil && flag == "init" {
+	factor, what := loraMemoryFactor(lo)
+	if f.Model.Adapter() != nil {
+		factor, what = loraMemoryFactor(LoRAOptions{Rank: 1})
+	}
+	if err := f.Model.Cfg.CheckMemory(factor, what); err != nil && flag == "init" {
 		return nil, command.Usagef("--%s %s: %v", flag, init, oneLine(err))
 	}
 	// The reference model of the KL term only scores: its optimizer state
 	// (8 bytes a parameter) is not read.
 	var opt *model.AdamW
-	if flag != "ref" {
+	if flag != "ref" && (lo.Rank == 0 || f.Model.Adapter() != nil) {
 		if opt, err = model.LoadAdamW(init, f.Model); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, command.Usagef("--%s %s: optimizer state: %v", flag, init, oneLine(err))
 		}
@@ -178,6 +192,7 @@ type SFTOptions struct {
 	Config      rl.SFTConfig
 	WeightDecay float64
 	Device      string // cpu (or "") or cuda
+	LoRA        LoRAOptions
 }
 
 // RunSFT runs learn sft: it writes the metrics (when asked) and then
@@ -201,12 +216,21 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if f.Config.BatchTokens < 1 {
 		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
+	if err := f.LoRA.check(f.Device); err != nil {
+		return err
+	}
 	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
 	}
-	in, err := LoadInit("init", f.Init, f.Seed)
+	in, err := loadInit("init", f.Init, f.Seed, f.LoRA)
 	if err != nil {
+		return err
+	}
+	if err := applyLoRA(in, "init", f.Init, f.LoRA, f.Seed, f.Device); err != nil {
+		return err
+	}
+	if err := checkBaseOutput(in, f.Output); err != nil {
 		return err
 	}
 	rows, _, hashes, err := readTrajectories(std.Stdin, f.Demos, in)
@@ -229,7 +253,8 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if in.Hash != "" {
 		hashes[f.Init] = in.Hash
 	}
-	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil, Provenance{Stage: "learn sft", Parent: f.Init, ParentHash: in.Hash})
+	base, baseHash := describeBase(in.Model)
+	return finish(f.Output, f.Metrics, "", metrics, nil, in, opt, hashes, f.Seed, nil, Provenance{Stage: "learn sft", Parent: f.Init, ParentHash: in.Hash, Base: base, BaseHash: baseHash})
 }
 
 // GRPOOptions are learn grpo's options.
@@ -248,6 +273,7 @@ type GRPOOptions struct {
 	// played (their policy_hash differs from its weights'); recorded in
 	// the metrics' metadata.
 	OffPolicy bool
+	LoRA      LoRAOptions
 }
 
 // RunGRPO runs learn grpo.
@@ -281,12 +307,21 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	if f.Init == "tiny" || f.Init == "small" {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
 	}
+	if err := f.LoRA.check(f.Device); err != nil {
+		return err
+	}
 	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
 	}
-	in, err := LoadInit("init", f.Init, f.Seed)
+	in, err := loadInit("init", f.Init, f.Seed, f.LoRA)
 	if err != nil {
+		return err
+	}
+	if err := applyLoRA(in, "init", f.Init, f.LoRA, f.Seed, f.Device); err != nil {
+		return err
+	}
+	if err := checkBaseOutput(in, f.Output); err != nil {
 		return err
 	}
 	rows, from, hashes, err := readTrajectories(std.Stdin, f.Traj, in)
@@ -327,7 +362,19 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	}
 	prep, advRows := rl.Credits(rows, c)
 	rl.CutTails(prep, in.Model.Cfg.MaxPositionEmbeddings)
-	if c.KL != 0 {
+	if ad := in.Model.Adapter(); c.KL != 0 && ad != nil && (f.Ref == "" || refIsBase(f.Ref, ad)) {
+		// issue 60: under LoRA the reference is the base, the adapter off.
+		if f.Ref != "" {
+			hashes[f.Ref] = ad.BaseHash
+		}
+		extra["reference"] = "the base of the LoRA adapter (adapter off)"
+		ad.SetEnabled(false)
+		err := rl.RefLogProbs(ctx, in.Model, prep)
+		ad.SetEnabled(true)
+		if err != nil {
+			return err
+		}
+	} else if c.KL != 0 {
 		if f.Ref == "" {
 			return command.Usagef("--ref is required when --kl is not 0")
 		}
@@ -383,7 +430,9 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	} else if std.Stderr != nil {
 		fmt.Fprintln(std.Stderr, "learn grpo: every group's rewards are equal and --drop-flat-groups leaves nothing to train on; the checkpoint is written unchanged")
 	}
-	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra, Provenance{Stage: "learn grpo", Parent: f.Init, ParentHash: in.Hash, Ref: f.Ref})
+	base, baseHash := describeBase(in.Model)
+	return finish(f.Output, f.Metrics, f.Advantages, metrics, advRows, in, opt, hashes, f.Seed, extra,
+		Provenance{Stage: "learn grpo", Parent: f.Init, ParentHash: in.Hash, Ref: f.Ref, Base: base, BaseHash: baseHash})
 }
 
 // recomputeServed recomputes the behaviour log-probabilities of the
@@ -472,6 +521,19 @@ func adamCfg(wd float64) model.AdamWConfig {
 // place, the checkpoint first; on any error none of them is written.
 func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
 	in *Init, opt *model.AdamW, inputs map[string]string, seed int64, extra map[string]string, prov Provenance) error {
+	return finishAs(out, metricsPath, advPath, metrics, adv, in, opt, inputs, seed, extra, prov, "")
+}
+
+// finishDType writes a checkpoint alone (no optimizer, metrics or
+// advantages) with weights in dtype: learn merge's output.
+func finishDType(out string, in *Init, prov Provenance, dtype safetensors.DType) error {
+	inputs := map[string]string{prov.Parent: prov.ParentHash}
+	return finishAs(out, "", "", nil, nil, in, nil, inputs, 0, nil, prov, dtype)
+}
+
+// finishAs is finish with the weights' dtype ("" is F32).
+func finishAs(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv []table.TokenAdvantages,
+	in *Init, opt *model.AdamW, inputs map[string]string, seed int64, extra map[string]string, prov Provenance, dtype safetensors.DType) error {
 	meta := func() table.Meta {
 		return table.Meta{Command: table.CommandLine(), Seed: seed, Inputs: inputs, Extra: extra}
 	}
@@ -490,7 +552,7 @@ func finish(out, metricsPath, advPath string, metrics []table.TrainMetrics, adv 
 		return err
 	}
 	files[ProvenanceFile] = append(b, '\n')
-	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: files}); err != nil {
+	if err := in.Model.StageSave(&u, out, in.TokJSON, model.SaveOptions{Optimizer: opt, Files: files, DType: dtype}); err != nil {
 		return err
 	}
 	if metricsPath != "" {

@@ -53,8 +53,8 @@ func SFTFlags() []cli.Flag {
 	}, append(append(stage.TrajFlags("trajectory files to imitate", "demos"),
 		&cli.IntFlag{Name: "epochs", Value: sft.Epochs, Usage: "passes over the demonstrations"},
 		&cli.IntFlag{Name: "batch-tokens", Value: sft.BatchTokens, Usage: "tokens per minibatch (whole sequences)"},
-		deviceflag.Flag()),
-		append(optimFlags(sft.Optim, "cosine"), stage.ProgressFlags()...)...)...)
+		deviceflag.Flag()), append(loraFlags(),
+		append(optimFlags(sft.Optim, "cosine"), stage.ProgressFlags()...)...)...)...)
 }
 
 // SFTFrom reads learn sft's options.
@@ -70,10 +70,14 @@ func SFTFrom(c *cli.Context) (SFTOptions, error) {
 	cfg := rl.DefaultSFT()
 	cfg.Epochs, cfg.BatchTokens, cfg.Optim, cfg.Progress = c.Int("epochs"), c.Int("batch-tokens"), o, prog
 	demos, _ := stage.Traj(c, false, "demos")
+	lo, err := loraFrom(c)
+	if err != nil {
+		return SFTOptions{}, err
+	}
 	return SFTOptions{Init: c.String("init"),
 		Demos:  demos,
 		Output: c.String("output"), Metrics: c.String("metrics"), Seed: c.Int64("seed"),
-		Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device")}, nil
+		Config: cfg, WeightDecay: c.Float64("weight-decay"), Device: c.String("device"), LoRA: lo}, nil
 }
 
 // GRPOFlags declares learn grpo's options.
@@ -81,7 +85,7 @@ func GRPOFlags() []cli.Flag {
 	grpo := rl.DefaultGRPO()
 	return append(append(stage.TrajFlags("trajectory files"),
 		&cli.StringFlag{Name: "init", Required: true, Usage: "checkpoint folder of the policy that made the trajectories"},
-		&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0)"},
+		&cli.StringFlag{Name: "ref", Usage: "reference checkpoint of the KL term (required unless --kl 0 or LoRA, whose reference is the base with the adapter off)"},
 		deviceflag.Flag(),
 		&cli.StringFlag{Name: "advantages", Usage: "write the per-token advantages and channels used to this file"},
 		&cli.StringFlag{Name: "credit", Value: "broadcast", Usage: "broadcast, skillgate, or gigpo (broadcast with --step-credit gigpo; any other --step-credit beside it is refused)"},
@@ -99,7 +103,7 @@ func GRPOFlags() []cli.Flag {
 		&cli.IntFlag{Name: "minibatch", Value: 0, Usage: "sequences per optimizer step (0: all in one step)"},
 		&cli.Float64Flag{Name: "select-coef", Value: grpo.SelectCoef, Usage: "skillgate: scale of the selection loss term (baseline group) or magnitude of the selection advantage (baseline none)"},
 		&cli.StringFlag{Name: "select-norm", Value: "channel", Usage: "skillgate: channel (the selection tokens averaged as a loss term of their own) or sequence (inside their episode's average, as broadcast)"},
-	), append(optimFlags(grpo.Optim, "constant"), stage.ProgressFlags()...)...)
+	), append(loraFlags(), append(optimFlags(grpo.Optim, "constant"), stage.ProgressFlags()...)...)...)
 }
 
 // GRPOFrom reads learn grpo's options. --credit gigpo is broadcast with
@@ -141,7 +145,11 @@ func GRPOFrom(c *cli.Context) (GRPOOptions, error) {
 	if err != nil {
 		return GRPOOptions{}, err
 	}
-	return GRPOOptions{Init: c.String("init"), Ref: c.String("ref"),
+	lo, err := loraFrom(c)
+	if err != nil {
+		return GRPOOptions{}, err
+	}
+	return GRPOOptions{LoRA: lo, Init: c.String("init"), Ref: c.String("ref"),
 		Traj: traj, Output: c.String("output"), Metrics: c.String("metrics"),
 		Advantages: c.String("advantages"), Seed: c.Int64("seed"), Config: cfg,
 		WeightDecay: c.Float64("weight-decay"), Device: c.String("device"), OffPolicy: c.Bool("off-policy")}, nil

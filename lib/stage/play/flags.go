@@ -165,6 +165,8 @@ func ServerFlags() []cli.Flag {
 		&cli.StringFlag{Name: "server-kind", Usage: "server policies: vllm (OpenAI-compatible completions) or sglang (native /generate); unset: vllm for a URL ending in /v1, else sglang"},
 		&cli.DurationFlag{Name: "server-timeout", Value: policy.DefaultServerTimeout, Usage: "server policies: the longest wait for one answer before it is retried"},
 		&cli.IntFlag{Name: "server-retries", Value: policy.DefaultServerRetries, Usage: "server policies: retries of a request after a timeout, a dropped connection or an answer 429, 502, 503 or 504 (waits 0.5s, doubled each time); then the run fails"},
+		&cli.BoolFlag{Name: "load-adapter", Usage: "server policies: load --tokenizer, a LoRA adapter folder, into the running server under --model's name first, and request it by that name (vLLM /v1/load_lora_adapter, SGLang /load_lora_adapter)"},
+		&cli.StringFlag{Name: "unload-adapter", Usage: "server policies, with --load-adapter: then drop the adapter the server holds under this name (the previous iteration's; one it does not hold is passed over)"},
 	}
 }
 
@@ -172,5 +174,7 @@ func ServerFlags() []cli.Flag {
 func ServerFrom(c *cli.Context) ServerOptions {
 	return ServerOptions{Model: c.String("model"), APIKey: c.String("api-key"), Concurrency: c.Int("concurrency"),
 		Kind: c.String("server-kind"), Timeout: c.Duration("server-timeout"), Retries: c.Int("server-retries"),
-		Set: c.IsSet("model") || c.IsSet("concurrency") || c.IsSet("server-kind") || c.IsSet("server-timeout") || c.IsSet("server-retries")}
+		LoadAdapter: c.Bool("load-adapter"), UnloadAdapter: c.String("unload-adapter"),
+		Set: c.IsSet("model") || c.IsSet("concurrency") || c.IsSet("server-kind") || c.IsSet("server-timeout") || c.IsSet("server-retries") ||
+			c.IsSet("load-adapter") || c.IsSet("unload-adapter")}
 }

@@ -49,7 +49,8 @@ func TestFlagsBySpec(t *testing.T) {
 	core := []string{"device", "env", "split", "tasks", "group", "seed", "policy", "skills", "slate",
 		"temperature", "top-p", "top-k", "repetition-penalty", "greedy", "prompt-format", "max-action-tokens",
 		"history", "admissible", "max-context", "step-timeout", "progress", "progress-interval",
-		"tokenizer", "model", "api-key", "concurrency", "server-kind", "server-timeout", "server-retries"}
+		"tokenizer", "model", "api-key", "concurrency", "server-kind", "server-timeout", "server-retries",
+		"load-adapter", "unload-adapter"}
 	groups := map[string][]string{
 		"scaffold":  {"scaffold", "scaffold-budget"},
 		"skillsdir": {"skills-dir"},

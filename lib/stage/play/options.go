@@ -49,6 +49,12 @@ type ServerOptions struct {
 	Kind        string        // vllm, sglang, or "" for the URL's
 	Timeout     time.Duration // per request; 0: the policy's default
 	Retries     int           // retries of a request (ServerFlags' default 5; 0: none)
+	// issue 60: LoadAdapter loads --tokenizer, a LoRA adapter folder, into
+	// the running server under Model's name before the first request;
+	// UnloadAdapter names an adapter to drop after that (the previous
+	// iteration's).
+	LoadAdapter   bool
+	UnloadAdapter string
 	// Set says the user gave a server option other than --api-key (which
 	// may come from the environment): refused without a server policy.
 	Set bool

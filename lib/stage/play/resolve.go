@@ -123,7 +123,7 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 		return f.served(o)
 	}
 	if !policy.IsCheckpoint(f.Policy) {
-		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json) or a server's http:// URL", f.Policy)
+		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json, or a LoRA adapter's adapter_config.json) or a server's http:// URL", f.Policy)
 	}
 	ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
 		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
@@ -133,6 +133,11 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 	ck.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = ck.Rule(), ck.Hash
+	if dev.Name() != device.CPU { // issue 60: a device runs an adapter folded into its base, resolved once here
+		if err := ck.M.MergeAdapter(); err != nil {
+			return err
+		}
+	}
 	if err := dev.Attach(ck.M); err != nil {
 		return err
 	}
@@ -175,6 +180,9 @@ func (f Options) served(o *rollout.Options) error {
 	s.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = s.Rule(), s.Hash
+	if err := f.serverAdapter(s); err != nil { // issue 60 (adapter.go)
+		return err
+	}
 	o.Policy, o.Tok = rollout.ServedPolicy{Served: s}, s.Tok
 	o.Workers = sv.Concurrency
 	if o.Workers <= 0 {
@@ -192,8 +200,12 @@ func ServedMeta(o rollout.Options) map[string]string {
 	if !ok {
 		return nil
 	}
-	return map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
+	m := map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
 		"policy_tokenizer": sp.Dir, "policy_concurrency": strconv.Itoa(o.Workers)}
+	if sp.LoRA != "" { // issue 60: the adapter loaded into the server for this run
+		m["policy_adapter"] = sp.LoRA
+	}
+	return m
 }
 
 // tokenizer sets the tokenizer the oracle and random policies write with
