@@ -142,7 +142,7 @@ func TestOpenAITimeoutAndRetry(t *testing.T) {
 	defer slow.Close()
 	defer close(block)
 	o := NewOpenAI(slow.URL, "m")
-	o.Timeout, o.Retries, o.Backoff = 50*time.Millisecond, 1, time.Millisecond
+	o.Timeout, o.Retries, o.Backoff = 400*time.Millisecond, 1, time.Millisecond // long enough for a request to reach the handler on a loaded machine
 	res, err := o.Propose(context.Background(), in)
 	if err != nil || len(res.Proposals) != 0 || !strings.Contains(res.Reason, "timeout") || !strings.Contains(res.Reason, "2 attempt") {
 		t.Fatalf("timeout: %+v %v", res, err)
