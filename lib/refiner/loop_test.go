@@ -38,25 +38,7 @@ func simulate(t *testing.T, iters int) (trace []string, sizes []int, hashes []st
 					help += 0.15
 				}
 			}
-			p := 0.1 + 0.08*float64(k) + help
-			for g := 0; g < 3; g++ {
-				gid := fmt.Sprintf("%s-%d", typ, g)
-				for s := 0; s < 8; s++ {
-					tr := table.Trajectory{Iteration: int32(k), TaskID: gid, TaskType: typ, GroupID: gid, Sample: int32(s), Steps: int32(5 + r.Intn(20))}
-					tr.Features = []string{"action:take", "object:mug"}
-					if r.Float64() < p {
-						tr.Success = true
-						tr.Features = append(tr.Features, "action:"+verb)
-					} else if r.Intn(4) > 0 {
-						tr.FailureMode = "loop"
-						tr.Features = append(tr.Features, "failure:loop")
-					} else {
-						tr.FailureMode = "max_steps"
-						tr.Features = append(tr.Features, "failure:max_steps")
-					}
-					trajs = append(trajs, tr)
-				}
-			}
+			trajs = append(trajs, toyPlay(r, k, typ, verb, 0.1+0.08*float64(k)+help)...)
 		}
 		cards, ev, err := card.Build(trajs, card.DefaultOptions())
 		if err != nil {
