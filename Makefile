@@ -23,7 +23,7 @@ vet:
 # time. Stays under about 15 minutes on 2 cores.
 test: vet
 	$(GO) vet -tags cuda ./lib/device/ ./bench/gpu/
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	npm ci --prefix lib/table/interop/duckdb --no-audit --no-fund --loglevel=error
 	$(GO) test -count=1 -tags duckdb -run DuckDB ./lib/table/ ./pipelines/
 	$(GO) test -run '^$$' -fuzz FuzzValidate -fuzztime 20s ./lib/validate/

@@ -71,7 +71,7 @@ func TestMakeDryRunHostile(t *testing.T) {
 	// a plain dry run of a run and of a sweep writes nothing
 	for _, goal := range []string{"pats", "settings"} {
 		cmd := exec.Command("make", "-n", "--no-print-directory", "-C", root, goal, "RUNS="+runs, "RUN=plain-s1",
-			"CONTROL_FLAGS=--endpoint http://u:P@127.0.0.1:1/v1")
+			"CONTROL_FLAGS=--endpoint http://127.0.0.1:1/v1") // a URL with user:password is refused (TestPipelineCredentials)
 		cmd.Dir = tmp
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("make -n %s: %v\n%s", goal, err, out)
