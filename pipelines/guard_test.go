@@ -220,6 +220,23 @@ func TestMakeGuardEveryVariable(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "KL holds a shell character") {
 		t.Errorf("make -n pats with the guard's functions emptied: err %v, output %.300q; want KL refused", err, out)
 	}
+	// make's list of makefiles, which the guard reads, is make's own; a
+	// plain reference to a variable stays allowed (READING_BASE=$(RUNS)/x).
+	cmd = exec.Command("make", "-n", "--no-print-directory", "-C", root, "pats", "RUNS="+runs, "RUN=plain-s1",
+		"MAKEFILE_LIST=$(shell touch "+marker+")")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "MAKEFILE_LIST is make's own") {
+		t.Errorf("make -n pats MAKEFILE_LIST=...: err %v, output %.300q; want it refused", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("MAKEFILE_LIST's value ran its command")
+	}
+	cmd = exec.Command("make", "-n", "--no-print-directory", "-C", root, "settings", "RUNS="+runs, "RUN=plain-s1",
+		"READING_BASE=$(RUNS)/base-x", "READING_SHIPPED=$(READING_E1_SHIPPED)")
+	cmd.Dir = tmp
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("make -n settings with plain references: %v\n%.300s", err, out)
+	}
 	// An environment variable the makefiles never name is not theirs to judge.
 	cmd = exec.Command("make", "-n", "--no-print-directory", "-C", root, "settings", "RUNS="+runs, "RUN=plain-s1")
 	cmd.Dir = tmp
