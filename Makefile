@@ -1,4 +1,7 @@
 # pats: build, test, demo and benchmarks. See README.md.
+# The values given on the command line or in the environment are checked
+# first, before any of them is expanded (pipelines/guard.mk).
+include pipelines/guard.mk
 GO      ?= go
 BIN     := bin
 CMDS    := $(notdir $(wildcard cmd/*))

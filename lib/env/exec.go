@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pats-rl/pats/lib/cleanup"
@@ -52,8 +53,15 @@ type execEnv struct {
 	exited  chan struct{} // closed when the child has exited
 	waitErr error         // set before exited is closed
 
-	opts ExecOptions
-	undo func() // removes the child's entry from lib/cleanup
+	opts   ExecOptions
+	undo   func() // removes the child's entry from lib/cleanup
+	marker string // SessionVar's value in the child's environment: what it started inherits it
+
+	// dl guards the read deadline of stdoutF: the step timeout's, and
+	// once the child has exited, exitWait after (so that a read held
+	// open by a descendant that escaped still ends).
+	dl     sync.Mutex
+	exitAt time.Time
 
 	mu       sync.Mutex
 	broken   error // set once the stream is unusable; every later call returns it
@@ -64,12 +72,24 @@ type execEnv struct {
 	lastLine int
 }
 
-// How long to wait for a child's exit status after its stdout ended, and
-// for a clean exit after Close closes its stdin.
+// How long to wait for a child's exit status after its stdout ended, for
+// a clean exit after Close closes its stdin, and for the end of a killed
+// child or of its output pipes after it exited (the stderr copier, a read
+// of stdout): every wait on a child is bounded by one of these.
 const (
 	exitWait  = 5 * time.Second
 	closeWait = 5 * time.Second
+	reapWait  = 5 * time.Second
 )
+
+// SessionVar is the variable every exec: child gets, with a value of its
+// own (the pats process's id and the child's number): whatever the child
+// starts inherits it, in a process group or session of its own too, and
+// is ended with the child (endSession). A descendant that clears its
+// environment is not found this way.
+const SessionVar = "PATS_EXEC_SESSION"
+
+var sessions atomic.Int64
 
 // OpenExec starts command (split by SplitCommand; no shell is involved, so
 // write "sh -c '...'" for shell syntax) as a child process speaking the
@@ -149,8 +169,12 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	e.cmd.Stdin, e.cmd.Stdout, e.cmd.Stderr = inR, outW, e.stderr
-	e.cmd.Env = ChildEnv(os.Environ())
+	e.marker = fmt.Sprintf("%d.%d", os.Getpid(), sessions.Add(1))
+	e.cmd.Env = append(ChildEnv(os.Environ()), SessionVar+"="+e.marker)
 	e.cmd.SysProcAttr = childAttr()
+	// The stderr copier ends at most reapWait after the child, even when
+	// a descendant holds the pipe open.
+	e.cmd.WaitDelay = reapWait
 	err = e.cmd.Start()
 	// The child holds its own copies of these ends.
 	inR.Close()
@@ -166,8 +190,14 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 		// it started ends with it: its process group is killed before the
 		// child is reaped.
 		endGroupOnExit(e.cmd.Process)
+		endSession(e.marker)
 		e.waitErr = e.cmd.Wait()
 		endGroupAfterReap(e.cmd.Process)
+		endSession(e.marker)
+		e.dl.Lock()
+		e.exitAt = time.Now()
+		e.stdoutF.SetReadDeadline(e.exitAt.Add(exitWait))
+		e.dl.Unlock()
 		e.undo()
 		close(e.exited)
 	}()
@@ -206,8 +236,8 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	}
 	if t := e.opts.StepTimeout; t > 0 {
 		e.stdin.SetWriteDeadline(time.Now().Add(t))
-		e.stdoutF.SetReadDeadline(time.Now().Add(t))
 	}
+	e.setReadDeadline()
 	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			return e.breakWith(fmt.Sprintf("the child took no %s request within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
@@ -217,6 +247,11 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	got, err := readLine(e.stdout, e.opts.MaxLine)
 	if err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
+			select {
+			case <-e.exited:
+				return e.breakWith(fmt.Sprintf("child exited without answering %s (what it started kept its output open)", req.Op), nil, true)
+			default:
+			}
 			return e.breakWith(fmt.Sprintf("no answer to %s within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
 		}
 		if errors.Is(err, errLongLine) {
@@ -233,12 +268,29 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 		return e.breakWith(fmt.Sprintf("malformed answer to %s (output line %d %q)", req.Op, e.lastLine, clip(string(got), 120)), err, false)
 	}
 	if er.Error != "" {
-		return fmt.Errorf("exec env %q: %s: %s", e.command, req.Op, er.Error)
+		return fmt.Errorf("exec env %q: %s: %s", e.command, req.Op, clipFront(er.Error, MaxErrorBytes))
 	}
 	if err := json.Unmarshal(got, resp); err != nil {
 		return e.breakWith(fmt.Sprintf("malformed answer to %s (output line %d %q)", req.Op, e.lastLine, clip(string(got), 120)), err, false)
 	}
 	return nil
+}
+
+// setReadDeadline bounds the next read of the child's stdout: by the step
+// timeout, and after the child exited by exitWait from its exit.
+func (e *execEnv) setReadDeadline() {
+	e.dl.Lock()
+	defer e.dl.Unlock()
+	var d time.Time
+	if t := e.opts.StepTimeout; t > 0 {
+		d = time.Now().Add(t)
+	}
+	if !e.exitAt.IsZero() {
+		if x := e.exitAt.Add(exitWait); d.IsZero() || x.Before(d) {
+			d = x
+		}
+	}
+	e.stdoutF.SetReadDeadline(d)
 }
 
 // breakWith marks the Env unusable and returns the error that every later
@@ -266,13 +318,17 @@ func (e *execEnv) breakWith(what string, cause error, gone bool) error {
 		}
 	default:
 		e.kill()
-		<-e.exited
-		msg += "; child killed"
+		select {
+		case <-e.exited:
+			msg += "; child killed"
+		case <-time.After(reapWait):
+			msg += fmt.Sprintf("; child killed, and not ended %s later", reapWait)
+		}
 	}
 	if tail := e.stderr.String(); tail != "" {
 		msg += "; stderr: " + clip(tail, 500)
 	}
-	e.broken = errors.New(msg)
+	e.broken = &BrokenError{msg}
 	return e.broken
 }
 
@@ -294,11 +350,13 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// kill ends the child's whole process group.
+// kill ends the child's whole process group, and what it started
+// elsewhere (endSession).
 func (e *execEnv) kill() {
 	if p := e.cmd.Process; p != nil {
 		killGroup(p)
 	}
+	endSession(e.marker)
 }
 
 func clip(s string, n int) string {
@@ -323,7 +381,12 @@ func (e *execEnv) Close() error {
 	case <-e.exited:
 	case <-time.After(closeWait):
 		e.kill()
-		<-e.exited
+		select {
+		case <-e.exited:
+		case <-time.After(reapWait):
+			e.stdoutF.Close()
+			return fmt.Errorf("exec env %q: child killed, and not ended %s later", e.command, reapWait)
+		}
 	}
 	e.stdoutF.Close()
 	if e.broken != nil {
@@ -376,6 +439,7 @@ func (e *execEnv) Reset(id string, seed int64) (Episode, error) {
 	if err := e.callLocked(Request{Op: OpReset, ID: id, Seed: seed, Episode: n}, &r); err != nil {
 		return nil, err
 	}
+	r.Key = boundKey(r.Key)
 	return &execEpisode{env: e, n: n, reset: r, admissible: orNil(r.Admissible), features: orNil(r.Features)}, nil
 }
 
@@ -441,7 +505,7 @@ func (p *execEpisode) Step(action string) Step {
 	}
 	p.done = r.Done
 	p.admissible, p.features = orNil(r.Admissible), orNil(r.Features)
-	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid, Key: r.Key}
+	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid, Key: boundKey(r.Key)}
 }
 
 // Close tells the child to drop the episode when it is not done yet.

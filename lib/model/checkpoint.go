@@ -172,16 +172,13 @@ func Load(dir string) (*Model, error) {
 	if IsAdapter(dir) { // issue 60: an adapter folder loads its base with the adapter attached
 		return loadAdapter(dir)
 	}
-	cfg, err := LoadConfig(filepath.Join(dir, ConfigFile))
+	cfg, _, _, err := checkFolder(dir)
 	if err != nil {
 		return nil, err
 	}
 	ts, err := safetensors.ReadDir(dir)
 	if err != nil {
 		return nil, err
-	}
-	if err := checkShapes(cfg, ts); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	m, err := alloc(cfg)
 	if err != nil {
@@ -235,35 +232,6 @@ func (oj optimizerJSON) check() error {
 		return fmt.Errorf("weight_decay %v is outside [0, %v]", oj.WeightDecay, MaxWeightDecay)
 	}
 	return nil
-}
-
-// checkShapes compares the shapes config.json implies for the embedding
-// and the first layer's projections with the stored tensors, so that a
-// config.json that does not describe its weights is refused before
-// anything is allocated.
-func checkShapes(c Config, ts map[string]safetensors.Tensor) error {
-	want := map[string][]int{
-		"model.embed_tokens.weight":              {c.VocabSize, c.HiddenSize},
-		"model.layers.0.self_attn.q_proj.weight": {c.NumAttentionHeads * c.HeadDim(), c.HiddenSize},
-		"model.layers.0.self_attn.k_proj.weight": {c.NumKeyValueHeads * c.HeadDim(), c.HiddenSize},
-		"model.layers.0.mlp.gate_proj.weight":    {c.IntermediateSize, c.HiddenSize},
-		"model.norm.weight":                      {c.HiddenSize},
-	}
-	for _, name := range []string{"model.embed_tokens.weight", "model.layers.0.self_attn.q_proj.weight",
-		"model.layers.0.self_attn.k_proj.weight", "model.layers.0.mlp.gate_proj.weight", "model.norm.weight"} {
-		t, ok := ts[name]
-		if !ok {
-			return fmt.Errorf("tensor %s missing", name)
-		}
-		if !slices.Equal(t.Shape, want[name]) {
-			return fmt.Errorf("tensor %s has shape %v, config.json wants %v", name, t.Shape, want[name])
-		}
-	}
-	last := fmt.Sprintf("model.layers.%d.input_layernorm.weight", c.NumHiddenLayers-1)
-	if _, ok := ts[last]; !ok {
-		return fmt.Errorf("config.json has %d layers, tensor %s missing", c.NumHiddenLayers, last)
-	}
-	return checkQwenGeneration(c, ts)
 }
 
 // checkQwenGeneration refuses weights of the other Qwen generation than

@@ -3,15 +3,14 @@ package model
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/pats-rl/pats/lib/model/safetensors"
+	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
@@ -60,54 +59,49 @@ func OpenFolder(dir string) (*Folder, error) {
 // names (sorted). The optimizer state and the tokenizer files are not part
 // of it. Of an adapter folder it is the hash of its base's hash and its
 // two PEFT files.
+//
+// The folder is checked as Load checks it before anything is hashed
+// (checkFolder): a served policy's folder, whose weights are never
+// loaded here, is held to the same rules. Each weight file is hashed
+// through the size its check found (a file that changed since is
+// refused).
 func WeightsHash(dir string) (string, error) {
 	if IsAdapter(dir) { // issue 60: base hash + adapter files
 		return adapterHash(dir)
 	}
-	h := sha256.New()
-	add := func(name string) error {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		fmt.Fprintf(h, "%s\x00", name)
-		_, err = io.Copy(h, f)
-		return err
-	}
-	if err := add(ConfigFile); err != nil {
-		return "", err
-	}
-	if _, err := os.Stat(filepath.Join(dir, "model.safetensors")); err == nil {
-		if err := add("model.safetensors"); err != nil {
-			return "", err
-		}
-		return hex.EncodeToString(h.Sum(nil)[:16]), nil
-	}
-	b, err := safetensors.ReadRegular(filepath.Join(dir, safetensors.IndexName))
+	_, cfgBytes, l, err := checkFolder(dir)
 	if err != nil {
 		return "", err
 	}
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00", ConfigFile)
+	h.Write(cfgBytes)
+	if l.Index != "" {
+		fmt.Fprintf(h, "%s\x00", safetensors.IndexName)
+		h.Write(l.IndexBytes)
 	}
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return "", fmt.Errorf("%s: %v", safetensors.IndexName, err)
-	}
-	var shards []string
-	for _, f := range idx.WeightMap {
-		if !slices.Contains(shards, f) {
-			shards = append(shards, f)
-		}
-	}
-	slices.Sort(shards)
-	if err := add(safetensors.IndexName); err != nil {
-		return "", err
-	}
-	for _, s := range shards {
-		if err := add(s); err != nil {
+	for _, w := range l.Files {
+		if err := hashChecked(h, w); err != nil {
 			return "", err
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16]), nil
+}
+
+// hashChecked adds a weight file checked by safetensors.ReadLayout to h:
+// its name and its bytes, which must still be the size its check found.
+func hashChecked(h io.Writer, w *safetensors.Header) error {
+	f, st, err := output.OpenRegular(w.Path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st.Size() != w.Size {
+		return fmt.Errorf("%s: changed while read (%d bytes, then %d)", w.Path, w.Size, st.Size())
+	}
+	fmt.Fprintf(h, "%s\x00", filepath.Base(w.Path))
+	if _, err := io.CopyN(h, f, w.Size); err != nil {
+		return fmt.Errorf("%s: %w", w.Path, err)
+	}
+	return nil
 }

@@ -414,6 +414,22 @@ func isTerminal(w io.Writer) bool {
 	return ok && IsTerminal(f)
 }
 
+// Print stages what fn writes for stdout (a summary beside the files; a
+// terminal is fine): Commit writes it before it puts any file in place, so
+// a stdout that cannot be written (a full disk, a closed pipe) fails the
+// command with nothing committed.
+func (u *Unit) Print(fn func(w io.Writer) error) error {
+	if stopped() {
+		return ErrInterrupted
+	}
+	var b bytes.Buffer
+	if err := fn(&b); err != nil {
+		return err
+	}
+	u.staged = append(u.staged, staged{path: "-", buf: &b})
+	return nil
+}
+
 // File writes the output file path through fn into a temporary sibling (or,
 // for "-", a buffer for stdout). The writer given to fn is buffered. Once
 // fn succeeds the temporary is complete and synced; it reaches path at

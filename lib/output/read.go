@@ -36,17 +36,50 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 // OpenFile opens the named input for reading when it is a regular file
 // (after links) of at most limit bytes; see ReadFile.
 func OpenFile(path string, limit int64) (*os.File, error) {
-	st, err := os.Stat(path)
+	f, st, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file but %s", FileKind(st.Mode()))}
-	}
 	if st.Size() > limit {
+		f.Close()
 		return nil, &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("file of %d bytes is over the limit of %d bytes", st.Size(), limit)}
 	}
-	return os.Open(path)
+	return f, nil
+}
+
+// OpenRegular opens the named input for reading when it is a regular file
+// (after links), and gives its FileInfo. A FIFO, a device, a socket or a
+// folder is an error naming the path (a *os.PathError): nothing is read
+// from it, and the open itself does not wait (a FIFO with no writer would
+// block a plain open until one comes).
+func OpenRegular(path string) (*os.File, os.FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, notRegular(path, st)
+	}
+	// Between the Stat and the open the name may have been replaced: the
+	// open does not wait, and the file it gave is checked again.
+	f, err := openNoWait(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err = f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, nil, notRegular(path, st)
+	}
+	return f, st, nil
+}
+
+func notRegular(path string, st os.FileInfo) error {
+	return &os.PathError{Op: "open", Path: path, Err: fmt.Errorf("not a regular file but %s", FileKind(st.Mode()))}
 }
 
 // ReadAll reads r whole, up to limit bytes: more is an error naming name

@@ -24,3 +24,17 @@ func alive(pid int) bool {
 func writable(dir string) bool {
 	return syscall.Access(dir, 2) == nil // W_OK
 }
+
+// openNoWait opens path for reading without waiting for a FIFO's writer
+// (O_NONBLOCK); the file is put back in blocking mode.
+func openNoWait(path string) (*os.File, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	return os.NewFile(uintptr(fd), path), nil
+}

@@ -192,6 +192,14 @@ func (pl *play) loop(ctx context.Context, sample int, firstRead string) error {
 			break
 		}
 	}
+	// A step the environment failed to answer (an exec: child that
+	// crashed or missed --step-timeout) fails the run, as the same
+	// failure at reset does: the episode is not a played one.
+	if e, ok := pl.ep.(interface{ Err() error }); ok {
+		if err := e.Err(); err != nil {
+			return fmt.Errorf("%s sample %d: %w", pl.taskID, sample, err)
+		}
+	}
 	return nil
 }
 

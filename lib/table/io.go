@@ -361,18 +361,16 @@ func readAll[T any](in io.Reader, path string, k KindInfo, cols []column) ([]T, 
 
 // readOne reads the file path.
 func readOne[T any](path string, k KindInfo, cols []column) ([]T, Meta, error) {
-	f, err := os.Open(path)
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, Meta{}, inputErr(path, "is a directory", nil)
+	}
+	// Only a regular file is opened: a FIFO or a device is refused before
+	// the open, which would wait for a FIFO's writer.
+	f, st, err := output.OpenRegular(path)
 	if err != nil {
 		return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, Meta{}, inputErr(path, "cannot read", unwrapPath(err))
-	}
-	if st.IsDir() {
-		return nil, Meta{}, inputErr(path, "is a directory", nil)
-	}
 	return readAt[T](f, st.Size(), path, k, cols)
 }
 

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pats-rl/pats/lib/output"
 )
 
 // Meta is the provenance stored with every file: Parquet key-value metadata,
@@ -240,9 +242,9 @@ func InputHashes(paths ...string) (map[string]string, error) {
 }
 
 func hashInto(w io.Writer, path string) error {
-	f, err := os.Open(path)
+	f, _, err := output.OpenRegular(path)
 	if err != nil {
-		return inputErr(path, "cannot read", err)
+		return inputErr(path, "cannot read", unwrapPath(err))
 	}
 	defer f.Close()
 	if _, err := io.Copy(w, f); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 
@@ -228,42 +227,66 @@ func Parse(buf []byte) (map[string]Tensor, map[string]string, error) {
 	if err := headerLen(n, int64(len(buf))); err != nil {
 		return nil, nil, err
 	}
-	end, err := dataEnd(buf[8 : 8+n])
+	data := buf[8+n:]
+	tensors, meta, spans, err := decodeHeader(buf[8:8+n], int64(len(data)))
 	if err != nil {
 		return nil, nil, err
 	}
-	if end != int64(len(buf))-8-int64(n) {
-		return nil, nil, fmt.Errorf("safetensors: tensors hold %d data bytes, the file has %d", end, int64(len(buf))-8-int64(n))
+	for name, t := range tensors {
+		t.Data = data[spans[name][0]:spans[name][1]]
+		tensors[name] = t
+	}
+	return tensors, meta, nil
+}
+
+// decodeHeader checks a header against the size of the data after it
+// (the tensors tile the data exactly; each tensor's byte range is what
+// its shape and element type need) and decodes the tensors without their
+// data, with each one's byte range in the data.
+func decodeHeader(hdr []byte, dataLen int64) (map[string]Tensor, map[string]string, map[string][2]int64, error) {
+	end, err := dataEnd(hdr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if end != dataLen {
+		return nil, nil, nil, fmt.Errorf("safetensors: tensors hold %d data bytes, the file has %d", end, dataLen)
 	}
 	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(buf[8:8+n], &raw); err != nil {
-		return nil, nil, fmt.Errorf("safetensors: header: %v", err)
+	if err := json.Unmarshal(hdr, &raw); err != nil {
+		return nil, nil, nil, fmt.Errorf("safetensors: header: %v", err)
 	}
-	data := buf[8+n:]
 	tensors := make(map[string]Tensor, len(raw))
+	spans := make(map[string][2]int64, len(raw))
 	var meta map[string]string
 	for name, msg := range raw {
 		if name == "__metadata__" {
 			if err := json.Unmarshal(msg, &meta); err != nil {
-				return nil, nil, fmt.Errorf("safetensors: __metadata__: %v", err)
+				return nil, nil, nil, fmt.Errorf("safetensors: __metadata__: %v", err)
 			}
 			continue
 		}
 		var e headerEntry
 		if err := json.Unmarshal(msg, &e); err != nil {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q: %v", name, err)
+			return nil, nil, nil, fmt.Errorf("safetensors: tensor %q: %v", name, err)
 		}
 		b, end := e.DataOffsets[0], e.DataOffsets[1]
-		if b < 0 || end < b || end > int64(len(data)) {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q: offsets [%d,%d) outside data of %d bytes", name, b, end, len(data))
+		if b < 0 || end < b || end > dataLen {
+			return nil, nil, nil, fmt.Errorf("safetensors: tensor %q: offsets [%d,%d) outside data of %d bytes", name, b, end, dataLen)
 		}
-		t := Tensor{DType: e.DType, Shape: e.Shape, Data: data[b:end]}
-		if sz := e.DType.Size(); sz != 0 && int64(t.NumElements()*sz) != end-b {
-			return nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v of %s needs %d bytes, has %d", name, e.Shape, e.DType, t.NumElements()*sz, end-b)
+		elems := int64(1)
+		for _, d := range e.Shape {
+			if d < 0 || d > 0 && elems > dataLen/int64(d) {
+				return nil, nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v does not fit the file's %d data bytes", name, e.Shape, dataLen)
+			}
+			elems *= int64(d)
 		}
-		tensors[name] = t
+		if sz := int64(e.DType.Size()); sz != 0 && elems*sz != end-b {
+			return nil, nil, nil, fmt.Errorf("safetensors: tensor %q: shape %v of %s needs %d bytes, has %d", name, e.Shape, e.DType, elems*sz, end-b)
+		}
+		tensors[name] = Tensor{DType: e.DType, Shape: e.Shape}
+		spans[name] = [2]int64{b, end}
 	}
-	return tensors, meta, nil
+	return tensors, meta, spans, nil
 }
 
 // ReadFile reads one safetensors file: its header first, and the data only
@@ -294,49 +317,29 @@ type Index struct {
 }
 
 // ReadDir reads the tensors of a checkpoint folder: model.safetensors if
-// present, else the shards named by model.safetensors.index.json.
+// present, else the shards named by model.safetensors.index.json, all of
+// them checked first (ReadLayout).
 func ReadDir(dir string) (map[string]Tensor, error) {
-	single := filepath.Join(dir, SingleName)
-	if _, err := os.Stat(single); err == nil {
-		t, _, err := ReadFile(single)
-		return t, err
-	}
-	idxPath := filepath.Join(dir, IndexName)
-	b, err := ReadRegular(idxPath)
+	l, err := ReadLayout(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: neither %s nor %s found", dir, SingleName, IndexName)
+		return nil, err
 	}
-	var idx Index
-	if err := json.Unmarshal(b, &idx); err != nil {
-		return nil, fmt.Errorf("%s: %v", idxPath, err)
-	}
-	files := map[string]bool{}
-	for _, f := range idx.WeightMap {
-		files[f] = true
-	}
-	names := make([]string, 0, len(files))
-	for f := range files {
-		if filepath.Base(f) != f {
-			return nil, fmt.Errorf("%s: shard name %q is not a plain file name", idxPath, f)
-		}
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	out := map[string]Tensor{}
-	for _, f := range names {
-		ts, _, err := ReadFile(filepath.Join(dir, f))
+	out := make(map[string]Tensor, len(l.Tensors))
+	for _, h := range l.Files {
+		ts, _, err := ReadFile(h.Path)
 		if err != nil {
 			return nil, err
 		}
+		base := filepath.Base(h.Path)
 		for name, t := range ts {
-			if idx.WeightMap[name] == f {
+			if l.From[name] == base {
 				out[name] = t
 			}
 		}
 	}
-	for name, f := range idx.WeightMap {
+	for name, f := range l.From {
 		if _, ok := out[name]; !ok {
-			return nil, fmt.Errorf("%s: tensor %q is not in shard %s", idxPath, name, f)
+			return nil, fmt.Errorf("%s: tensor %q is not in shard %s", l.Index, name, f)
 		}
 	}
 	return out, nil
@@ -345,45 +348,15 @@ func ReadDir(dir string) (map[string]Tensor, error) {
 // readChecked reads a safetensors file whole after checking its header
 // against the file's size.
 func readChecked(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file but %s", path, output.FileKind(st.Mode()))
-	}
-	f, err := os.Open(path)
+	f, h, raw, err := openHeader(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := st.Size()
-	var head [8]byte
-	if size < 8 {
-		return nil, fmt.Errorf("%s: safetensors: file of %d bytes has no header", path, size)
-	}
-	if _, err := io.ReadFull(f, head[:]); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	n := binary.LittleEndian.Uint64(head[:])
-	if err := headerLen(n, size); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	hdr := make([]byte, n)
-	if _, err := io.ReadFull(f, hdr); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	end, err := dataEnd(hdr)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if have := size - 8 - int64(n); end != have {
-		return nil, fmt.Errorf("%s: safetensors: tensors hold %d data bytes, the file has %d", path, end, have)
-	}
-	buf := make([]byte, size)
-	copy(buf, head[:])
-	copy(buf[8:], hdr)
-	if _, err := io.ReadFull(f, buf[8+n:]); err != nil {
+	buf := make([]byte, h.Size)
+	binary.LittleEndian.PutUint64(buf, uint64(len(raw)))
+	copy(buf[8:], raw)
+	if _, err := io.ReadFull(f, buf[8+len(raw):]); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return buf, nil

@@ -60,18 +60,23 @@ func RunCredit(ctx context.Context, f CreditOptions, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotCredit); err != nil {
-		return err
+	return write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotCredit, summary(std.Stdout, f.Output, rows, audit.CreditMarkdown))
+}
+
+// summary is what a command prints on stdout beside its table (nil when
+// the table itself goes to stdout, or there is no stdout).
+func summary[T any](stdout io.Writer, out string, rows []T, md func(io.Writer, []T) error) func(io.Writer) error {
+	if stdout == nil || out == "-" {
+		return nil
 	}
-	if std.Stdout != nil && f.Output != "-" {
-		return audit.CreditMarkdown(std.Stdout, rows)
-	}
-	return nil
+	return func(w io.Writer) error { return md(w, rows) }
 }
 
 // write renders the plot (when asked) first, then writes the table and
-// the PNG, each atomically.
-func write[T any](stdout io.Writer, out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error) error {
+// the PNG, each atomically, and the summary (when not nil) on stdout
+// before either is put in place: a stdout that cannot be written commits
+// nothing.
+func write[T any](stdout io.Writer, out, plotPath string, rows []T, inputs map[string]string, plot func(io.Writer, []T) error, sum func(io.Writer) error) error {
 	var png bytes.Buffer
 	if plotPath != "" {
 		if err := plot(&png, rows); err != nil {
@@ -85,6 +90,11 @@ func write[T any](stdout io.Writer, out, plotPath string, rows []T, inputs map[s
 	}
 	if plotPath != "" {
 		if err := u.File(plotPath, func(w io.Writer) error { _, err := w.Write(png.Bytes()); return err }); err != nil {
+			return err
+		}
+	}
+	if sum != nil {
+		if err := u.Print(sum); err != nil {
 			return err
 		}
 	}
@@ -164,13 +174,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 		}
 		return err
 	}
-	if err := write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotScaffold); err != nil {
-		return err
-	}
-	if std.Stdout != nil && f.Output != "-" {
-		return audit.ScaffoldMarkdown(std.Stdout, rows)
-	}
-	return nil
+	return write(std.Stdout, f.Output, f.Plot, rows, inputs, audit.PlotScaffold, summary(std.Stdout, f.Output, rows, audit.ScaffoldMarkdown))
 }
 
 func hashes(paths []string) (map[string]string, error) {
@@ -248,11 +252,15 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 		return err
 	}
 	meta := table.Meta{Command: table.CommandLine(), Seed: f.Seed, Inputs: map[string]string{}, Extra: ep.Context}
-	if err := table.WriteFile(f.Output, rows, meta); err != nil {
+	u := output.Unit{Stdout: std.Stdout}
+	defer u.Abort()
+	if err := table.Stage(&u, f.Output, rows, meta); err != nil {
 		return err
 	}
-	if std.Stdout != nil && f.Output != "-" {
-		return audit.ReadingMarkdown(std.Stdout, rows)
+	if sum := summary(std.Stdout, f.Output, rows, audit.ReadingMarkdown); sum != nil {
+		if err := u.Print(sum); err != nil {
+			return err
+		}
 	}
-	return nil
+	return u.Commit()
 }

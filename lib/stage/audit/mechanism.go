@@ -67,13 +67,7 @@ func RunLift(ctx context.Context, f LiftOptions, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := writeTable(std.Stdout, f.Output, rows, hs); err != nil {
-		return err
-	}
-	if std.Stdout != nil && f.Output != "-" {
-		return audit.LiftMarkdown(std.Stdout, rows)
-	}
-	return nil
+	return writeTable(std.Stdout, f.Output, rows, hs, summary(std.Stdout, f.Output, rows, audit.LiftMarkdown))
 }
 
 // TruthOptions are audit truth's options.
@@ -146,22 +140,27 @@ func RunTruth(ctx context.Context, f TruthOptions, std stage.Streams) error {
 			return err
 		}
 	}
-	if err := u.Commit(); err != nil {
-		return err
-	}
 	if std.Stdout != nil && f.Output != "-" && f.Rules != "-" {
 		s := audit.Summarise(verdicts, rules)
-		fmt.Fprintln(std.Stdout, audit.TruthLine(f.Iteration, s))
+		if err := u.Print(func(w io.Writer) error { _, err := fmt.Fprintln(w, audit.TruthLine(f.Iteration, s)); return err }); err != nil {
+			return err
+		}
 	}
-	return nil
+	return u.Commit()
 }
 
-// writeTable writes rows atomically.
-func writeTable[T any](stdout io.Writer, out string, rows []T, inputs map[string]string) error {
+// writeTable writes rows atomically, and the summary (when not nil) on
+// stdout before the file is put in place.
+func writeTable[T any](stdout io.Writer, out string, rows []T, inputs map[string]string, sum func(io.Writer) error) error {
 	u := output.Unit{Stdout: stdout}
 	defer u.Abort()
 	if err := table.Stage(&u, out, rows, table.Meta{Command: table.CommandLine(), Inputs: inputs}); err != nil {
 		return err
+	}
+	if sum != nil {
+		if err := u.Print(sum); err != nil {
+			return err
+		}
 	}
 	return u.Commit()
 }

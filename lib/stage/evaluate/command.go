@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"io"
 	"slices"
 
 	"github.com/pats-rl/pats/lib/command"
@@ -96,13 +97,14 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			return err
 		}
 	}
-	if err := u.Commit(); err != nil {
-		return err
+	if f.Output != "-" {
+		// the table reaches stdout before the files are put in place: a
+		// stdout that cannot be written commits nothing
+		if err := u.Print(func(w io.Writer) error { return eval.WriteMarkdown(w, rows) }); err != nil {
+			return err
+		}
 	}
-	if f.Output == "-" {
-		return nil
-	}
-	return eval.WriteMarkdown(std.Stdout, rows)
+	return u.Commit()
 }
 
 // sharedSeed is the seed the trajectory files record (pats.seed) when

@@ -1,6 +1,8 @@
 package play
 
 import (
+	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"path/filepath"
@@ -78,6 +80,9 @@ func (f Options) environment() (rollout.Options, error) {
 	var o rollout.Options
 	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
 	if err != nil {
+		if broken := (*env.BrokenError)(nil); errors.As(err, &broken) {
+			return o, err // the child failed while running (exit 1), as at reset or step
+		}
 		return o, command.Usagef("%v", err)
 	}
 	if !slices.Contains(e.Splits(), f.Split) {
@@ -88,6 +93,9 @@ func (f Options) environment() (rollout.Options, error) {
 		return o, stage.FlagError(err, nil)
 	}
 	if _, err := e.Tasks(f.Split); err != nil {
+		if broken := (*env.BrokenError)(nil); errors.As(err, &broken) {
+			return o, fmt.Errorf("split %s of %s: %w", f.Split, f.Env, err)
+		}
 		return o, command.Usagef("split %s of %s: %v", f.Split, f.Env, err)
 	}
 	ids, err := rollout.SelectTasks(e, f.Split, f.Tasks, f.Seed, sh)

@@ -443,6 +443,9 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	if dir == "" {
 		dir = filepath.Join(f.Run, "plots")
 	}
+	if err := checkPlotsDir(f.Run, dir); err != nil {
+		return err
+	}
 	if len(f.Variants) == 0 && isRunFolder(f.Run) {
 		if f.Partial || len(f.Seeds) > 0 || len(f.VariantSeeds) > 0 {
 			return command.Usagef("--seeds, --variant-seeds and --partial are for a sweep (with --variants)")
@@ -457,10 +460,10 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 		// The folder is made with the plots (lib/output), and removed again
 		// when they are not all written.
 		paths, err := report.Plots(r, dir)
-		for _, p := range paths {
-			fmt.Fprintln(std.Stdout, p)
+		if err != nil {
+			return err
 		}
-		return err
+		return printLines(std.Stdout, paths)
 	}
 	var refs []report.SweepRunRef
 	var err error
@@ -493,11 +496,21 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range paths {
-		fmt.Fprintln(std.Stdout, p)
-	}
 	for _, n := range notes {
-		fmt.Fprintln(std.Stdout, "note: "+n)
+		paths = append(paths, "note: "+n)
+	}
+	return printLines(std.Stdout, paths)
+}
+
+// printLines writes lines to stdout, one each, and fails when stdout
+// cannot take them.
+func printLines(stdout io.Writer, lines []string) error {
+	var b bytes.Buffer
+	for _, l := range lines {
+		b.WriteString(l + "\n")
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("stdout: %w", err)
 	}
 	return nil
 }
@@ -551,5 +564,13 @@ func ShowSettings(run string, stdout io.Writer) error {
 	if err != nil {
 		return &table.InputError{Path: run, Problem: "no readable " + report.SettingsFile + ": " + err.Error()}
 	}
-	return s.Markdown(stdout)
+	// written whole, so that a failed write (a full disk) fails the command
+	var b bytes.Buffer
+	if err := s.Markdown(&b); err != nil {
+		return err
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return fmt.Errorf("stdout: %w", err)
+	}
+	return nil
 }
