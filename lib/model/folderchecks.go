@@ -109,23 +109,50 @@ func paramShapes(cfg Config) []struct {
 // model loads with the stored one, so that a config.json that does not
 // describe its weights is refused before anything is read or allocated.
 func checkShapes(c Config, ts map[string]safetensors.Tensor) error {
+	// the tensors every Qwen generation has first, then which generation
+	// the weights are (their biases or head norms), then those
+	generational := func(name string) bool {
+		return strings.HasSuffix(name, "_norm.weight") && strings.Contains(name, ".self_attn.") || strings.HasSuffix(name, "_proj.bias")
+	}
+	var later []struct {
+		Name  string
+		Shape []int
+	}
+	for _, p := range paramShapes(c) {
+		if generational(p.Name) {
+			later = append(later, p)
+			continue
+		}
+		if err := checkShape(c, ts, p.Name, p.Shape); err != nil {
+			return err
+		}
+	}
 	if err := checkQwenGeneration(c, ts); err != nil {
 		return err
 	}
-	for _, p := range paramShapes(c) {
-		t, ok := ts[p.Name]
-		if !ok {
-			if strings.HasPrefix(p.Name, "model.layers.") {
-				return fmt.Errorf("config.json has %d layers, tensor %s missing", c.NumHiddenLayers, p.Name)
-			}
-			return fmt.Errorf("tensor %s missing", p.Name)
+	for _, p := range later {
+		if err := checkShape(c, ts, p.Name, p.Shape); err != nil {
+			return err
 		}
-		if !slices.Equal(t.Shape, p.Shape) {
-			return fmt.Errorf("tensor %s has shape %v, config.json wants %v", p.Name, t.Shape, p.Shape)
+	}
+	return nil
+}
+
+// checkShape checks one tensor a model of c loads: present, of the shape
+// config.json implies, of a known dtype.
+func checkShape(c Config, ts map[string]safetensors.Tensor, name string, shape []int) error {
+	t, ok := ts[name]
+	if !ok {
+		if strings.HasPrefix(name, "model.layers.") {
+			return fmt.Errorf("config.json has %d layers, tensor %s missing", c.NumHiddenLayers, name)
 		}
-		if t.DType.Size() == 0 {
-			return fmt.Errorf("tensor %s: unsupported dtype %q", p.Name, t.DType)
-		}
+		return fmt.Errorf("tensor %s missing", name)
+	}
+	if !slices.Equal(t.Shape, shape) {
+		return fmt.Errorf("tensor %s has shape %v, config.json wants %v", name, t.Shape, shape)
+	}
+	if t.DType.Size() == 0 {
+		return fmt.Errorf("tensor %s: unsupported dtype %q", name, t.DType)
 	}
 	return nil
 }
