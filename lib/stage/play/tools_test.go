@@ -285,3 +285,37 @@ func TestToolFormatRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestWithContextActionFormat: agent.json's action_format fills in
+// --action-format where the user gave none, a flag overrides it (and the
+// override is recorded), and a bad value is refused naming the file.
+func TestWithContextActionFormat(t *testing.T) {
+	ckpt := func(agent string) string {
+		dir := t.TempDir()
+		for name, body := range map[string]string{"config.json": "{}", "agent.json": agent} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	tools := ckpt(`{"prompt_format": "chatml", "action_format": "tools"}`)
+	f, meta, err := Options{Policy: tools}.WithContext()
+	if err != nil || f.ActionFormat != "tools" || meta["agent_context"] != "prompt_format=chatml action_format=tools" {
+		t.Errorf("taken: %q, %v, %v", f.ActionFormat, meta, err)
+	}
+	f, meta, err = Options{Policy: tools, PolicyOptions: PolicyOptions{ActionFormat: "tags"}}.WithContext()
+	if err != nil || f.ActionFormat != "tags" || meta["agent_context_overrides"] != "--action-format tags (agent.json: tools)" {
+		t.Errorf("overridden: %q, %v, %v", f.ActionFormat, meta, err)
+	}
+	for agent, want := range map[string]string{
+		`{"action_format": "json"}`:                               `action_format "json": want tags or tools`,
+		`{"prompt_format": "builtin", "action_format": "tools"}`: "action_format tools needs the chatml prompt format",
+	} {
+		dir := ckpt(agent)
+		_, _, err := Options{Policy: dir}.WithContext()
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Join(dir, "agent.json")) {
+			t.Errorf("%s: %v, want an error naming the file with %q", agent, err, want)
+		}
+	}
+}
