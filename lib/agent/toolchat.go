@@ -73,8 +73,17 @@ func NewToolChat(chat *ChatML, template string, tools *toolcall.Set) (*ToolChat,
 		return nil, err
 	}
 	f := &ToolChat{Chat: chat, Template: t, Tools: tools, tools: v}
-	if _, err := f.prompt(Prompt{Scaffold: "z", Slate: []SlateEntry{{"s", "d"}}, Goal: "g", Observation: "o"}); err != nil {
+	parts, err := f.prompt(Prompt{Scaffold: "z", Slate: []SlateEntry{{"s", "d"}}, Goal: "g", Observation: "o"})
+	if err != nil {
 		return nil, err
+	}
+	for _, tool := range tools.Tools() {
+		if !strings.Contains(parts[0].text, tool.Name) {
+			return nil, fmt.Errorf("chat template: the system message does not show tool %s (the template renders no tools block)", tool.Name)
+		}
+	}
+	if parts[len(parts)-1].text == "" {
+		return nil, fmt.Errorf("chat template: writes no generation prompt (the assistant cue)")
 	}
 	if _, _, err := f.reply("tool", "o"); err != nil {
 		return nil, err
