@@ -281,35 +281,27 @@ func (f *ToolChat) Parse(answer string) (string, bool) {
 // read_skill call (white space at its ends left out) that reads a skill
 // (ReadSpan of its action, with a name).
 func (f *ToolChat) AnswerRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
-	roles := make([]int8, len(ids))
-	offs := make([]int, len(ids)+1)
-	var b strings.Builder
-	for i, id := range ids {
-		roles[i] = table.RoleAction
-		if !f.Chat.isEnd(id) {
-			b.WriteString(tok.Decode([]int32{id}))
-		}
-		offs[i+1] = b.Len()
-	}
-	text := b.String()
+	text, offs := f.Chat.answerText(tok, ids)
+	return nameRoles(offs, f.readName(text))
+}
+
+// readName is the byte span in text of the name a valid read_skill call
+// reads (its name argument's text, white space at its ends left out), or
+// an empty span.
+func (f *ToolChat) readName(text string) [2]int {
 	call, err := f.Tools.Parse(text)
 	if err != nil || call.Name != ReadVerb {
-		return roles
+		return [2]int{}
 	}
 	if sp, ok := ReadSpan(call.Action); !ok || sp[0] == sp[1] {
-		return roles
+		return [2]int{}
 	}
 	name, ok := call.Spans["name"]
 	if !ok {
-		return roles
+		return [2]int{}
 	}
 	v := text[name[0]:name[1]]
 	lo := name[0] + len(v) - len(strings.TrimLeftFunc(v, unicode.IsSpace))
 	hi := name[0] + len(strings.TrimRightFunc(v, unicode.IsSpace))
-	for i := range ids {
-		if offs[i] < hi && offs[i+1] > lo {
-			roles[i] = table.RoleSkillName
-		}
-	}
-	return roles
+	return [2]int{lo, hi}
 }

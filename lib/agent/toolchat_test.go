@@ -266,8 +266,8 @@ func TestNewToolChatRefuses(t *testing.T) {
 		"{% for m in messages %}{{ m.content }}{% endfor %}{{ tools|wordcount }}": "wordcount",
 		"{{ messages|length }}": "changes the text before it",
 		"{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}": "does not show tool go_to",
-		"{% for t in tools %}{{ t|tojson }}{% endfor %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}": "no generation prompt",
-		"{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content|upper }}<|im_end|>\n{% endfor %}": "not written as given",
+		"{% for t in tools %}{{ t|tojson }}{% endfor %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}":                   "no generation prompt",
+		"{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content|upper }}<|im_end|>\n{% endfor %}":                                                           "not written as given",
 	} {
 		if _, err := NewToolChat(chat, tpl, testTools(t)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", tpl, err, want)
