@@ -58,11 +58,7 @@ func (s *Set) Tools() []Tool { return append([]Tool(nil), s.tools...) }
 func (s *Set) Value() ([]any, error) {
 	out := make([]any, len(s.tools))
 	for i, t := range s.tools {
-		params := t.Parameters
-		if len(params) == 0 {
-			params = json.RawMessage(`{"type": "object", "properties": {}}`)
-		}
-		p, err := chattemplate.Decode(params)
+		p, err := chattemplate.Decode(t.params())
 		if err != nil {
 			return nil, fmt.Errorf("tool %s: %v", t.Name, err)
 		}

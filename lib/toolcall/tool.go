@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -16,10 +17,21 @@ import (
 type Tool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // absent or null: no arguments
 	// Action is the action text a call stands for, {NAME} where argument
 	// NAME goes; "" is the call as compact JSON.
 	Action string `json:"action,omitempty"`
+}
+
+// noParams is the schema of a tool without arguments.
+const noParams = `{"type": "object", "properties": {}}`
+
+// params is the tool's schema, noParams when it declares none.
+func (t Tool) params() json.RawMessage {
+	if p := bytes.TrimSpace(t.Parameters); len(p) == 0 || string(p) == "null" {
+		return json.RawMessage(noParams)
+	}
+	return t.Parameters
 }
 
 // property is one argument of a tool's schema.
@@ -52,10 +64,7 @@ func (t Tool) compile() (schema, error) {
 		Properties map[string]json.RawMessage `json:"properties"`
 		Required   []string                   `json:"required"`
 	}
-	params := t.Parameters
-	if len(params) == 0 {
-		params = json.RawMessage(`{"type": "object", "properties": {}}`)
-	}
+	params := t.params()
 	if err := json.Unmarshal(params, &raw); err != nil {
 		return s, fmt.Errorf("tool %s: parameters: %v", t.Name, err)
 	}

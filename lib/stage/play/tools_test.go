@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -309,13 +310,46 @@ func TestWithContextActionFormat(t *testing.T) {
 		t.Errorf("overridden: %q, %v, %v", f.ActionFormat, meta, err)
 	}
 	for agent, want := range map[string]string{
-		`{"action_format": "json"}`:                               `action_format "json": want tags or tools`,
+		`{"action_format": "json"}`:                              `action_format "json": want tags or tools`,
 		`{"prompt_format": "builtin", "action_format": "tools"}`: "action_format tools needs the chatml prompt format",
 	} {
 		dir := ckpt(agent)
 		_, _, err := Options{Policy: dir}.WithContext()
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Join(dir, "agent.json")) {
 			t.Errorf("%s: %v, want an error naming the file with %q", agent, err, want)
+		}
+	}
+}
+
+// TestToolRolloutExec: an exec: child's own tools (its info answer's)
+// are the tools of the prompt, and the random agent's actions, written as
+// calls of them, reach the child as its actions.
+func TestToolRolloutExec(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "envserve")
+	build := exec.Command("go", "build", "-o", bin, "../../env/internal/envserve")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building envserve: %v\n%s", err, out)
+	}
+	f := toolOptions("random")
+	f.Env, f.Skills, f.Tokenizer, f.MaxContext = "exec:"+bin+" -tools", false, qwen25Checkpoint(t), DefaultMaxContext
+	ep, rows := play(t, f)
+	text := promptText(rows[0], ep.Tok.Decode)
+	for _, s := range []string{`{"name": "inc", "description": "Add one."`, `{"name": "step", "description": "Move by some.", "parameters": {"type": "object", "properties": {"by": {"type": "integer"}}, "required": ["by"]}}`} {
+		if !strings.Contains(text, s) {
+			t.Errorf("prompt lacks %q:\n%s", s, text)
+		}
+	}
+	if strings.Contains(text, "read_skill") {
+		t.Error("read_skill offered without a slate")
+	}
+	for _, r := range rows {
+		if r.Invalid != 0 || len(r.Actions) == 0 {
+			t.Errorf("%s: %d invalid of %d", r.TaskID, r.Invalid, len(r.Actions))
+		}
+		for _, a := range r.Actions {
+			if a != "inc" && a != "dec" && a != "look" {
+				t.Errorf("%s: action %q", r.TaskID, a)
+			}
 		}
 	}
 }
