@@ -77,6 +77,9 @@ func NewToolChat(chat *ChatML, template string, tools *toolcall.Set) (*ToolChat,
 	if err != nil {
 		return nil, err
 	}
+	if len(parts) != 6 { // system, scaffold, task, slate, task, cue
+		return nil, fmt.Errorf("chat template: the user message is not written as given")
+	}
 	for _, tool := range tools.Tools() {
 		if !strings.Contains(parts[0].text, tool.Name) {
 			return nil, fmt.Errorf("chat template: the system message does not show tool %s (the template renders no tools block)", tool.Name)
@@ -164,11 +167,7 @@ func (f *ToolChat) prompt(p Prompt) ([]part, error) {
 	if err != nil {
 		return nil, err
 	}
-	if slate != "" {
-		at := strings.Index(d, content)
-		if at < 0 {
-			return nil, fmt.Errorf("chat template: the user message is not written as given")
-		}
+	if at := strings.Index(d, content); slate != "" && at >= 0 { // else the slate keeps role task (NewToolChat refuses a template that does this to its trial)
 		at += len(head)
 		parts = append(parts[:len(parts)-1], part{d[:at], table.RoleTask}, part{slate, table.RoleSkillSlate},
 			part{d[at+len(slate):], table.RoleTask})
