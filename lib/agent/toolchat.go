@@ -61,8 +61,10 @@ type ToolChat struct {
 }
 
 // NewToolChat makes the format and renders a trial episode with it: a
-// template that fails with tools, or does not write the messages one
-// after the other (each render a prefix of the next), is an error.
+// template that fails with tools, does not write the messages one after
+// the other (each render a prefix of the next), rewrites the user
+// message, shows no tool's name in the system message or writes no
+// generation prompt is an error.
 func NewToolChat(chat *ChatML, template string, tools *toolcall.Set) (*ToolChat, error) {
 	t, err := chattemplate.Parse(template)
 	if err != nil {
