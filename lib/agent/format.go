@@ -275,22 +275,36 @@ func (f *ChatML) Parse(answer string) (string, bool) {
 // the bytes of the skill name in a well-formed <action>read_skill
 // NAME</action>, which get role skill_name.
 func (f *ChatML) AnswerRoles(tok tokenizer.Tokenizer, ids []int32) []int8 {
-	roles := make([]int8, len(ids))
+	text, offs := f.answerText(tok, ids)
+	_, name, ok := ParseAnswer(text)
+	if !ok {
+		name = [2]int{}
+	}
+	return nameRoles(offs, name)
+}
+
+// answerText is the text of an answer's ids without its end tokens, and
+// where each token's bytes start in it (offs[i], offs[len(ids)] the end).
+func (f *ChatML) answerText(tok tokenizer.Tokenizer, ids []int32) (string, []int) {
 	offs := make([]int, len(ids)+1)
 	var b strings.Builder
 	for i, id := range ids {
-		roles[i] = table.RoleAction
 		if !f.isEnd(id) {
 			b.WriteString(tok.Decode([]int32{id}))
 		}
 		offs[i+1] = b.Len()
 	}
-	_, name, ok := ParseAnswer(b.String())
-	if !ok || name[0] == name[1] {
-		return roles
-	}
-	for i := range ids {
-		if offs[i] < name[1] && offs[i+1] > name[0] {
+	return b.String(), offs
+}
+
+// nameRoles gives an answer's tokens (offs, as answerText gives them)
+// role skill_name where they overlap the byte span name, role action
+// elsewhere (everywhere for an empty span).
+func nameRoles(offs []int, name [2]int) []int8 {
+	roles := make([]int8, len(offs)-1)
+	for i := range roles {
+		roles[i] = table.RoleAction
+		if name[0] < name[1] && offs[i] < name[1] && offs[i+1] > name[0] {
 			roles[i] = table.RoleSkillName
 		}
 	}

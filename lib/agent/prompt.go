@@ -49,6 +49,16 @@ func SkillBody(c *Context, body string) {
 // then the action cue.
 func Invalid(c *Context) { c.format().Invalid(c) }
 
+// InvalidText is the text of c's reply to an answer without a
+// well-formed action (rollout records it as the turn's observation):
+// InvalidAnswer, or ToolInvalidAnswer under the tools action format.
+func InvalidText(c *Context) string {
+	if t, ok := c.format().(interface{ InvalidText() string }); ok {
+		return t.InvalidText()
+	}
+	return InvalidAnswer
+}
+
 // ActionRoles gives the role of each token of a policy-written action
 // (ids, ending with the end token unless it was cut): the tokens over the
 // name of a read action (ReadSpan, on the text the tokens before the end

@@ -93,7 +93,11 @@ func (c *Context) Turns() []Turn { return c.turns }
 func (c *Context) Marker() []int32 {
 	if c.marker == nil {
 		m := NewContext(c.Tok)
-		switch f := c.format().(type) {
+		f := c.format()
+		if tc, ok := f.(*ToolChat); ok {
+			f = tc.Chat // a user message, as under ChatML
+		}
+		switch f := f.(type) {
 		case *ChatML:
 			m.AddIDs([]int32{f.Start}, table.RoleObservation, nil)
 			m.Add("user\n"+ChatMarker, table.RoleObservation)

@@ -1,6 +1,10 @@
 package env
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/pats-rl/pats/lib/toolcall"
+)
 
 // ProtocolVersion is the version of the JSON-lines protocol that OpenExec
 // speaks and Serve answers (docs/env-protocol.md). An info response with
@@ -68,6 +72,9 @@ type InfoResponse struct {
 	TaskTypes  []string `json:"task_types"`
 	Splits     []string `json:"splits"`
 	Vocabulary []string `json:"vocabulary"`
+	// Tools (optional) are the environment's actions as tools, for the
+	// tools action format (env.ToolDeclarer).
+	Tools []toolcall.Tool `json:"tools,omitempty"`
 }
 
 // TasksResponse answers tasks.

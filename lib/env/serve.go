@@ -62,7 +62,7 @@ func (s *server) handle(line []byte, lineNo int) (resp any) {
 	case OpInfo:
 		return InfoResponse{
 			Protocol: ProtocolVersion, Name: s.env.Name(), TaskTypes: list(s.env.TaskTypes()),
-			Splits: list(s.env.Splits()), Vocabulary: list(s.env.Vocabulary()),
+			Splits: list(s.env.Splits()), Vocabulary: list(s.env.Vocabulary()), Tools: Tools(s.env),
 		}
 	case OpTasks:
 		t, err := s.env.Tasks(req.Split)

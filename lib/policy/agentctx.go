@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/output"
 	"os"
 	"path/filepath"
@@ -22,6 +23,7 @@ const AgentContextFile = "agent.json"
 // applies).
 type AgentContext struct {
 	PromptFormat    string `json:"prompt_format,omitempty"`     // builtin or chatml
+	ActionFormat    string `json:"action_format,omitempty"`     // tags or tools (chatml only)
 	History         *int   `json:"history,omitempty"`           // turns an answer sees in full (rollout --history); 0: the whole episode
 	Admissible      string `json:"admissible,omitempty"`        // none, here or all (rollout --admissible)
 	MaxActionTokens *int   `json:"max_action_tokens,omitempty"` // tokens per answer (rollout --max-action-tokens)
@@ -53,6 +55,10 @@ func ReadAgentContext(dir string) (AgentContext, error) {
 	switch {
 	case c.PromptFormat != "" && c.PromptFormat != "builtin" && c.PromptFormat != "chatml":
 		return c, fmt.Errorf("%s: prompt_format %q: want builtin or chatml", path, c.PromptFormat)
+	case c.ActionFormat != "" && !slices.Contains(agent.ActionFormatNames, c.ActionFormat):
+		return c, fmt.Errorf("%s: action_format %q: want tags or tools", path, c.ActionFormat)
+	case c.ActionFormat == "tools" && c.PromptFormat == "builtin":
+		return c, fmt.Errorf("%s: action_format tools needs the chatml prompt format, not builtin", path)
 	case c.History != nil && *c.History < 0:
 		return c, fmt.Errorf("%s: history %d is negative", path, *c.History)
 	case c.Admissible != "" && !slices.Contains([]string{"none", "here", "all"}, c.Admissible):

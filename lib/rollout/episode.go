@@ -212,8 +212,9 @@ func (pl *play) invalidAnswer(answer string) {
 	tr.Actions = append(tr.Actions, tokenizer.ValidUTF8(answer))
 	tr.StepKeys = append(tr.StepKeys, pl.key)
 	tr.StepRewards = append(tr.StepRewards, -pl.o.InvalidPenalty)
-	tr.Observations = append(tr.Observations, agent.InvalidAnswer)
-	observe(pl.drv, agent.InvalidAnswer)
+	reply := agent.InvalidText(pl.c)
+	tr.Observations = append(tr.Observations, reply)
+	observe(pl.drv, reply)
 	agent.Invalid(pl.c)
 }
 

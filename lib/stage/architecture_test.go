@@ -15,8 +15,8 @@ var (
 	commandLayer = []string{"cmd/..."}
 	stageLayer   = []string{"lib/stage/...", "lib/command"}
 	domainLayer  = []string{"lib/env/...", "lib/skill", "lib/scaffold", "lib/card", "lib/card/cardtest", "lib/control", "lib/refiner",
-		"lib/validate", "lib/rl/...", "lib/agent", "lib/policy", "lib/policy/servedtest", "lib/rollout", "lib/rollout/episodetest", "lib/eval", "lib/audit", "lib/report"}
-	groundLayer = []string{"lib/table", "lib/remote", "lib/remote/remotetest", "lib/model/...", "lib/device", "lib/tokenizer", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/progress", "lib/plotcolor", "lib/tensorboard", "lib/table/interop/duckdb"}
+		"lib/validate", "lib/rl/...", "lib/toolcall", "lib/agent", "lib/policy", "lib/policy/servedtest", "lib/rollout", "lib/rollout/episodetest", "lib/eval", "lib/audit", "lib/report"}
+	groundLayer = []string{"lib/table", "lib/remote", "lib/remote/remotetest", "lib/model/...", "lib/device", "lib/tokenizer", "lib/chattemplate", "lib/words", "lib/gemm", "lib/vecmath", "lib/output", "lib/cleanup", "lib/progress", "lib/plotcolor", "lib/tensorboard", "lib/table/interop/duckdb"}
 	cliPkg      = "github.com/urfave/cli/..."
 	// modelStack is what running the model takes; only the commands that
 	// run it (rollout, evaluate, learn, audit) link it.

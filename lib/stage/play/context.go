@@ -36,6 +36,14 @@ func (f Options) WithContext() (Options, map[string]string, error) {
 			over = append(over, "--prompt-format "+f.PromptFormat+" (agent.json: "+c.PromptFormat+")")
 		}
 	}
+	if c.ActionFormat != "" {
+		if f.ActionFormat == "" {
+			f.ActionFormat = c.ActionFormat
+			took = append(took, "action_format="+c.ActionFormat)
+		} else if f.ActionFormat != c.ActionFormat {
+			over = append(over, "--action-format "+f.ActionFormat+" (agent.json: "+c.ActionFormat+")")
+		}
+	}
 	if c.History != nil {
 		if !f.HistorySet {
 			f.History = *c.History

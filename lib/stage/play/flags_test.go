@@ -47,7 +47,7 @@ func names(fs []cli.Flag) []string {
 // only where its spec asks for it.
 func TestFlagsBySpec(t *testing.T) {
 	core := []string{"device", "env", "split", "tasks", "group", "seed", "policy", "skills", "slate",
-		"temperature", "top-p", "top-k", "repetition-penalty", "greedy", "prompt-format", "max-action-tokens",
+		"temperature", "top-p", "top-k", "repetition-penalty", "greedy", "prompt-format", "action-format", "max-action-tokens",
 		"history", "admissible", "max-context", "step-timeout", "progress", "progress-interval",
 		"tokenizer", "model", "api-key", "concurrency", "server-kind", "server-timeout", "server-retries",
 		"load-adapter", "unload-adapter"}

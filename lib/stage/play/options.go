@@ -80,6 +80,7 @@ type PolicyOptions struct {
 	// as it supplies the prompt format when PromptFormat is "".
 	HistorySet, AdmissibleSet, MaxActionTokensSet bool
 	PromptFormat                                  string // builtin, chatml, or "" for the checkpoint's own
+	ActionFormat                                  string // tags, tools (chatml), or "" for the checkpoint's own (agent.json), else tags
 	MaxActionTokens                               int    // tokens per answer (checkpoint policies); 0: 32 under builtin, 512 under chatml
 	// EnableThinking is agent.json's enable_thinking (chatml): false
 	// closes an empty thinking block after each cue (agent.ChatML's

@@ -285,6 +285,9 @@ func (f Options) format(o *rollout.Options) error {
 		nt.NoThinking = true
 		fm = &nt
 	}
+	if fm, err = f.toolFormat(o, fm, dir); err != nil { // issue 62 (tools.go)
+		return err
+	}
 	o.Format, o.InvalidPenalty = fm, f.InvalidPenalty
 	answer := f.MaxActionTokens
 	if answer == 0 && fm.Name() == "chatml" {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/env"
+	"github.com/pats-rl/pats/lib/toolcall"
 )
 
 // MaxSteps is the step budget of every episode.
@@ -173,4 +174,19 @@ func (o *oracle) Act(last string, admissible []string) string {
 		return "dec"
 	}
 	return "look"
+}
+
+// WithTools is an environment that declares the counter's actions as
+// tools (env.ToolDeclarer): inc, dec and look, and step, whose call is
+// sent as its JSON (a tool without an action text).
+type WithTools struct{ env.Env }
+
+// Tools implements env.ToolDeclarer.
+func (WithTools) Tools() []toolcall.Tool {
+	return []toolcall.Tool{
+		{Name: "inc", Description: "Add one.", Action: "inc"},
+		{Name: "dec", Description: "Take one away.", Action: "dec"},
+		{Name: "look", Description: "Look at the number.", Action: "look"},
+		{Name: "step", Description: "Move by some.", Parameters: []byte(`{"type": "object", "properties": {"by": {"type": "integer"}}, "required": ["by"]}`)},
+	}
 }

@@ -8,7 +8,8 @@
 //	-fail garbage-on-reset answer the first reset request with a non-JSON line
 //
 // The -keys flag makes the environment send its own anchor-state keys
-// ("key:" and the observation).
+// ("key:" and the observation); -tools makes it declare its actions as
+// tools (CounterTools).
 package main
 
 import (
@@ -26,6 +27,7 @@ import (
 func main() {
 	fail := flag.String("fail", "", "misbehave: exit-at-start, crash-on-step or garbage-on-reset")
 	keys := flag.Bool("keys", false, "send anchor-state keys with reset and step")
+	tools := flag.Bool("tools", false, "declare the actions as tools in the info answer")
 	flag.Parse()
 	var in io.Reader = os.Stdin
 	out := io.Writer(os.Stdout)
@@ -43,6 +45,9 @@ func main() {
 	var e env.Env = counterenv.New()
 	if *keys {
 		e = keyedEnv{e}
+	}
+	if *tools {
+		e = counterenv.WithTools{Env: e}
 	}
 	if err := env.Serve(e, in, out); err != nil {
 		fmt.Fprintln(os.Stderr, "envserve:", err)
