@@ -455,7 +455,7 @@ func main() {
 	fmt.Fprintf(&sb, "Made by `build/gpu/gpubench` (bench/gpu/main.go) through libpatscuda.so on %s. Random weights and token ids.\n\n", d)
 	// issue 60's LoRA and recompute figures come first: the earlier
 	// sections' figures are already on record from earlier runs.
-	for _, section := range []func(){b.memory, func() { b.lora(*budget / 2) }, func() { b.train(1024, 8, *budget/4) }, func() { b.decode(*budget) }, b.grpo} {
+	for _, section := range []func(){b.memory, func() { b.lora(*budget * 2 / 3) }, func() { b.train(1024, 8, *budget/4) }, func() { b.decode(*budget) }, b.grpo} {
 		section()
 		flush()
 	}
