@@ -168,4 +168,5 @@ NOOP(pc_op_sample, const float *logits, int32_t vocab, const pc_sampling *s, dou
 NOOP(pc_op_decode_attention, float *out, const float *q, const float *kn, const float *vn, float *kc, float *vc, int32_t ndec,
      int32_t cap, const int32_t *rowdec, const int32_t *rowpos, int32_t rows, int32_t heads, int32_t kvh, int32_t hd)
 NOOP(pc_model_graphs, pc_model *m, int64_t *captures, int64_t *replays, int64_t *direct, int32_t *enabled)
+NOOP(pc_adapter_enable, pc_model *m, int32_t on)
 #endif
