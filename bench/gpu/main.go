@@ -3,8 +3,10 @@
 // Command gpubench measures the CUDA backend (libpatscuda.so) on the GPU
 // it finds and writes Markdown (bench/gpu.md): training tokens/s and MFU
 // for the Qwen2.5-0.5B and 1.5B shapes, decoding tokens/s at batch 1 to
-// 256, one GRPO iteration split into rollout and update, and the device
-// memory a model of each size holds. Models have random weights; token ids
+// 256, one GRPO iteration split into rollout and update, the device
+// memory a model of each size holds, and (issue 60, lora.go) the memory
+// and tokens/s of LoRA and full updates over a BF16 base with recomputed
+// activations at the 1.5B, 7B and Qwen3-8B shapes. Models have random weights; token ids
 // are random. It stops starting new measurements when its time budget
 // (-budget) is spent.
 //

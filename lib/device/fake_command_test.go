@@ -21,7 +21,8 @@ import (
 // TestDeviceFailsMidRun: learn sft --device cuda over the fake library
 // (testdata/fakelib.c: a device is found and the model uploaded, but the
 // backward is not implemented) fails with the library's message and the
-// call's name, as a run failure (exit 1), and writes nothing.
+// call's name, as a run failure (exit 1), and writes nothing; with
+// --recompute too (issue 60: no longer refused on cuda).
 func TestDeviceFailsMidRun(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -45,10 +46,12 @@ func TestDeviceFailsMidRun(t *testing.T) {
 	out := filepath.Join(dir, "ckpt")
 	cfg := rl.DefaultSFT()
 	cfg.Epochs = 1
-	err = learn.RunSFT(context.Background(), learn.SFTOptions{Init: "tiny", Demos: []string{demos}, Output: out,
-		Seed: 1, Config: cfg, Device: "cuda"}, stage.Streams{})
-	if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
-		t.Fatalf("got %v (exit %d), want the fake's pc_backward failure, exit 1", err, command.Code(err))
+	for _, recompute := range []bool{false, true} {
+		err = learn.RunSFT(context.Background(), learn.SFTOptions{Init: "tiny", Demos: []string{demos}, Output: out,
+			Seed: 1, Config: cfg, Device: "cuda", LoRA: learn.LoRAOptions{Recompute: recompute}}, stage.Streams{})
+		if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
+			t.Fatalf("recompute %v: got %v (exit %d), want the fake's pc_backward failure, exit 1", recompute, err, command.Code(err))
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
