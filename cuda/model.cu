@@ -735,11 +735,16 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 				if (!(c.lora_targets >> j & 1)) continue;
 				int wi = base[j];
 				size_t out = m->t[wi].rows, in = m->t[wi].cols;
-				m->t[wi].lora = (int)m->t.size();
+				m->t[wi].lora = lora_index(m->nbase, c.lora_targets, l, j); /* == m->t.size(): checked below */
 				add(c.lora_rank, in, true);
 				add(out, c.lora_rank, true);
 			}
 		}
+	}
+	if (m->frozen && m->t.size() != (size_t)(m->nbase + lora_tensors(c.layers, c.lora_targets))) {
+		free_model(m);
+		return fail("pc_model_new: %zu adapter tensors laid out, lora_tensors says %d", m->t.size() - m->nbase,
+		            lora_tensors(c.layers, c.lora_targets));
 	}
 	int half = c.head_dim / 2;
 	std::vector<float> hc((size_t)c.max_positions * half), hs((size_t)c.max_positions * half);
