@@ -35,7 +35,7 @@ int main(void) {
 	    (fn)pc_append_batch, (fn)pc_op_matmul, (fn)pc_op_rmsnorm, (fn)pc_op_rmsnorm_backward, (fn)pc_op_rope,
 	    (fn)pc_op_attention, (fn)pc_op_attention_backward, (fn)pc_op_swiglu, (fn)pc_op_swiglu_backward,
 	    (fn)pc_op_log_softmax, (fn)pc_op_log_softmax_backward, (fn)pc_op_adamw, (fn)pc_op_sample,
-	    (fn)pc_op_decode_attention, (fn)pc_model_graphs,
+	    (fn)pc_op_decode_attention, (fn)pc_model_graphs, (fn)pc_adapter_enable,
 	};
 	for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
 		if (!all[i]) return 1;
@@ -56,6 +56,12 @@ int main(void) {
 	int32_t tok = -1;
 	bad |= want("pc_op_sample with u = 1", pc_op_sample(lg, 3, &sp, 1.0, &tok, &lp), "outside [0, 1)");
 	bad |= want("pc_model_graphs without a model", pc_model_graphs(NULL, NULL, NULL, NULL, NULL), "null argument");
+	bad |= want("pc_adapter_enable without a model", pc_adapter_enable(NULL, 0), "no model");
+	c.head_dim = 16;
+	c.lora_rank = 4;
+	c.lora_targets = 0;
+	bad |= want("pc_model_new with LoRA and no target", pc_model_new(&c, 0, &m), "lora_targets");
+	c.lora_rank = 0;
 	if (pc_op_matmul(0, 0, 0, 4, 4, 1.0f, NULL, 4, NULL, 4, 0.0f, NULL, 4) != 0) {
 		fprintf(stderr, "abicheck: an empty product was refused: %s\n", pc_error());
 		bad = 1;

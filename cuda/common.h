@@ -112,9 +112,11 @@ int gemm_batched(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, float 
                  int batch);
 /* dst = bf16(src), round to nearest even, n elements. */
 int to_bf16(bf16 *dst, const float *src, size_t n);
+int from_bf16(float *dst, const bf16 *src, size_t n);
 
 /* embed.cu */
 int embed_gather(float *x, const float *table, const int32_t *tokens, int rows, int dim);
+int embed_gather_bf16(float *x, const bf16 *table, const int32_t *tokens, int rows, int dim);
 /* g[tokens[t]] += dx[t] for every t, in a deterministic order: per token,
  * its positions in increasing order. next[t] is the next position of the
  * same token (-1: none); firsts lists the nfirst first occurrences. */

@@ -19,6 +19,23 @@ int embed_gather(float *x, const float *table, const int32_t *tokens, int rows, 
 	return 0;
 }
 
+/* The lookup from a BF16 table: a frozen base's embedding (LoRA, issue 60). */
+__global__ void k_embed_gather_bf16(float *x, const bf16 *table, const int32_t *tokens, int dim) {
+	int t = blockIdx.x;
+	const bf16 *src = table + (size_t)tokens[t] * dim;
+	float *dst = x + (size_t)t * dim;
+	for (int c = blockIdx.y * blockDim.x + threadIdx.x; c < dim; c += gridDim.y * blockDim.x)
+		dst[c] = __bfloat162float(src[c]);
+}
+
+int embed_gather_bf16(float *x, const bf16 *table, const int32_t *tokens, int rows, int dim) {
+	if (rows <= 0) return 0;
+	dim3 grid(rows, blocks_for(dim, 256) > 8 ? 8 : blocks_for(dim, 256));
+	k_embed_gather_bf16<<<grid, 256, 0, stream()>>>(x, table, tokens, dim);
+	PC_LAUNCHED("k_embed_gather_bf16");
+	return 0;
+}
+
 /* Block (x: first occurrence b of a token, y: column tile). Block b
  * walks the positions of its token in increasing order (next[] links each
  * position to the following one of the same token, -1 at the end), so the

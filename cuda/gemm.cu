@@ -86,4 +86,20 @@ int to_bf16(bf16 *dst, const float *src, size_t n) {
 	return 0;
 }
 
+__global__ void k_from_bf16(float *dst, const bf16 *src, size_t n) {
+	size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t stride = (size_t)gridDim.x * blockDim.x;
+	for (; i < n; i += stride) dst[i] = __bfloat162float(src[i]);
+}
+
+/* The BF16 values of a frozen base weight as FP32 (pc_param_get, issue 60). */
+int from_bf16(float *dst, const bf16 *src, size_t n) {
+	if (n == 0) return 0;
+	unsigned b = blocks_for(n, 256);
+	if (b > 65536) b = 65536;
+	k_from_bf16<<<b, 256, 0, stream()>>>(dst, src, n);
+	PC_LAUNCHED("k_from_bf16");
+	return 0;
+}
+
 } // namespace pc

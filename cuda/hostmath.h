@@ -19,6 +19,19 @@ namespace pc {
 /* Buffers grow in multiples of 256 rows (at least 256). */
 inline size_t round_rows(size_t n) { return ((n ? n : 1) + 255) / 256 * 256; }
 
+/* LoRA (issue 60): the adapters' place in the parameter index space. Bit j
+ * of targets (0 q, 1 k, 2 v, 3 o, 4 gate, 5 up, 6 down) gives projection j
+ * of every layer an adapter; the adapters follow the nbase tensors of the
+ * base, layer by layer, in bit order, A then B (lib/model's
+ * Adapter.Params). lora_index is the index of the A of (layer, j), -1
+ * where j is not targeted; lora_tensors counts the adapters' tensors. */
+inline int lora_index(int nbase, int targets, int layer, int j) {
+	if (j < 0 || j > 6 || !(targets >> j & 1)) return -1;
+	int per = __builtin_popcount((unsigned)targets & 127u), before = __builtin_popcount((unsigned)targets & ((1u << j) - 1));
+	return nbase + 2 * (layer * per + before);
+}
+inline int lora_tensors(int layers, int targets) { return 2 * layers * __builtin_popcount((unsigned)targets & 127u); }
+
 /* The vocabulary projection runs over at most this many floats of logits
  * at a time. */
 const size_t LOGIT_BUDGET = (size_t)64 << 20;

@@ -406,7 +406,34 @@ static void check_attention() {
 	done("attention's strided-batch plan (forward and backward, chunks, grouped-query) against direct attention");
 }
 
+/* LoRA's index space (issue 60): walking layers and projections in the
+ * order lib/model lists an adapter's tensors (layer by layer, q k v o gate
+ * up down, A then B) meets lora_index's A at every targeted projection,
+ * for every target set, and ends at lora_tensors. */
+static void check_lora() {
+	group = "LoRA index space";
+	for (int targets = 1; targets < 128; targets++)
+		for (int nbase = 0; nbase < 40; nbase += 13) {
+			int next = nbase, layers = 3;
+			for (int l = 0; l < layers; l++)
+				for (int j = 0; j < 7; j++) {
+					int got = lora_index(nbase, targets, l, j);
+					if (!(targets >> j & 1)) {
+						CHECK(got == -1, "targets %d layer %d projection %d: %d, want -1", targets, l, j, got);
+						continue;
+					}
+					CHECK(got == next, "targets %d layer %d projection %d: %d, want %d", targets, l, j, got, next);
+					next += 2;
+				}
+			CHECK(next - nbase == lora_tensors(layers, targets), "targets %d: %d tensors, lora_tensors %d", targets,
+			      next - nbase, lora_tensors(layers, targets));
+		}
+	CHECK(lora_index(0, 127, 0, 7) == -1 && lora_index(0, 127, 0, -1) == -1, "projections outside 0..6");
+	done("LoRA adapters' indices after the base's tensors");
+}
+
 int main() {
+	check_lora();
 	check_sizes();
 	check_layout_and_keys();
 	check_gemm();

@@ -62,6 +62,8 @@ struct TensorInfo {
 	size_t off, n;
 	int rows, cols;   /* [rows, cols]; a vector has rows = n, cols = 1 */
 	long long boff;   /* offset in the BF16 copies, -1: none */
+	bool f32;         /* has an FP32 master at off (a frozen LoRA base's matrices have only their BF16 copy) */
+	int lora;         /* a base weight with an adapter: the index of its A (B follows); -1: none */
 };
 
 template <class T> struct DBuf {
@@ -83,6 +85,8 @@ struct LayerIdx {
 struct Seq {
 	int cap = 0, slots = 0;
 	DBuf<float> act;
+	DBuf<float> inputs; /* keep = 2 (recompute, issue 60): each layer's input, [layers][T][hidden] */
+	bool recomputed = false, lora_on = true;
 	std::vector<LayerAct> L;
 	DBuf<float> x, xnf, invf;
 	DBuf<int32_t> tok, next, firsts;
@@ -94,6 +98,8 @@ struct Seq {
 
 struct Back {
 	DBuf<float> dx, dn, dxnf, dh, dg, du, datt, dq, dk, dv, dsel, dlp;
+	DBuf<float> ldu;  /* LoRA: the adapter's inner gradient, rows x rank */
+	DBuf<bf16> gb;    /* frozen base: an output gradient in BF16, for its product with a BF16 weight */
 };
 
 struct DecWork {
@@ -127,6 +133,12 @@ struct pc_model {
 	DBuf<float> attS, logit, part, dsc;
 	DBuf<double> norm;
 	int lm = 0, fnorm = 0; /* indices of the vocabulary projection and the final norm */
+	/* LoRA (issue 60): the base's tensor count, whether it is frozen (an
+	 * adapter is attached) and whether the adapter contributes. */
+	int nbase = 0;
+	bool frozen = false, lora_on = true;
+	DBuf<float> lu, stage; /* the adapter's inner product x A^T (rows x rank); staging of frozen uploads */
+	DBuf<bf16> lub;
 	std::vector<pc_decoder *> decs; /* live decoders, released with the model */
 	cudaStream_t stream = nullptr;  /* every launch of this model */
 	void *blas_ws = nullptr;        /* cuBLAS workspace (set explicitly, as graph capture needs) */
@@ -186,6 +198,10 @@ template <class T> void release(pc_model *m, DBuf<T> &b) {
 inline float *W(pc_model *m, int i) { return m->w + m->t[i].off; }
 inline float *G(pc_model *m, int i) { return m->g + m->t[i].off; }
 inline bf16 *B(pc_model *m, int i) { return m->wb + m->t[i].boff; }
+/* Whether tensor i trains: every tensor, or under LoRA the adapter's only. */
+inline bool trains(const pc_model *m, int i) { return !m->frozen || i >= m->nbase; }
+/* Its gradient, or null for a frozen tensor (the kernels then skip it). */
+inline float *Gt(pc_model *m, int i) { return trains(m, i) ? G(m, i) : nullptr; }
 
 int qdim(const pc_config &c) { return c.heads * c.head_dim; }
 int kvdim(const pc_config &c) { return c.kv_heads * c.head_dim; }
@@ -284,6 +300,10 @@ int ensure_scratch(pc_model *m, int T, int R, bool backward) {
 	if (c.qk_norm) part = std::max(part, colsum_scratch((int)Tc * c.heads, c.head_dim)); /* head norms' weights */
 	PC_TRY(ensure(m, m->part, part, "column sums"));
 	if (backward) PC_TRY(ensure(m, m->dsc, Tc * c.heads, "attention backward"));
+	if (c.lora_rank > 0) {
+		PC_TRY(ensure(m, m->lu, Tc * c.lora_rank, "LoRA"));
+		PC_TRY(ensure(m, m->lub, Tc * c.lora_rank, "LoRA"));
+	}
 	return 0;
 }
 
@@ -294,59 +314,121 @@ int check_tokens(const pc_config &c, const int32_t *tokens, int t, const char *w
 	return 0;
 }
 
+/* The embedding rows of tokens (FP32 table, or a frozen base's BF16 one). */
+int embed(pc_model *m, float *x, const int32_t *tok, int T) {
+	if (m->t[0].f32) return embed_gather(x, W(m, 0), tok, T, m->c.hidden);
+	return embed_gather_bf16(x, B(m, 0), tok, T, m->c.hidden);
+}
+
+/* y += lora_scale * (x A^T) B^T for base weight wi when it has an adapter
+ * and the adapter is on (issue 60): both products in BF16, as the base's. */
+int lora_forward(pc_model *m, float *y, const bf16 *xb, int rows, int wi) {
+	const TensorInfo &t = m->t[wi];
+	if (t.lora < 0 || !m->lora_on) return 0;
+	int r = m->c.lora_rank, out = t.rows, in = t.cols;
+	PC_TRY(gemm_bf16(m->blas, false, true, rows, r, in, 1.0f, xb, in, B(m, t.lora), in, 0.0f, m->lu.p, r));
+	PC_TRY(to_bf16(m->lub.p, m->lu.p, (size_t)rows * r));
+	PC_TRY(gemm_bf16(m->blas, false, true, rows, out, r, m->c.lora_scale, m->lub.p, r, B(m, t.lora + 1), r, 1.0f, y,
+	                 out));
+	return 0;
+}
+
 int linear(pc_model *m, float *y, const bf16 *xb, int rows, int wi, int bi, float beta) {
 	const TensorInfo &t = m->t[wi];
 	PC_TRY(gemm_bf16(m->blas, false, true, rows, t.rows, t.cols, 1.0f, xb, t.cols, B(m, wi), t.cols, beta, y, t.rows));
 	if (bi >= 0) PC_TRY(bias_add(y, W(m, bi), rows, t.rows));
+	return lora_forward(m, y, xb, rows, wi);
+}
+
+/* The adapter's backward for base weight wi (issue 60), from dy (rows x
+ * out) and the layer's input x (rows x in): with u = x A^T, dB += s dy^T u,
+ * du = s dy B, dA += du^T x, dx += du A (lib/model's loraBackward). */
+int lora_backward(pc_model *m, float *dx, const float *dy, const float *x, int rows, int wi) {
+	const TensorInfo &t = m->t[wi];
+	if (t.lora < 0 || !m->lora_on) return 0;
+	int r = m->c.lora_rank, out = t.rows, in = t.cols, a = t.lora, b = t.lora + 1;
+	float s = m->c.lora_scale;
+	float *u = m->lu.p, *du = m->bk.ldu.p;
+	PC_TRY(gemm(m->blas, false, true, rows, r, in, 1.0f, x, in, W(m, a), in, 0.0f, u, r));
+	PC_TRY(gemm(m->blas, true, false, out, r, rows, s, dy, out, u, r, 1.0f, G(m, b), r));
+	PC_TRY(gemm(m->blas, false, false, rows, r, out, s, dy, out, W(m, b), r, 0.0f, du, r));
+	PC_TRY(gemm(m->blas, true, false, r, in, rows, 1.0f, du, r, x, in, 1.0f, G(m, a), in));
+	PC_TRY(gemm(m->blas, false, false, rows, in, r, 1.0f, du, r, W(m, a), in, 1.0f, dx, in));
 	return 0;
 }
 
-/* dW += dy^T x, db += colsum(dy), dx = dy W (+ dx when beta is 1). */
+/* dx = dy W (+ dx when beta is 1); when W trains, dW += dy^T x and db +=
+ * colsum(dy); then the adapter's part. A frozen base weight has only its
+ * BF16 copy: dy is rounded to BF16 for the product, which is what the
+ * FP32 product's BF16 tensor-core path rounds it to anyway. */
 int linear_backward(pc_model *m, float *dx, float beta, const float *dy, const float *x, int rows, int wi, int bi) {
 	const TensorInfo &t = m->t[wi];
 	int out = t.rows, in = t.cols;
-	PC_TRY(gemm(m->blas, true, false, out, in, rows, 1.0f, dy, out, x, in, 1.0f, G(m, wi), in));
-	if (bi >= 0) PC_TRY(colsum_add(G(m, bi), dy, rows, out, m->part.p));
-	PC_TRY(gemm(m->blas, false, false, rows, in, out, 1.0f, dy, out, W(m, wi), in, beta, dx, in));
-	return 0;
+	if (trains(m, wi)) {
+		PC_TRY(gemm(m->blas, true, false, out, in, rows, 1.0f, dy, out, x, in, 1.0f, G(m, wi), in));
+		if (bi >= 0) PC_TRY(colsum_add(G(m, bi), dy, rows, out, m->part.p));
+	}
+	if (t.f32) {
+		PC_TRY(gemm(m->blas, false, false, rows, in, out, 1.0f, dy, out, W(m, wi), in, beta, dx, in));
+	} else {
+		PC_TRY(to_bf16(m->bk.gb.p, dy, (size_t)rows * out));
+		PC_TRY(gemm_bf16(m->blas, false, false, rows, in, out, 1.0f, m->bk.gb.p, out, B(m, wi), in, beta, dx, in));
+	}
+	return lora_backward(m, dx, dy, x, rows, wi);
 }
 
-/* The decoder layers and final norm over s.tok (T tokens, positions 0..). */
-int forward_layers(pc_model *m, Seq &s, int T, bool keep) {
+/* One decoder layer over the residual stream x (T rows, positions 0..),
+ * updated in place, its activations in A (with keep: also the layer's
+ * input, the residual after attention and attention's log-sum-exp, which
+ * the backward needs). */
+int layer_forward(pc_model *m, LayerAct &A, float *x, int T, int l, bool keep) {
 	const pc_config &c = m->c;
 	size_t H = c.hidden, I = c.intermediate, qd = qdim(c);
 	float eps = c.rms_eps;
-	float *x = s.x.p;
 	bf16 *xb = m->xb.p;
-	PC_TRY(embed_gather(x, W(m, 0), s.tok.p, T, (int)H));
-	for (int l = 0; l < c.layers; l++) {
-		LayerAct &A = s.L[keep ? l : 0];
-		LayerIdx li = layer_idx(c, l);
-		if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-		PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, li.in), T, (int)H, eps, xb));
-		PC_TRY(linear(m, A.q, xb, T, li.q, li.qb, 0.0f));
-		PC_TRY(linear(m, A.k, xb, T, li.k, li.kb, 0.0f));
-		PC_TRY(linear(m, A.v, xb, T, li.v, li.vb, 0.0f));
-		if (c.qk_norm) { /* Qwen3 (issue 60): each head normed, its input kept for the backward */
-			PC_CUDA(cudaMemcpyAsync(A.qraw, A.q, (size_t)T * qd * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-			PC_CUDA(cudaMemcpyAsync(A.kraw, A.k, (size_t)T * kvdim(c) * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-			PC_TRY(rmsnorm(A.q, A.invq, A.qraw, W(m, li.qn), T * c.heads, c.head_dim, eps, nullptr));
-			PC_TRY(rmsnorm(A.k, A.invk, A.kraw, W(m, li.kn), T * c.kv_heads, c.head_dim, eps, nullptr));
-		}
-		PC_TRY(rope(A.q, T, c.heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
-		PC_TRY(rope(A.k, T, c.kv_heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
-		PC_TRY(attention_forward(m->blas, A.att, keep ? A.lse : nullptr, A.q, A.k, A.v, T, 0, c.heads, c.kv_heads,
-		                         c.head_dim, m->attS.p));
-		PC_TRY(to_bf16(xb, A.att, (size_t)T * qd));
-		PC_TRY(linear(m, x, xb, T, li.o, -1, 1.0f));
-		if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
-		PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, li.post), T, (int)H, eps, xb));
-		PC_TRY(linear(m, A.g, xb, T, li.gate, -1, 0.0f));
-		PC_TRY(linear(m, A.u, xb, T, li.up, -1, 0.0f));
-		PC_TRY(swiglu(A.h, A.g, A.u, (size_t)T * I, xb));
-		PC_TRY(linear(m, x, xb, T, li.down, -1, 1.0f));
+	LayerIdx li = layer_idx(c, l);
+	if (keep) PC_CUDA(cudaMemcpyAsync(A.xin, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+	PC_TRY(rmsnorm(A.xn1, A.inv1, x, W(m, li.in), T, (int)H, eps, xb));
+	PC_TRY(linear(m, A.q, xb, T, li.q, li.qb, 0.0f));
+	PC_TRY(linear(m, A.k, xb, T, li.k, li.kb, 0.0f));
+	PC_TRY(linear(m, A.v, xb, T, li.v, li.vb, 0.0f));
+	if (c.qk_norm) { /* Qwen3 (issue 60): each head normed, its input kept for the backward */
+		PC_CUDA(cudaMemcpyAsync(A.qraw, A.q, (size_t)T * qd * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+		PC_CUDA(cudaMemcpyAsync(A.kraw, A.k, (size_t)T * kvdim(c) * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+		PC_TRY(rmsnorm(A.q, A.invq, A.qraw, W(m, li.qn), T * c.heads, c.head_dim, eps, nullptr));
+		PC_TRY(rmsnorm(A.k, A.invk, A.kraw, W(m, li.kn), T * c.kv_heads, c.head_dim, eps, nullptr));
 	}
-	PC_TRY(rmsnorm(s.xnf.p, s.invf.p, x, W(m, m->fnorm), T, (int)H, eps, nullptr));
+	PC_TRY(rope(A.q, T, c.heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
+	PC_TRY(rope(A.k, T, c.kv_heads, c.head_dim, 0, nullptr, m->cos, m->sin, 0));
+	PC_TRY(attention_forward(m->blas, A.att, keep ? A.lse : nullptr, A.q, A.k, A.v, T, 0, c.heads, c.kv_heads,
+	                         c.head_dim, m->attS.p));
+	PC_TRY(to_bf16(xb, A.att, (size_t)T * qd));
+	PC_TRY(linear(m, x, xb, T, li.o, -1, 1.0f));
+	if (keep) PC_CUDA(cudaMemcpyAsync(A.xmid, x, (size_t)T * H * sizeof(float), cudaMemcpyDeviceToDevice, stream()));
+	PC_TRY(rmsnorm(A.xn2, A.inv2, x, W(m, li.post), T, (int)H, eps, xb));
+	PC_TRY(linear(m, A.g, xb, T, li.gate, -1, 0.0f));
+	PC_TRY(linear(m, A.u, xb, T, li.up, -1, 0.0f));
+	PC_TRY(swiglu(A.h, A.g, A.u, (size_t)T * I, xb));
+	PC_TRY(linear(m, x, xb, T, li.down, -1, 1.0f));
+	return 0;
+}
+
+/* The decoder layers and final norm over s.tok (T tokens, positions 0..).
+ * keep: 0 nothing kept (one slot reused), 1 every layer's activations (a
+ * slot a layer), 2 (recompute) each layer's input in s.inputs, the rest in
+ * one slot that the backward refills layer by layer. */
+int forward_layers(pc_model *m, Seq &s, int T, int keep) {
+	const pc_config &c = m->c;
+	size_t H = c.hidden;
+	float *x = s.x.p;
+	PC_TRY(embed(m, x, s.tok.p, T));
+	for (int l = 0; l < c.layers; l++) {
+		if (keep == 2)
+			PC_CUDA(cudaMemcpyAsync(s.inputs.p + (size_t)l * T * H, x, (size_t)T * H * sizeof(float),
+			                        cudaMemcpyDeviceToDevice, stream()));
+		PC_TRY(layer_forward(m, s.L[keep == 1 ? l : 0], x, T, l, keep != 0));
+	}
+	PC_TRY(rmsnorm(s.xnf.p, s.invf.p, x, W(m, m->fnorm), T, (int)H, c.rms_eps, nullptr));
 	return 0;
 }
 
@@ -381,12 +463,23 @@ int check_param(pc_model *m, int32_t i, int64_t n, const char *what) {
 	return 0;
 }
 
+/* Refuses tensor i of a frozen base (LoRA): it has no gradient or moments. */
+int check_trains(pc_model *m, int32_t i, const char *what) {
+	if (trains(m, i)) return 0;
+	return fail("%s: tensor %d belongs to the frozen base of a LoRA model (tensors 0..%d): no gradient or moments", what,
+	            i, m->nbase - 1);
+}
+
+/* Floats a frozen upload or download moves at a time (64 MiB). */
+const size_t STAGE_FLOATS = (size_t)16 << 20;
+
 void free_model(pc_model *m) {
 	if (!m) return;
 	cudaSetDevice(m->dev);
 	Seq *seqs[2] = {&m->kept, &m->tmp};
 	for (Seq *s : seqs) {
 		release(m, s->act);
+		release(m, s->inputs);
 		release(m, s->x);
 		release(m, s->xnf);
 		release(m, s->invf);
@@ -404,6 +497,11 @@ void free_model(pc_model *m) {
 	Back &b = m->bk;
 	DBuf<float> *bb[] = {&b.dx, &b.dn, &b.dxnf, &b.dh, &b.dg, &b.du, &b.datt, &b.dq, &b.dk, &b.dv, &b.dsel, &b.dlp};
 	for (auto p : bb) release(m, *p);
+	release(m, b.ldu);
+	release(m, b.gb);
+	release(m, m->lu);
+	release(m, m->lub);
+	release(m, m->stage);
 	DecWork &d = m->dw;
 	DBuf<float> *df[] = {&d.x, &d.xn, &d.inv, &d.q, &d.kn, &d.vn, &d.att, &d.g, &d.u, &d.h, &d.last, &d.lastn,
 	                     &d.invl, &d.logits, &d.logp, &d.invh};
@@ -450,7 +548,7 @@ int decode_body(pc_model *m, int T, int n, const pc_sampling *s, bool want) {
 	float eps = c.rms_eps;
 	bf16 *xb = m->xb.p;
 	float *x = w.x.p;
-	PC_TRY(embed_gather(x, W(m, 0), w.tok.p, T, H));
+	PC_TRY(embed(m, x, w.tok.p, T));
 	for (int l = 0; l < c.layers; l++) {
 		LayerIdx li = layer_idx(c, l);
 		PC_TRY(rmsnorm(w.xn.p, w.inv.p, x, W(m, li.in), T, H, eps, xb));
@@ -545,6 +643,12 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	if (c.head_dim > 256) return fail("pc_model_new: head_dim %d above 256, the decoding kernel's limit", c.head_dim);
 	if (!(c.rope_theta > 0)) return fail("pc_model_new: rope_theta %g is not positive", c.rope_theta);
 	if (c.qk_norm != 0 && c.qk_norm != 1) return fail("pc_model_new: qk_norm %d is not 0 or 1", c.qk_norm);
+	if (c.lora_rank < 0) return fail("pc_model_new: lora_rank %d is negative", c.lora_rank);
+	if (c.lora_rank > 0 && (c.lora_targets <= 0 || c.lora_targets > 127))
+		return fail("pc_model_new: lora_targets %d names no projection (bits 0..6: q, k, v, o, gate, up, down)",
+		            c.lora_targets);
+	if (c.lora_rank > 0 && !(fabsf(c.lora_scale) < INFINITY))
+		return fail("pc_model_new: lora_scale %g is not finite", (double)c.lora_scale);
 	pc_model *m = new pc_model();
 	m->c = c;
 	m->dev = dev;
@@ -578,14 +682,20 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	m->graphs = !(gv && strcmp(gv, "0") == 0);
 	/* The parameter table, in the header's order. */
 	size_t H = c.hidden, I = c.intermediate, qd = qdim(c), kd = kvdim(c), V = c.vocab;
+	/* Under LoRA (issue 60) the base's matrices keep only their BF16 copy. */
+	m->frozen = c.lora_rank > 0;
 	auto add = [&](size_t rows, size_t cols, bool bf) {
 		TensorInfo t;
-		t.off = m->total;
 		t.n = rows * cols;
 		t.rows = (int)rows;
 		t.cols = (int)cols;
 		t.boff = -1;
-		m->total += (t.n + 63) / 64 * 64;
+		t.lora = -1;
+		bool matrix = cols > 1;
+		if (m->frozen && matrix && m->nbase == 0) bf = true; /* the embedding too (gathered from BF16) */
+		t.f32 = !(m->frozen && matrix && m->nbase == 0);
+		t.off = t.f32 ? m->total : (size_t)-1;
+		if (t.f32) m->total += (t.n + 63) / 64 * 64;
 		if (bf) {
 			t.boff = (long long)m->btotal;
 			m->btotal += (t.n + 63) / 64 * 64;
@@ -615,6 +725,26 @@ extern "C" int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	if (!c.tied) {
 		add(V, H, true);
 		m->lm = 2 + layer_tensors(c) * c.layers;
+	}
+	m->nbase = (int)m->t.size();
+	if (m->frozen) { /* the adapters, after the base: per layer, A then B of each targeted projection */
+		for (int l = 0; l < c.layers; l++) {
+			LayerIdx li = layer_idx(c, l);
+			int base[7] = {li.q, li.k, li.v, li.o, li.gate, li.up, li.down};
+			for (int j = 0; j < 7; j++) {
+				if (!(c.lora_targets >> j & 1)) continue;
+				int wi = base[j];
+				size_t out = m->t[wi].rows, in = m->t[wi].cols;
+				m->t[wi].lora = lora_index(m->nbase, c.lora_targets, l, j); /* == m->t.size(): checked below */
+				add(c.lora_rank, in, true);
+				add(out, c.lora_rank, true);
+			}
+		}
+	}
+	if (m->frozen && m->t.size() != (size_t)(m->nbase + lora_tensors(c.layers, c.lora_targets))) {
+		free_model(m);
+		return fail("pc_model_new: %zu adapter tensors laid out, lora_tensors says %d", m->t.size() - m->nbase,
+		            lora_tensors(c.layers, c.lora_targets));
 	}
 	int half = c.head_dim / 2;
 	std::vector<float> hc((size_t)c.max_positions * half), hs((size_t)c.max_positions * half);
@@ -670,6 +800,17 @@ extern "C" int pc_param_set(pc_model *m, int32_t i, const float *src, int64_t n)
 	PC_TRY(check_param(m, i, n, "pc_param_set"));
 	if (!src && n) return fail("pc_param_set: null source");
 	PC_TRY(set_device(m));
+	if (!m->t[i].f32) { /* a frozen base matrix: rounded to BF16 through a staging buffer, chunk by chunk */
+		size_t ch = std::min((size_t)n, STAGE_FLOATS);
+		PC_TRY(ensure(m, m->stage, ch, "upload staging"));
+		for (size_t o = 0; o < (size_t)n; o += ch) {
+			size_t k = std::min(ch, (size_t)n - o);
+			PC_CUDA(cudaMemcpy(m->stage.p, src + o, k * 4, cudaMemcpyHostToDevice));
+			PC_TRY(to_bf16(B(m, i) + o, m->stage.p, k));
+			PC_CUDA(cudaStreamSynchronize(stream()));
+		}
+		return 0;
+	}
 	PC_CUDA(cudaMemcpy(W(m, i), src, (size_t)n * 4, cudaMemcpyHostToDevice));
 	if (m->t[i].boff >= 0) PC_TRY(to_bf16(B(m, i), W(m, i), (size_t)n));
 	PC_CUDA(cudaDeviceSynchronize());
@@ -680,12 +821,24 @@ extern "C" int pc_param_get(pc_model *m, int32_t i, float *dst, int64_t n) {
 	PC_TRY(check_param(m, i, n, "pc_param_get"));
 	if (!dst && n) return fail("pc_param_get: null destination");
 	PC_TRY(set_device(m));
+	if (!m->t[i].f32) { /* a frozen base matrix: its BF16 values */
+		size_t ch = std::min((size_t)n, STAGE_FLOATS);
+		PC_TRY(ensure(m, m->stage, ch, "download staging"));
+		for (size_t o = 0; o < (size_t)n; o += ch) {
+			size_t k = std::min(ch, (size_t)n - o);
+			PC_TRY(from_bf16(m->stage.p, B(m, i) + o, k));
+			PC_CUDA(cudaStreamSynchronize(stream()));
+			PC_CUDA(cudaMemcpy(dst + o, m->stage.p, k * 4, cudaMemcpyDeviceToHost));
+		}
+		return 0;
+	}
 	PC_CUDA(cudaMemcpy(dst, W(m, i), (size_t)n * 4, cudaMemcpyDeviceToHost));
 	return 0;
 }
 
 extern "C" int pc_grad_get(pc_model *m, int32_t i, float *dst, int64_t n) {
 	PC_TRY(check_param(m, i, n, "pc_grad_get"));
+	PC_TRY(check_trains(m, i, "pc_grad_get"));
 	if (!dst && n) return fail("pc_grad_get: null destination");
 	PC_TRY(set_device(m));
 	PC_CUDA(cudaMemcpy(dst, G(m, i), (size_t)n * 4, cudaMemcpyDeviceToHost));
@@ -694,6 +847,7 @@ extern "C" int pc_grad_get(pc_model *m, int32_t i, float *dst, int64_t n) {
 
 extern "C" int pc_moments_set(pc_model *m, int32_t i, const float *mom1, const float *mom2, int64_t n) {
 	PC_TRY(check_param(m, i, n, "pc_moments_set"));
+	PC_TRY(check_trains(m, i, "pc_moments_set"));
 	if ((!mom1 || !mom2) && n) return fail("pc_moments_set: null source");
 	PC_TRY(set_device(m));
 	PC_CUDA(cudaMemcpy(m->m1 + m->t[i].off, mom1, (size_t)n * 4, cudaMemcpyHostToDevice));
@@ -703,6 +857,7 @@ extern "C" int pc_moments_set(pc_model *m, int32_t i, const float *mom1, const f
 
 extern "C" int pc_moments_get(pc_model *m, int32_t i, float *mom1, float *mom2, int64_t n) {
 	PC_TRY(check_param(m, i, n, "pc_moments_get"));
+	PC_TRY(check_trains(m, i, "pc_moments_get"));
 	if ((!mom1 || !mom2) && n) return fail("pc_moments_get: null destination");
 	PC_TRY(set_device(m));
 	PC_CUDA(cudaMemcpy(mom1, m->m1 + m->t[i].off, (size_t)n * 4, cudaMemcpyDeviceToHost));
@@ -725,6 +880,7 @@ extern "C" int pc_forward(pc_model *m, const int32_t *tokens, int32_t t, const i
 	if (t > c.max_positions)
 		return fail("pc_forward: sequence of %d tokens exceeds max_positions %d", t, c.max_positions);
 	if (r < 0) return fail("pc_forward: %d scored rows", r);
+	if (keep < 0 || keep > 2) return fail("pc_forward: keep %d is not 0, 1 or 2 (recompute)", keep);
 	if (r > 0 && (!rows || !targets || !lp)) return fail("pc_forward: %d scored rows without rows, targets or lp", r);
 	PC_TRY(check_tokens(c, tokens, t, "pc_forward"));
 	for (int j = 0; j < r; j++) {
@@ -735,7 +891,8 @@ extern "C" int pc_forward(pc_model *m, const int32_t *tokens, int32_t t, const i
 	PC_TRY(set_device(m));
 	Seq &s = keep ? m->kept : m->tmp;
 	if (keep) s.valid = false;
-	PC_TRY(ensure_seq(m, s, t, keep ? c.layers : 1));
+	PC_TRY(ensure_seq(m, s, t, keep == 1 ? c.layers : 1));
+	if (keep == 2) PC_TRY(ensure(m, s.inputs, (size_t)c.layers * round_rows(t) * c.hidden, "layer inputs"));
 	PC_TRY(ensure_scored(m, s, r));
 	PC_TRY(ensure_scratch(m, t, r, false));
 	PC_CUDA(cudaMemcpy(s.tok.p, tokens, (size_t)t * 4, cudaMemcpyHostToDevice));
@@ -768,7 +925,7 @@ extern "C" int pc_forward(pc_model *m, const int32_t *tokens, int32_t t, const i
 		PC_CUDA(cudaMemcpy(s.firsts.p, firsts.data(), firsts.size() * 4, cudaMemcpyHostToDevice));
 		s.nfirst = (int)firsts.size();
 	}
-	PC_TRY(forward_layers(m, s, t, keep != 0));
+	PC_TRY(forward_layers(m, s, t, keep));
 	PC_TRY(score_rows(m, s, r));
 	if (r > 0) {
 		PC_CUDA(cudaMemcpy(lp, s.lp.p, (size_t)r * 4, cudaMemcpyDeviceToHost));
@@ -778,6 +935,8 @@ extern "C" int pc_forward(pc_model *m, const int32_t *tokens, int32_t t, const i
 	}
 	s.T = t;
 	s.R = r;
+	s.recomputed = keep == 2;
+	s.lora_on = m->lora_on;
 	if (keep) s.valid = true;
 	return 0;
 }
@@ -789,6 +948,9 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 	const pc_config &c = m->c;
 	int T = s.T, R = s.R, H = c.hidden, I = c.intermediate, V = c.vocab, qd = qdim(c), kd = kvdim(c);
 	if (R > 0 && !dlp) return fail("pc_backward: no weights for %d scored rows", R);
+	if (s.lora_on != m->lora_on)
+		return fail("pc_backward: the kept forward ran with the adapter %s, now it is %s", s.lora_on ? "on" : "off",
+		            m->lora_on ? "on" : "off");
 	PC_TRY(set_device(m));
 	Back &b = m->bk;
 	size_t Tc = round_rows(T), Rc = round_rows(R);
@@ -805,6 +967,9 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 	PC_TRY(ensure(m, b.dsel, Rc * H, "backward"));
 	PC_TRY(ensure(m, b.dlp, Rc, "backward"));
 	PC_TRY(ensure_scratch(m, T, R, true));
+	if (c.lora_rank > 0) PC_TRY(ensure(m, b.ldu, Tc * c.lora_rank, "LoRA backward"));
+	if (m->frozen)
+		PC_TRY(ensure(m, b.gb, std::max(Tc * maxdim(c), R > 0 ? (size_t)logit_chunk(c, R) * V : 0), "backward"));
 	cublasHandle_t h = m->blas;
 	float *dx = b.dx.p, *dn = b.dn.p;
 	PC_CUDA(cudaMemsetAsync(dx, 0, (size_t)T * H * 4, stream()));
@@ -818,25 +983,35 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 			int nc = std::min(ch, R - j0);
 			PC_TRY(gemm_bf16(h, false, true, nc, V, H, 1.0f, m->xb.p + (size_t)j0 * H, H, B(m, m->lm), H, 0.0f, lg, V));
 			PC_TRY(log_softmax_backward(lg, lg, s.lse.p + j0, s.tgt.p + j0, b.dlp.p + j0, nc, V));
-			PC_TRY(gemm(h, true, false, V, H, nc, 1.0f, lg, V, s.sel.p + (size_t)j0 * H, H, 1.0f, G(m, m->lm), H));
-			PC_TRY(gemm(h, false, false, nc, H, V, 1.0f, lg, V, W(m, m->lm), H, 0.0f, b.dsel.p + (size_t)j0 * H, H));
+			if (trains(m, m->lm))
+				PC_TRY(gemm(h, true, false, V, H, nc, 1.0f, lg, V, s.sel.p + (size_t)j0 * H, H, 1.0f, G(m, m->lm), H));
+			if (m->t[m->lm].f32) {
+				PC_TRY(gemm(h, false, false, nc, H, V, 1.0f, lg, V, W(m, m->lm), H, 0.0f, b.dsel.p + (size_t)j0 * H, H));
+			} else { /* a frozen base (LoRA): the BF16 copy, the logits' gradient rounded to BF16 */
+				PC_TRY(to_bf16(b.gb.p, lg, (size_t)nc * V));
+				PC_TRY(gemm_bf16(h, false, false, nc, H, V, 1.0f, b.gb.p, V, B(m, m->lm), H, 0.0f,
+				                 b.dsel.p + (size_t)j0 * H, H));
+			}
 		}
 		PC_TRY(rows_scatter(b.dxnf.p, b.dsel.p, s.rows.p, s.keep.p, R, H));
-		PC_TRY(rmsnorm_backward(dx, G(m, m->fnorm), b.dxnf.p, s.x.p, W(m, m->fnorm), s.invf.p, T, H, m->part.p));
+		PC_TRY(rmsnorm_backward(dx, Gt(m, m->fnorm), b.dxnf.p, s.x.p, W(m, m->fnorm), s.invf.p, T, H, m->part.p));
 	}
 	for (int l = c.layers - 1; l >= 0; l--) {
-		LayerAct &A = s.L[l];
+		LayerAct &A = s.L[s.recomputed ? 0 : l];
 		LayerIdx li = layer_idx(c, l);
+		if (s.recomputed) { /* issue 60: the layer's forward again from its kept input (s.x is free by now) */
+			PC_CUDA(cudaMemcpyAsync(s.x.p, s.inputs.p + (size_t)l * T * H, (size_t)T * H * 4, cudaMemcpyDeviceToDevice,
+			                        stream()));
+			PC_TRY(layer_forward(m, A, s.x.p, T, l, true));
+		}
 		/* MLP: x_out = xmid + h Down^T. */
-		PC_TRY(gemm(h, true, false, H, I, T, 1.0f, dx, H, A.h, I, 1.0f, G(m, li.down), I));
-		PC_TRY(gemm(h, false, false, T, I, H, 1.0f, dx, H, W(m, li.down), I, 0.0f, b.dh.p, I));
+		PC_TRY(linear_backward(m, b.dh.p, 0.0f, dx, A.h, T, li.down, -1));
 		PC_TRY(swiglu_backward(b.dg.p, b.du.p, b.dh.p, A.g, A.u, (size_t)T * I));
 		PC_TRY(linear_backward(m, dn, 0.0f, b.dg.p, A.xn2, T, li.gate, -1));
 		PC_TRY(linear_backward(m, dn, 1.0f, b.du.p, A.xn2, T, li.up, -1));
-		PC_TRY(rmsnorm_backward(dx, G(m, li.post), dn, A.xmid, W(m, li.post), A.inv2, T, H, m->part.p));
+		PC_TRY(rmsnorm_backward(dx, Gt(m, li.post), dn, A.xmid, W(m, li.post), A.inv2, T, H, m->part.p));
 		/* Attention: xmid = xin + att O^T. */
-		PC_TRY(gemm(h, true, false, H, qd, T, 1.0f, dx, H, A.att, qd, 1.0f, G(m, li.o), qd));
-		PC_TRY(gemm(h, false, false, T, qd, H, 1.0f, dx, H, W(m, li.o), qd, 0.0f, b.datt.p, qd));
+		PC_TRY(linear_backward(m, b.datt.p, 0.0f, dx, A.att, T, li.o, -1));
 		PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4, stream()));
 		PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4, stream()));
 		PC_CUDA(cudaMemsetAsync(b.dv.p, 0, (size_t)T * kd * 4, stream()));
@@ -847,19 +1022,19 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 		if (c.qk_norm) { /* Qwen3 (issue 60): through the head norms; datt, spent, holds the normed heads' gradient */
 			PC_CUDA(cudaMemcpyAsync(b.datt.p, b.dq.p, (size_t)T * qd * 4, cudaMemcpyDeviceToDevice, stream()));
 			PC_CUDA(cudaMemsetAsync(b.dq.p, 0, (size_t)T * qd * 4, stream()));
-			PC_TRY(rmsnorm_backward(b.dq.p, G(m, li.qn), b.datt.p, A.qraw, W(m, li.qn), A.invq, T * c.heads, c.head_dim,
+			PC_TRY(rmsnorm_backward(b.dq.p, Gt(m, li.qn), b.datt.p, A.qraw, W(m, li.qn), A.invq, T * c.heads, c.head_dim,
 			                        m->part.p));
 			PC_CUDA(cudaMemcpyAsync(b.datt.p, b.dk.p, (size_t)T * kd * 4, cudaMemcpyDeviceToDevice, stream()));
 			PC_CUDA(cudaMemsetAsync(b.dk.p, 0, (size_t)T * kd * 4, stream()));
-			PC_TRY(rmsnorm_backward(b.dk.p, G(m, li.kn), b.datt.p, A.kraw, W(m, li.kn), A.invk, T * c.kv_heads,
+			PC_TRY(rmsnorm_backward(b.dk.p, Gt(m, li.kn), b.datt.p, A.kraw, W(m, li.kn), A.invk, T * c.kv_heads,
 			                        c.head_dim, m->part.p));
 		}
 		PC_TRY(linear_backward(m, dn, 0.0f, b.dq.p, A.xn1, T, li.q, li.qb));
 		PC_TRY(linear_backward(m, dn, 1.0f, b.dk.p, A.xn1, T, li.k, li.kb));
 		PC_TRY(linear_backward(m, dn, 1.0f, b.dv.p, A.xn1, T, li.v, li.vb));
-		PC_TRY(rmsnorm_backward(dx, G(m, li.in), dn, A.xin, W(m, li.in), A.inv1, T, H, m->part.p));
+		PC_TRY(rmsnorm_backward(dx, Gt(m, li.in), dn, A.xin, W(m, li.in), A.inv1, T, H, m->part.p));
 	}
-	PC_TRY(embed_backward(G(m, 0), dx, s.tok.p, s.next.p, s.firsts.p, s.nfirst, H));
+	if (trains(m, 0)) PC_TRY(embed_backward(G(m, 0), dx, s.tok.p, s.next.p, s.firsts.p, s.nfirst, H));
 	PC_CUDA(cudaDeviceSynchronize());
 	return 0;
 }
@@ -877,7 +1052,7 @@ extern "C" int pc_logits(pc_model *m, const int32_t *tokens, int32_t t, float *l
 	PC_TRY(ensure_seq(m, s, t, 1));
 	PC_TRY(ensure_scratch(m, t, t, false));
 	PC_CUDA(cudaMemcpy(s.tok.p, tokens, (size_t)t * 4, cudaMemcpyHostToDevice));
-	PC_TRY(forward_layers(m, s, t, false));
+	PC_TRY(forward_layers(m, s, t, 0));
 	int H = c.hidden, V = c.vocab;
 	PC_TRY(to_bf16(m->xb.p, s.xnf.p, (size_t)t * H));
 	int ch = logit_chunk(c, t);
@@ -909,11 +1084,23 @@ extern "C" int pc_adamw_step(pc_model *m, const pc_adamw *hp, const uint8_t *dec
 	PC_TRY(set_device(m));
 	for (size_t i = 0; i < m->t.size(); i++) {
 		const TensorInfo &t = m->t[i];
+		if (!trains(m, (int)i)) continue; /* LoRA's frozen base */
 		float wd = decay && decay[i] ? hp->weight_decay : 0.0f;
 		PC_TRY(adamw(m->w + t.off, m->g + t.off, m->m1 + t.off, m->m2 + t.off, t.n, hp, wd,
 		             t.boff >= 0 ? m->wb + t.boff : nullptr));
 	}
 	PC_CUDA(cudaDeviceSynchronize());
+	return 0;
+}
+
+extern "C" int pc_adapter_enable(pc_model *m, int32_t on) {
+	if (!m) return fail("pc_adapter_enable: no model");
+	if (!m->frozen) return fail("pc_adapter_enable: the model has no LoRA adapter");
+	if (on != 0 && on != 1) return fail("pc_adapter_enable: %d is not 0 or 1", on);
+	if (m->lora_on != (on == 1)) {
+		m->lora_on = on == 1;
+		m->gen++; /* a captured decoding step launched (or skipped) the adapter's products */
+	}
 	return 0;
 }
 
@@ -1047,6 +1234,10 @@ extern "C" int pc_append_batch(pc_decoder *const *decs, int32_t n, const int32_t
 	PC_TRY(ensure(m, w.info, Nc, "decoding"));
 	PC_TRY(ensure(m, w.unif, Nc, "decoding"));
 	PC_TRY(ensure(m, m->xb, std::max(Tc * maxdim(c), Nc * H), "BF16 inputs"));
+	if (c.lora_rank > 0) {
+		PC_TRY(ensure(m, m->lu, Tc * c.lora_rank, "LoRA"));
+		PC_TRY(ensure(m, m->lub, Tc * c.lora_rank, "LoRA"));
+	}
 	if (s) {
 		size_t ws = sample_workspace(n, V, s);
 		if (ws == (size_t)-1) return fail("pc_append_batch: the sampling workspace size query failed");

@@ -33,6 +33,10 @@
  * [head_dim], k_proj.weight, k_norm.weight [head_dim], v_proj.weight,
  * o_proj, post_attention_layernorm, gate, up, down; the final norm is then
  * 1 + 11*layers and lm_head 2 + 11*layers.
+ * With an adapter (lora_rank > 0) the adapter's tensors follow the base's
+ * (index nbase = the base's count, as above, and on): layer by layer, for
+ * each targeted projection in the order of lora_targets' bits, A then B
+ * (Hugging Face PEFT's lora_A and lora_B of that module).
  * with qdim = heads*head_dim and kvdim = kv_heads*head_dim. Linear weights
  * are [out, in] row-major, as Hugging Face stores them: y = x W^T + b.
  *
@@ -67,7 +71,7 @@ extern "C" {
 
 /* The version of this interface. The loader refuses a library whose
  * pc_abi() differs from the PATS_CUDA_ABI it was built with. */
-#define PATS_CUDA_ABI 3
+#define PATS_CUDA_ABI 4
 
 typedef struct pc_model pc_model;
 typedef struct pc_decoder pc_decoder;
@@ -85,6 +89,19 @@ typedef struct {
 	float rms_eps;          /* rms_norm_eps */
 	double rope_theta;      /* rope_theta */
 	int32_t qk_norm;        /* 1: Qwen3 (q_norm and k_norm, no q/k/v biases; see the parameter order); 0: Qwen2 */
+	/* LoRA (issue 60). lora_rank > 0: the model trains a LoRA adapter of
+	 * that rank over a frozen base. The base's matrices (the embedding,
+	 * q, k, v, o, gate, up, down and lm_head) are then held in BF16 only
+	 * (converted on upload, 2 bytes a parameter), with no gradient and no
+	 * moments; norms and biases keep FP32 values, also frozen. Bit j of
+	 * lora_targets (0: q_proj, 1: k_proj, 2: v_proj, 3: o_proj,
+	 * 4: gate_proj, 5: up_proj, 6: down_proj) gives that projection of
+	 * every layer an adapter: W x becomes W x + lora_scale * B (A x), A
+	 * [lora_rank, in], B [out, lora_rank], each with an FP32 master, a
+	 * BF16 copy, a gradient and both AdamW moments. */
+	int32_t lora_rank;
+	int32_t lora_targets;
+	float lora_scale;       /* alpha / rank */
 } pc_config;
 
 /* AdamW constants of one step (decoupled weight decay, as lib/model):
@@ -131,7 +148,11 @@ void pc_model_free(pc_model *m);
 int pc_model_memory(pc_model *m, int64_t *bytes);
 
 /* Copies of tensor i (see the parameter order) between host and device; n
- * is its element count and must match. */
+ * is its element count and must match. With an adapter, a base matrix is
+ * stored in BF16: pc_param_set rounds it (nearest even) and pc_param_get
+ * returns the rounded values; the base (every tensor before the adapter's)
+ * has no gradient or moments, and pc_grad_get, pc_moments_set and
+ * pc_moments_get refuse it. */
 int pc_param_set(pc_model *m, int32_t i, const float *src, int64_t n);
 int pc_param_get(pc_model *m, int32_t i, float *dst, int64_t n);
 int pc_grad_get(pc_model *m, int32_t i, float *dst, int64_t n);
@@ -151,12 +172,20 @@ int pc_forward(pc_model *m, const int32_t *tokens, int32_t t, const int32_t *row
                int32_t r, float *lp, float *ent, int32_t keep);
 
 /* Backward of the last kept forward: accumulates into the gradients the
- * gradient of sum_j dlp[j] * lp[j] (dlp has that forward's r values). */
+ * gradient of sum_j dlp[j] * lp[j] (dlp has that forward's r values). With
+ * an adapter only the adapter's gradients accumulate (the base is frozen). */
 int pc_backward(pc_model *m, const float *dlp);
 
 /* Logits of every position of a sequence (t x vocab, row-major) into the
  * host buffer logits: row p scores the token after tokens[p]. */
 int pc_logits(pc_model *m, const int32_t *tokens, int32_t t, float *logits);
+
+/* Switches the adapter's contribution on (1, the default) or off (0): off,
+ * every forward, logits and decoding step computes the frozen base alone
+ * (the reference of GRPO's KL term under LoRA). Refused without an
+ * adapter. A kept forward must be backpropagated with the setting it ran
+ * with. */
+int pc_adapter_enable(pc_model *m, int32_t on);
 
 /* Global L2 norm of all gradients (before clipping) into *norm; when
  * max_norm > 0 and the norm exceeds it, every gradient is scaled by
@@ -164,8 +193,10 @@ int pc_logits(pc_model *m, const int32_t *tokens, int32_t t, float *logits);
 int pc_clip_grad_norm(pc_model *m, double max_norm, double *norm);
 
 /* One AdamW step over every parameter from its gradient; decay has one
- * entry per parameter tensor and decay[i] != 0 applies weight_decay to
- * tensor i. Gradients are left as they are. */
+ * entry per parameter tensor (with an adapter: the base's and the
+ * adapter's) and decay[i] != 0 applies weight_decay to tensor i. With an
+ * adapter only the adapter's tensors step (the base is frozen). Gradients
+ * are left as they are. */
 int pc_adamw_step(pc_model *m, const pc_adamw *h, const uint8_t *decay);
 
 /* A decoder: a KV cache over the model for up to capacity positions. */

@@ -62,6 +62,7 @@ int rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, cons
 	if (rows <= 0) return 0;
 	k_rmsnorm_backward_dx<<<rows, NORM_THREADS, 0, stream()>>>(dx, dy, x, w, inv, dim);
 	PC_LAUNCHED("k_rmsnorm_backward_dx");
+	if (!dw) return 0; /* a frozen weight (LoRA's base, issue 60): no gradient */
 	int parts = (rows + COLSUM_CHUNK - 1) / COLSUM_CHUNK;
 	dim3 grid(blocks_for(dim, 256), parts);
 	k_rmsnorm_backward_dw<<<grid, 256, 0, stream()>>>(dy, x, inv, rows, dim, scratch);

@@ -3,8 +3,10 @@
 // Command gpubench measures the CUDA backend (libpatscuda.so) on the GPU
 // it finds and writes Markdown (bench/gpu.md): training tokens/s and MFU
 // for the Qwen2.5-0.5B and 1.5B shapes, decoding tokens/s at batch 1 to
-// 256, one GRPO iteration split into rollout and update, and the device
-// memory a model of each size holds. Models have random weights; token ids
+// 256, one GRPO iteration split into rollout and update, the device
+// memory a model of each size holds, and (issue 60, lora.go) the memory
+// and tokens/s of LoRA and full updates over a BF16 base with recomputed
+// activations at the 1.5B, 7B and Qwen3-8B shapes. Models have random weights; token ids
 // are random. It stops starting new measurements when its time budget
 // (-budget) is spent.
 //
@@ -56,19 +58,27 @@ var shapes = []shape{
 }
 
 // sizes lists the parameter tensors' element counts in Params order and
-// whether each is a norm weight (set to 1).
+// whether each is a norm weight (set to 1); Qwen3 (QKNorm) has its head
+// norms where Qwen2 has the q, k and v biases.
 func sizes(c model.Config) (n []int, norm []bool) {
-	h, q, kv, in, v := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize, c.VocabSize
+	h, q, kv, in, v, hd := c.HiddenSize, c.QDim(), c.KVDim(), c.IntermediateSize, c.VocabSize, c.HeadDim()
 	add := func(k int, isNorm bool) { n, norm = append(n, k), append(norm, isNorm) }
 	add(v*h, false)
 	for l := 0; l < c.NumHiddenLayers; l++ {
 		add(h, true)
 		add(q*h, false)
-		add(q, false)
-		add(kv*h, false)
-		add(kv, false)
-		add(kv*h, false)
-		add(kv, false)
+		if c.QKNorm() {
+			add(hd, true)
+			add(kv*h, false)
+			add(hd, true)
+			add(kv*h, false)
+		} else {
+			add(q, false)
+			add(kv*h, false)
+			add(kv, false)
+			add(kv*h, false)
+			add(kv, false)
+		}
 		add(h*q, false)
 		add(h, true)
 		add(in*h, false)
@@ -89,7 +99,17 @@ func newModel(d *device.Device, c model.Config) (model.Accelerator, error) {
 	if err != nil {
 		return nil, err
 	}
+	return acc, upload(acc, c, nil)
+}
+
+// upload sets every tensor of acc: the base's (sizes), then, when extra
+// is given, the extra tensors of those sizes (a LoRA adapter's), from the
+// same random buffer.
+func upload(acc model.Accelerator, c model.Config, extra []int) error {
 	n, norm := sizes(c)
+	for _, k := range extra {
+		n, norm = append(n, k), append(norm, false)
+	}
 	big := 0
 	for _, k := range n {
 		big = max(big, k)
@@ -102,21 +122,21 @@ func newModel(d *device.Device, c model.Config) (model.Accelerator, error) {
 		x ^= x << 17
 		buf[i] = (float32(x>>40)/float32(1<<24) - 0.5) * 0.04
 	}
-	ones := make([]float32, c.HiddenSize)
+	ones := make([]float32, max(c.HiddenSize, c.HeadDim()))
 	for i := range ones {
 		ones[i] = 1
 	}
 	for i, k := range n {
 		src := buf[:k]
 		if norm[i] {
-			src = ones
+			src = ones[:k]
 		}
 		if err := acc.SetParam(i, src); err != nil {
 			acc.Close()
-			return nil, err
+			return err
 		}
 	}
-	return acc, nil
+	return nil
 }
 
 func randTokens(rng *rand.Rand, n, vocab int) []int32 {
@@ -435,7 +455,9 @@ func main() {
 	}
 	fmt.Fprintf(&sb, "# GPU benchmark\n\n")
 	fmt.Fprintf(&sb, "Made by `build/gpu/gpubench` (bench/gpu/main.go) through libpatscuda.so on %s. Random weights and token ids.\n\n", d)
-	for _, section := range []func(){b.memory, func() { b.train(1024, 8, *budget/4) }, func() { b.decode(*budget) }, b.grpo} {
+	// issue 60's LoRA and recompute figures come first: the earlier
+	// sections' figures are already on record from earlier runs.
+	for _, section := range []func(){b.memory, func() { b.lora(*budget * 2 / 3) }, func() { b.train(1024, 8, *budget/4) }, func() { b.decode(*budget) }, b.grpo} {
 		section()
 		flush()
 	}

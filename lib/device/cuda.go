@@ -20,7 +20,7 @@ package device
 	X(decoder_new) X(decoder_free) X(decoder_clone) X(decoder_len) X(append_batch) X(model_graphs) \
 	X(op_matmul) X(op_rmsnorm) X(op_rmsnorm_backward) X(op_rope) X(op_attention) \
 	X(op_attention_backward) X(op_swiglu) X(op_swiglu_backward) X(op_log_softmax) \
-	X(op_log_softmax_backward) X(op_adamw) X(op_sample) X(op_decode_attention)
+	X(op_log_softmax_backward) X(op_adamw) X(op_sample) X(op_decode_attention) X(adapter_enable)
 
 #define PC_FIELD(n) __typeof__(pc_##n) *n;
 typedef struct {
@@ -93,6 +93,7 @@ static int w_zero_grad(const pc_lib *l, pc_model *m, char *err) { PCW(l->zero_gr
 static int w_forward(const pc_lib *l, pc_model *m, const int32_t *tok, int32_t t, const int32_t *rows, const int32_t *tg,
                      int32_t r, float *lp, float *ent, int32_t keep, char *err) { PCW(l->forward(m, tok, t, rows, tg, r, lp, ent, keep)); }
 static int w_backward(const pc_lib *l, pc_model *m, const float *dlp, char *err) { PCW(l->backward(m, dlp)); }
+static int w_adapter_enable(const pc_lib *l, pc_model *m, int32_t on, char *err) { PCW(l->adapter_enable(m, on)); }
 static int w_logits(const pc_lib *l, pc_model *m, const int32_t *tok, int32_t t, float *out, char *err) { PCW(l->logits(m, tok, t, out)); }
 static int w_clip(const pc_lib *l, pc_model *m, double mx, double *nrm, char *err) { PCW(l->clip_grad_norm(m, mx, nrm)); }
 static int w_adamw_step(const pc_lib *l, pc_model *m, const pc_adamw *h, const uint8_t *d, char *err) { PCW(l->adamw_step(m, h, d)); }
@@ -163,6 +164,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -297,9 +299,13 @@ type accel struct {
 	m    *C.pc_model
 	cfg  model.Config
 	desc string
+	// issue 60: the adapter the device model was made with (nil: none),
+	// and whether a kept forward keeps each layer's input only (keep = 2).
+	lora      *model.LoRAConfig
+	recompute bool
 }
 
-func pcConfig(c model.Config) C.pc_config {
+func pcConfig(c model.Config, lora *model.LoRAConfig) C.pc_config {
 	tied, qkNorm := C.int32_t(0), C.int32_t(0)
 	if c.TieWordEmbeddings {
 		tied = 1
@@ -312,17 +318,55 @@ func pcConfig(c model.Config) C.pc_config {
 		layers: C.int32_t(c.NumHiddenLayers), heads: C.int32_t(c.NumAttentionHeads), kv_heads: C.int32_t(c.NumKeyValueHeads),
 		head_dim: C.int32_t(c.HeadDim()), max_positions: C.int32_t(c.MaxPositionEmbeddings), tied: tied,
 		rms_eps: C.float(c.RMSNormEps), rope_theta: C.double(c.RopeTheta), qk_norm: qkNorm,
+		lora_rank: C.int32_t(loraRank(lora)), lora_targets: C.int32_t(loraTargets(lora)), lora_scale: C.float(loraScale(lora)),
 	}
 }
 
-func newAccel(l *cudaLib, c model.Config, desc string) (model.Accelerator, error) {
-	cfg := pcConfig(c)
+// loraRank, loraTargets and loraScale are pc_config's LoRA fields (issue
+// 60): the rank, one bit per targeted projection in model.LoRAModules'
+// order (the header's bit order), and alpha/rank as the CPU computes it.
+func loraRank(l *model.LoRAConfig) int {
+	if l == nil {
+		return 0
+	}
+	return l.Rank
+}
+
+func loraTargets(l *model.LoRAConfig) int {
+	if l == nil {
+		return 0
+	}
+	bits := 0
+	for j, name := range model.LoRAModules {
+		if l.Targets == nil || slices.Contains(l.Targets, name) {
+			bits |= 1 << j
+		}
+	}
+	return bits
+}
+
+func loraScale(l *model.LoRAConfig) float32 {
+	if l == nil {
+		return 0
+	}
+	return float32(l.Alpha / float64(l.Rank))
+}
+
+func newAccel(l *cudaLib, c model.Config, lora *model.LoRAConfig, desc string) (model.Accelerator, error) {
+	if lora != nil {
+		lc := *lora
+		if lc.Targets == nil {
+			lc.Targets = slices.Clone(model.LoRAModules)
+		}
+		lora = &lc
+	}
+	cfg := pcConfig(c, lora)
 	var e errBuf
 	var m *C.pc_model
 	if err := check("pc_model_new", C.w_model_new(l.l, &cfg, 0, &m, e.p()), &e); err != nil {
 		return nil, err
 	}
-	return &accel{lib: l, m: m, cfg: c, desc: desc}, nil
+	return &accel{lib: l, m: m, cfg: c, desc: desc, lora: lora}, nil
 }
 
 // NewModel makes a device model for a configuration without attaching it
@@ -331,7 +375,39 @@ func (d *Device) NewModel(c model.Config) (model.Accelerator, error) {
 	if d.cuda == nil {
 		return nil, errors.New("device: NewModel needs cuda")
 	}
-	return newAccel(d.cuda, c, d.desc)
+	return newAccel(d.cuda, c, nil, d.desc)
+}
+
+// NewLoRAModel is NewModel for a model that trains a LoRA adapter of lora
+// over a frozen BF16 base (issue 60; model.LoRAAccelerator): the
+// benchmark's memory and speed figures use it.
+func (d *Device) NewLoRAModel(c model.Config, lora model.LoRAConfig) (model.Accelerator, error) {
+	if d.cuda == nil {
+		return nil, errors.New("device: NewLoRAModel needs cuda")
+	}
+	return newAccel(d.cuda, c, &lora, d.desc)
+}
+
+// LoRA is the adapter configuration the device model was made with.
+func (a *accel) LoRA() *model.LoRAConfig { return a.lora }
+
+// EnableAdapter switches the adapter on or off (pc_adapter_enable).
+func (a *accel) EnableAdapter(on bool) error {
+	v := C.int32_t(0)
+	if on {
+		v = 1
+	}
+	return a.call("pc_adapter_enable", func(e *errBuf) C.int {
+		return C.w_adapter_enable(a.lib.l, a.m, v, e.p())
+	})
+}
+
+// SetRecompute makes kept forwards keep each layer's input only (keep = 2
+// of pc_forward).
+func (a *accel) SetRecompute(on bool) {
+	a.mu.Lock()
+	a.recompute = on
+	a.mu.Unlock()
 }
 
 func (a *accel) Name() string { return "cuda: " + a.desc }
@@ -413,6 +489,9 @@ func (a *accel) Forward(tokens, rows, targets []int32, lp, ent []float32, keep b
 		k = 1
 	}
 	return a.call("pc_forward", func(e *errBuf) C.int {
+		if keep && a.recompute {
+			k = 2
+		}
 		return C.w_forward(a.lib.l, a.m, i32(tokens), C.int32_t(len(tokens)), i32(rows), i32(targets),
 			C.int32_t(len(rows)), f32(lp), f32(ent), k, e.p())
 	})

@@ -70,7 +70,11 @@ func (d *Device) Attach(m *model.Model) error {
 	if d == nil || d.name == CPU {
 		return nil
 	}
-	acc, err := newAccel(d.cuda, m.Cfg, d.desc)
+	var lora *model.LoRAConfig
+	if ad := m.Adapter(); ad != nil { // issue 60: the adapter over a frozen BF16 base
+		lora = &ad.Cfg
+	}
+	acc, err := newAccel(d.cuda, m.Cfg, lora, d.desc)
 	if err != nil {
 		return err
 	}

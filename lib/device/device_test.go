@@ -63,7 +63,7 @@ func TestLoadRefuses(t *testing.T) {
 		want string // the whole message, with PATH for the library's path
 	}{
 		{"missing", missing, "cannot load PATH: PATH: cannot open shared object file: No such file or directory"},
-		{"wrong interface version", fake(t, "-DONLY_ABI", "-DFAKE_ABI=7"), "PATH has interface version 7, this binary wants 3: rebuild it with make cuda"},
+		{"wrong interface version", fake(t, "-DONLY_ABI", "-DFAKE_ABI=7"), "PATH has interface version 7, this binary wants 4: rebuild it with make cuda"},
 		{"right version, no functions", fake(t, "-DONLY_ABI"), "PATH is not the pats CUDA library: it has no pc_device_count"},
 		{"no device", fake(t, "-DFAKE_DEVICES=0"), "no CUDA device found (PATH loaded, the driver sees none)"},
 		{"driver fails", fake(t, "-DCOUNT_FAILS"), "cuda: pc_device_count: no driver: fake failure"},
@@ -79,8 +79,8 @@ func TestLoadRefuses(t *testing.T) {
 			t.Errorf("%s:\n got %s\nwant %s", c.name, err, want)
 		}
 	}
-	if ABI != 3 {
-		t.Errorf("ABI = %d; the messages above assume 3", ABI)
+	if ABI != 4 {
+		t.Errorf("ABI = %d; the messages above assume 4", ABI)
 	}
 }
 

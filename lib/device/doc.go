@@ -15,6 +15,10 @@
 // Device.Attach puts a model.Model on the device (model.Model.Attach with
 // this package's model.Accelerator): the parameters are uploaded once and
 // training steps and decoding run there until the checkpoint is written.
+// A model with a LoRA adapter gets a device model made for that adapter
+// (model.LoRAAccelerator: the frozen base in BF16, the adapter trained),
+// and SetRecompute reaches the device (model.RecomputeAccelerator: kept
+// forwards keep each layer's input only); issue 60.
 // Every error of the library is wrapped with the name of the call that
 // failed and the library's own message (pc_error, read in the same C call,
 // on the same thread).

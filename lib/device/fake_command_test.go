@@ -21,7 +21,10 @@ import (
 // TestDeviceFailsMidRun: learn sft --device cuda over the fake library
 // (testdata/fakelib.c: a device is found and the model uploaded, but the
 // backward is not implemented) fails with the library's message and the
-// call's name, as a run failure (exit 1), and writes nothing.
+// call's name, as a run failure (exit 1), and writes nothing; with
+// --recompute, and a LoRA adapter on a saved checkpoint, too (issue 60:
+// no longer refused on cuda; the fake checks every upload's element
+// count, the adapter's at its indices after the base's).
 func TestDeviceFailsMidRun(t *testing.T) {
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
@@ -45,10 +48,20 @@ func TestDeviceFailsMidRun(t *testing.T) {
 	out := filepath.Join(dir, "ckpt")
 	cfg := rl.DefaultSFT()
 	cfg.Epochs = 1
-	err = learn.RunSFT(context.Background(), learn.SFTOptions{Init: "tiny", Demos: []string{demos}, Output: out,
-		Seed: 1, Config: cfg, Device: "cuda"}, stage.Streams{})
-	if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
-		t.Fatalf("got %v (exit %d), want the fake's pc_backward failure, exit 1", err, command.Code(err))
+	base := filepath.Join(t.TempDir(), "base")
+	if err := learn.RunSFT(context.Background(), learn.SFTOptions{Init: "tiny", Demos: []string{demos}, Output: base,
+		Seed: 1, Config: cfg}, stage.Streams{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct {
+		init string
+		lora learn.LoRAOptions
+	}{{"tiny", learn.LoRAOptions{}}, {"tiny", learn.LoRAOptions{Recompute: true}}, {base, learn.LoRAOptions{Rank: 4, Targets: []string{"q_proj", "v_proj", "down_proj"}, Recompute: true}}} {
+		err = learn.RunSFT(context.Background(), learn.SFTOptions{Init: run.init, Demos: []string{demos}, Output: out,
+			Seed: 1, Config: cfg, Device: "cuda", LoRA: run.lora}, stage.Streams{})
+		if err == nil || !strings.Contains(err.Error(), "cuda: pc_backward: not implemented by the fake") || command.Code(err) != command.ExitFailure {
+			t.Fatalf("%+v: got %v (exit %d), want the fake's pc_backward failure, exit 1", run.lora, err, command.Code(err))
+		}
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {

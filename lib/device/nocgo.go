@@ -15,7 +15,9 @@ var errNoCgo = errors.New("cuda is unavailable: this binary was built without cg
 
 func openCUDA() (*cudaLib, string, error) { return nil, "", errNoCgo }
 
-func newAccel(*cudaLib, model.Config, string) (model.Accelerator, error) { return nil, errNoCgo }
+func newAccel(*cudaLib, model.Config, *model.LoRAConfig, string) (model.Accelerator, error) {
+	return nil, errNoCgo
+}
 
 // LoadPath loads the CUDA library at path and checks its interface
 // version (tests); without cgo it always fails.

@@ -161,3 +161,56 @@ func TestParityChecksCatchPlantedBugs(t *testing.T) {
 		}
 	}
 }
+
+// TestParityLoRAChecksCatchPlantedBugs: issue 60's checks pass on the CPU
+// stand-in of the device (with and without every product's operands in
+// BF16) and fail on their planted bugs: an adapter that cannot be switched
+// off, and recomputed log-probabilities one unit in the last place away.
+func TestParityLoRAChecksCatchPlantedBugs(t *testing.T) {
+	small := model.Small(2000)
+	seqs := randomSeqs(5, small.VocabSize, []int{37, 2, 60})
+	lora := func(bug string) func(tb) {
+		return func(t tb) {
+			cpu, dev := loraPair(t, small, 21)
+			attachStandIn(t, dev, bug)
+			checkLoRA(t, cpu, dev, seqs)
+		}
+	}
+	recompute := func(bug string) func(tb) {
+		return func(t tb) {
+			_, dev := loraPair(t, small, 22)
+			attachStandIn(t, dev, bug)
+			checkRecompute(t, dev, seqs)
+			full := randomModel(t, small, 23)
+			attachStandIn(t, full, bug)
+			checkRecompute(t, full, seqs)
+		}
+	}
+	for _, c := range []struct {
+		check string
+		run   func(string) func(tb)
+		pass  []string
+		bug   string
+	}{
+		{"lora", lora, []string{bugNone, bugBF16}, bugLoRAOff},
+		{"recompute", recompute, []string{bugNone, bugBF16}, bugRecompute},
+	} {
+		for _, b := range c.pass {
+			name := c.check + "/" + strings.TrimPrefix(b+"-passes", "-")
+			t.Run(name, func(t *testing.T) {
+				if f := failures(name, c.run(b)); len(f) > 0 {
+					t.Errorf("failed on the stand-in %q: %s", b, strings.Join(f, "; "))
+				}
+			})
+		}
+		name := c.check + "/" + c.bug
+		t.Run(name, func(t *testing.T) {
+			f := failures(name, c.run(c.bug))
+			if len(f) == 0 {
+				t.Errorf("passed with the bug %q planted", c.bug)
+				return
+			}
+			t.Logf("caught %q: %s", c.bug, f[0])
+		})
+	}
+}

@@ -87,8 +87,8 @@ func (m *Model) Attach(acc Accelerator) error {
 	if m.acc != nil {
 		return fmt.Errorf("model is already on %s", m.acc.Name())
 	}
-	if m.lora != nil { // issue 60: the CUDA library runs no adapters yet
-		return fmt.Errorf("%s does not run LoRA adapters yet: merge the adapter first (learn merge), or train on cpu", acc.Name())
+	if err := m.checkAccelerator(acc); err != nil { // issue 60: adapters and recompute need an accelerator that runs them
+		return err
 	}
 	if m.invTemp != 0 {
 		return fmt.Errorf("%s does not score at temperature %g (only temperature 1)", acc.Name(), m.ScoringTemperature())
@@ -97,6 +97,9 @@ func (m *Model) Attach(acc Accelerator) error {
 		if err := acc.SetParam(i, t.W); err != nil {
 			return fmt.Errorf("upload %s: %w", t.Name, err)
 		}
+	}
+	if err := m.uploadAdapter(acc); err != nil {
+		return err
 	}
 	m.acc = acc
 	return nil
@@ -155,6 +158,14 @@ func (m *Model) Sync() error {
 	if err := m.accErr; err != nil {
 		return err
 	}
+	if m.lora != nil { // issue 60: the base is frozen (and the device's may be rounded): the adapter only
+		for j, t := range m.lora.params {
+			if err := m.acc.Param(len(m.params)+j, t.W); err != nil {
+				return fmt.Errorf("download %s: %w", t.Name, err)
+			}
+		}
+		return nil
+	}
 	for i, t := range m.params {
 		if err := m.acc.Param(i, t.W); err != nil {
 			return fmt.Errorf("download %s: %w", t.Name, err)
@@ -190,6 +201,9 @@ func (m *Model) accForward(seq []int32, rows []int, target []int32, keep bool) (
 	}
 	l = make([]float32, R)
 	e := make([]float32, R)
+	if err := m.accPrepare(keep); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := m.acc.Forward(seq, r32, target, l, e, keep); err != nil {
 		return nil, nil, nil, err
 	}
@@ -206,17 +220,18 @@ func (m *Model) accForward(seq []int32, rows []int, target []int32, keep bool) (
 // step after the optimizer was made or loaded.
 func (o *AdamW) accStep(h AdamWStep) error {
 	m := o.model
+	tr := m.Trainable() // issue 60: the adapter's under LoRA, at their device indices
 	if !o.onDevice {
-		for i := range m.params {
-			if err := m.acc.SetMoments(i, o.M[i], o.V[i]); err != nil {
-				return fmt.Errorf("adamw: upload moments of %s: %w", m.params[i].Name, err)
+		for j, p := range tr {
+			if err := m.acc.SetMoments(m.TrainableIndex(j), o.M[j], o.V[j]); err != nil {
+				return fmt.Errorf("adamw: upload moments of %s: %w", p.Name, err)
 			}
 		}
 		o.onDevice = true
 	}
-	decay := make([]bool, len(m.params))
-	for i, p := range m.params {
-		decay[i] = p.Decay
+	decay := make([]bool, m.deviceTensors())
+	for j, p := range tr {
+		decay[m.TrainableIndex(j)] = p.Decay
 	}
 	h.WeightDecay = float32(o.Cfg.WeightDecay)
 	return m.acc.AdamW(h, decay)
@@ -229,9 +244,9 @@ func (o *AdamW) Sync() error {
 	if m.acc == nil || !o.onDevice {
 		return nil
 	}
-	for i := range m.params {
-		if err := m.acc.Moments(i, o.M[i], o.V[i]); err != nil {
-			return fmt.Errorf("adamw: download moments of %s: %w", m.params[i].Name, err)
+	for j, p := range m.Trainable() {
+		if err := m.acc.Moments(m.TrainableIndex(j), o.M[j], o.V[j]); err != nil {
+			return fmt.Errorf("adamw: download moments of %s: %w", p.Name, err)
 		}
 	}
 	return nil
@@ -258,6 +273,9 @@ func (m *Model) accAppend(decs []*Decoder, chunks [][]int32, want bool, s *Sampl
 	var flat []float32
 	if want {
 		flat = make([]float32, B*V)
+	}
+	if err := m.accPrepare(false); err != nil {
+		return nil, nil, nil, err
 	}
 	if s != nil {
 		tok = make([]int32, B)

@@ -220,6 +220,9 @@ func (m *Model) Logits(seq []int32) ([]float32, error) {
 			return nil, err
 		}
 		out := make([]float32, len(seq)*m.Cfg.VocabSize)
+		if err := m.accPrepare(false); err != nil {
+			return nil, err
+		}
 		if err := m.acc.Logits(seq, out); err != nil {
 			return nil, err
 		}

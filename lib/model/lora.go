@@ -150,7 +150,7 @@ func (m *Model) newAdapter(cfg LoRAConfig) (*Adapter, error) {
 		return nil, fmt.Errorf("the model already has an adapter")
 	}
 	if m.acc != nil {
-		return nil, fmt.Errorf("LoRA adapters are not implemented on %s", m.acc.Name())
+		return nil, fmt.Errorf("the model is on %s: add the adapter before putting it on the device", m.acc.Name())
 	}
 	ad := &Adapter{Cfg: cfg, pairs: map[*Tensor]*loraPair{}}
 	scale := float32(cfg.Alpha / float64(cfg.Rank))

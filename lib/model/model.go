@@ -64,6 +64,7 @@ type Model struct {
 	// (SetRecompute, recompute.go).
 	lora      *Adapter
 	recompute bool
+	accLoRAOn bool // whether the accelerator's adapter is on (accPrepare)
 }
 
 // SetScoringTemperature makes LogProbs, ForwardBackward and

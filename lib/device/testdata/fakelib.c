@@ -60,16 +60,27 @@ static int64_t numel(const pc_config *c, int i) {
 	if (i == 1 + 12 * c->layers) return h;
 	return (int64_t)c->vocab * h;
 }
+/* The element count of adapter tensor k (issue 60): per layer, A [r, in]
+ * then B [out, r] of each targeted projection in bit order. */
+static int64_t lora_numel(const pc_config *c, int k) {
+	int64_t h = c->hidden, q = (int64_t)c->heads * c->head_dim, kv = (int64_t)c->kv_heads * c->head_dim, in = c->intermediate;
+	int64_t io[7][2] = {{h, q}, {h, kv}, {h, kv}, {q, h}, {h, in}, {h, in}, {in, h}};
+	int per = __builtin_popcount(c->lora_targets & 127), pair = (k / 2) % per, j = 0;
+	for (;; j++)
+		if (c->lora_targets >> j & 1 && pair-- == 0) break;
+	return k % 2 == 0 ? c->lora_rank * io[j][0] : io[j][1] * c->lora_rank;
+}
 int pc_model_new(const pc_config *cfg, int32_t dev, pc_model **out) {
 	if (dev != 0) return fail("no such device");
 	pc_model *m = calloc(1, sizeof *m);
-	m->n = 2 + 12 * cfg->layers + (cfg->tied ? 0 : 1);
+	int nbase = 2 + 12 * cfg->layers + (cfg->tied ? 0 : 1);
+	m->n = nbase + (cfg->lora_rank > 0 ? 2 * cfg->layers * __builtin_popcount(cfg->lora_targets & 127) : 0);
 	m->p = calloc(m->n, sizeof(float *));
 	m->m1 = calloc(m->n, sizeof(float *));
 	m->m2 = calloc(m->n, sizeof(float *));
 	m->len = calloc(m->n, sizeof(int64_t));
 	for (int i = 0; i < m->n; i++) {
-		m->len[i] = numel(cfg, i);
+		m->len[i] = i < nbase ? numel(cfg, i) : lora_numel(cfg, i - nbase);
 		m->p[i] = calloc(m->len[i], sizeof(float));
 		m->m1[i] = calloc(m->len[i], sizeof(float));
 		m->m2[i] = calloc(m->len[i], sizeof(float));
@@ -168,4 +179,5 @@ NOOP(pc_op_sample, const float *logits, int32_t vocab, const pc_sampling *s, dou
 NOOP(pc_op_decode_attention, float *out, const float *q, const float *kn, const float *vn, float *kc, float *vc, int32_t ndec,
      int32_t cap, const int32_t *rowdec, const int32_t *rowpos, int32_t rows, int32_t heads, int32_t kvh, int32_t hd)
 NOOP(pc_model_graphs, pc_model *m, int64_t *captures, int64_t *replays, int64_t *direct, int32_t *enabled)
+int pc_adapter_enable(pc_model *m, int32_t on) { return 0; }
 #endif

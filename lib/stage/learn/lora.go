@@ -77,9 +77,6 @@ func (o LoRAOptions) check(device string) error {
 	if o.Rank == 0 && (o.Alpha != 0 || o.Targets != nil) {
 		return command.Usagef("--lora-alpha and --lora-targets need --lora-rank")
 	}
-	if device != "" && device != "cpu" && (o.Rank > 0 || o.Recompute) {
-		return command.Usagef("--lora-rank and --recompute run on cpu only so far (--device %s)", device)
-	}
 	return nil
 }
 
@@ -91,9 +88,6 @@ func (o LoRAOptions) check(device string) error {
 func applyLoRA(in *Init, flag, init string, o LoRAOptions, seed int64, device string) error {
 	in.Model.SetRecompute(o.Recompute)
 	if ad := in.Model.Adapter(); ad != nil {
-		if device != "" && device != "cpu" {
-			return command.Usagef("--%s %s is a LoRA adapter: training adapters runs on cpu only so far (--device %s)", flag, init, device)
-		}
 		if o.Rank == 0 {
 			return nil
 		}
