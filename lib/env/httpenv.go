@@ -209,7 +209,7 @@ func (s *serverEnv) call(method, path string, body, out any, what string) error 
 	case errors.As(err, &refused):
 		return fmt.Errorf("environment server %s: %s %s: %w", s.shown, method, path, err)
 	case retried:
-		down := s.broken(fmt.Sprintf("%s %s: no answer after %d tries (the server stayed down or kept failing): %v", method, path, tries, err), err)
+		down := s.broken(fmt.Sprintf("%s %s: no answer after %d tries (the server stayed down or kept failing); the last: %v", method, path, tries, err), err)
 		s.down.CompareAndSwap(nil, &down)
 		return *s.down.Load()
 	}
@@ -301,7 +301,7 @@ func readerOrNil(r *bytes.Reader) interface{ Read([]byte) (int, error) } {
 // os.ErrDeadlineExceeded.
 func (s *serverEnv) transportError(ctx, rctx context.Context, err error) error {
 	if ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded) {
-		return fmt.Errorf("no answer within %s: %w", s.opts.Timeout, os.ErrDeadlineExceeded)
+		return &scrubbed{msg: fmt.Sprintf("no answer within %s", s.opts.Timeout), err: os.ErrDeadlineExceeded}
 	}
 	return scrubbedError(err)
 }
