@@ -496,32 +496,18 @@ func (e *execEnv) Reset(id string, seed int64) (Episode, error) {
 		return nil, err
 	}
 	r.Key = boundKey(r.Key)
-	return &execEpisode{env: e, n: n, reset: r, admissible: orNil(r.Admissible), features: orNil(r.Features)}, nil
+	ep := &execEpisode{env: e, n: n, reset: r}
+	ep.answered(r.Admissible, r.Features, false)
+	return ep, nil
 }
 
 // execEpisode mirrors one episode of the child. Its state (admissible
 // actions, features) is what the last answer said.
 type execEpisode struct {
-	env        *execEnv
-	n          int64
-	reset      ResetResponse
-	mu         sync.Mutex
-	admissible []string
-	features   []string
-	done       bool
-	err        error
-	// release is called once when the episode ends (done, failed or
-	// closed): a pool of children (execPool) counts the child's episodes.
-	release func()
-}
-
-// end marks the episode over and releases it; p.mu is held.
-func (p *execEpisode) end() {
-	p.done = true
-	if p.release != nil {
-		p.release()
-		p.release = nil
-	}
+	mirror
+	env   *execEnv
+	n     int64
+	reset ResetResponse
 }
 
 func (p *execEpisode) TaskID() string      { return p.reset.TaskID }
@@ -532,25 +518,6 @@ func (p *execEpisode) MaxSteps() int       { return p.reset.MaxSteps }
 
 // InitialKey is the key the child sent with reset ("" when it sent none).
 func (p *execEpisode) InitialKey() string { return p.reset.Key }
-
-func (p *execEpisode) Admissible() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.admissible...)
-}
-
-func (p *execEpisode) Features() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.features...)
-}
-
-// Err returns the error that ended the episode, or nil.
-func (p *execEpisode) Err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
 
 // EpisodeOver is the observation of a step sent after the episode ended
 // (the child has already dropped it).
@@ -566,16 +533,9 @@ func (p *execEpisode) Step(action string) Step {
 	}
 	var r StepResponse
 	if err := p.env.call(Request{Op: OpStep, Episode: p.n, Action: action}, &r); err != nil {
-		p.end()
-		p.err = err
-		p.admissible = nil
-		p.features = append(p.features, "failure:env_error")
-		return Step{Observation: "environment error: " + err.Error(), Done: true}
+		return p.fail(err)
 	}
-	if r.Done {
-		p.end()
-	}
-	p.admissible, p.features = orNil(r.Admissible), orNil(r.Features)
+	p.answered(r.Admissible, r.Features, r.Done)
 	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid, Key: boundKey(r.Key)}
 }
 

@@ -415,21 +415,19 @@ func (s *serverEnv) Reset(id string, seed int64) (Episode, error) {
 	if err := s.checkText(append(append([]string{o.Text, o.TaskID, o.TaskType, o.Goal}, o.Admissible...), o.Features...)...); err != nil {
 		return nil, err
 	}
-	return &serverEpisode{s: s, id: epID, reset: *o, key: boundKey(o.Key), admissible: orNil(o.Admissible), features: orNil(o.Features)}, nil
+	ep := &serverEpisode{s: s, id: epID, reset: *o, key: boundKey(o.Key)}
+	ep.answered(o.Admissible, o.Features, false)
+	return ep, nil
 }
 
 // serverEpisode mirrors one episode of the server.
 type serverEpisode struct {
-	s          *serverEnv
-	id         string
-	reset      serverObservation
-	key        string
-	mu         sync.Mutex
-	steps      int
-	admissible []string
-	features   []string
-	done       bool
-	err        error
+	mirror
+	s     *serverEnv
+	id    string
+	reset serverObservation
+	key   string
+	steps int
 }
 
 func (p *serverEpisode) TaskID() string      { return p.reset.TaskID }
@@ -438,25 +436,6 @@ func (p *serverEpisode) Goal() string        { return p.reset.Goal }
 func (p *serverEpisode) Observation() string { return p.reset.Text }
 func (p *serverEpisode) MaxSteps() int       { return p.reset.MaxSteps }
 func (p *serverEpisode) InitialKey() string  { return p.key }
-
-func (p *serverEpisode) Admissible() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.admissible...)
-}
-
-func (p *serverEpisode) Features() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.features...)
-}
-
-// Err returns the error that ended the episode, or nil.
-func (p *serverEpisode) Err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
 
 // Step sends the action with a request id of its own (the episode and
 // the step's number), so that a server may answer a retried step from
@@ -481,14 +460,10 @@ func (p *serverEpisode) Step(action string) Step {
 		err = p.s.checkText(append(append([]string{o.Text, o.Key}, o.Admissible...), o.Features...)...)
 	}
 	if err != nil {
-		p.done, p.err = true, err
-		p.admissible = nil
-		p.features = append(p.features, "failure:env_error")
-		return Step{Observation: "environment error: " + err.Error(), Done: true}
+		return p.fail(err)
 	}
 	o := a.Observation
-	p.done = a.Done
-	p.admissible, p.features = orNil(o.Admissible), orNil(o.Features)
+	p.answered(o.Admissible, o.Features, a.Done)
 	var reward float64
 	if a.Reward != nil {
 		reward = *a.Reward
@@ -504,7 +479,7 @@ func (p *serverEpisode) Close() error {
 	if p.done {
 		return nil
 	}
-	p.done = true
+	p.end()
 	var ok struct {
 		Closed bool `json:"closed"`
 	}
