@@ -49,8 +49,9 @@ type ServerOptions struct {
 	// MaxAnswer bounds one answer in bytes (0: DefaultMaxLine, the bound
 	// of an exec: child's answer line).
 	MaxAnswer int64
-	// Client makes the requests (nil: a plain client); its redirects are
-	// those remote.Client follows whatever it sets.
+	// Client makes the requests (nil: a client that keeps a connection
+	// per request in flight); its redirects are those remote.Client
+	// follows whatever it sets.
 	Client *http.Client
 	// Context, when it ends, ends every request and every wait between
 	// retries at once (nil: never). SIGINT and SIGTERM end them as well
@@ -144,6 +145,12 @@ func OpenServer(base string, o ServerOptions) (Env, error) {
 	}
 	if o.MaxAnswer <= 0 {
 		o.MaxAnswer = DefaultMaxLine
+	}
+	if o.Client == nil {
+		// Keep a connection per request in flight between requests.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = o.Concurrency
+		o.Client = &http.Client{Transport: t}
 	}
 	parent := o.Context
 	if parent == nil {
