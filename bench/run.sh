@@ -56,6 +56,12 @@ echo "| control | $(t bin/control --cards "$tmp/cards.parquet" --scaffold "$tmp/
 echo "| validate | $(t bin/validate --scaffold "$tmp/snap0.parquet" --proposals "$tmp/prop.parquet" --cards "$tmp/cards.parquet" -o "$tmp/snap1.parquet" --decisions "$tmp/dec.parquet") |"
 echo "| learn grpo | $(t bin/learn grpo --init "$tmp/ckpt0" --ref "$tmp/ckpt0" "$tmp/traj.parquet" -o "$tmp/ckpt1" --metrics "$tmp/m.parquet") |"
 echo
+echo "## Environment server: 50 ms a step, 1 and 32 requests in flight (bench/envserver.md)"
+echo
+echo '```'
+go test -run '^$' -bench EnvServer -benchtime 1x ./cmd/rollout 2>&1 | grep -E '^(Benchmark|ok|FAIL)'
+echo '```'
+echo
 echo "## Go benchmarks"
 echo
 echo '```'

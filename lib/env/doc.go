@@ -21,6 +21,11 @@
 // speaks a JSON-lines protocol on stdin/stdout (docs/env-protocol.md), so
 // an environment written in any language (real ALFWorld, WebShop) plugs in;
 // Serve is the server side of the same protocol for a Go Env. One child
-// serves one Env and handles one request at a time; an exec Env has no
-// oracle (Oracle returns nil).
+// handles one request at a time; ExecOptions.Workers starts several
+// children of one command, each episode playing on one of them. Open also
+// accepts an http:// or https:// URL: OpenServer talks to an environment
+// server in the HTTP shape of OpenEnv's reset, step and state, with
+// requests in flight bounded, timed out, retried and cancelled by a
+// context. Neither has an oracle (Oracle returns nil). An environment that
+// can no longer be used fails with a BrokenError, which wraps its cause.
 package env

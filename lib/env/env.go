@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/pats-rl/pats/lib/remote"
 )
 
 // Splits every built-in environment provides.
@@ -126,24 +129,36 @@ func Register(name string, ctor func() (Env, error)) {
 }
 
 // Open returns the environment called name ("exec:COMMAND" runs a child
-// process).
+// process; an http:// or https:// URL is an environment server).
 func Open(name string) (Env, error) {
-	return OpenWith(name, ExecOptions{})
+	return OpenWith(name, OpenOptions{})
 }
 
-// OpenWith is Open with the limits of an exec: environment (ignored for
-// the others).
-func OpenWith(name string, opts ExecOptions) (Env, error) {
+// OpenOptions are the limits of the environments that run outside the
+// process; each is ignored by the others.
+type OpenOptions struct {
+	Exec   ExecOptions   // exec:COMMAND
+	Server ServerOptions // an environment server's URL
+}
+
+// OpenWith is Open with the limits of an exec: environment or an
+// environment server.
+func OpenWith(name string, o OpenOptions) (Env, error) {
 	mu.Lock()
 	ctor, ok := registry[name]
 	mu.Unlock()
-	if !ok {
-		if len(name) > 5 && name[:5] == "exec:" {
-			return OpenExecWith(name[5:], opts)
-		}
-		return nil, fmt.Errorf("unknown environment %q (known: %v)", name, Names())
+	if ok {
+		return ctor()
 	}
-	return ctor()
+	switch {
+	case strings.HasPrefix(name, "exec:") && o.Exec.Workers > 1:
+		return openExecPool(name[5:], o.Exec.Workers, o.Exec)
+	case strings.HasPrefix(name, "exec:"):
+		return OpenExecWith(name[5:], o.Exec)
+	case remote.IsURL(name):
+		return OpenServer(name, o.Server)
+	}
+	return nil, fmt.Errorf("unknown environment %q (known: %v, exec:COMMAND or a server's http:// URL)", name, Names())
 }
 
 // Names lists the registered environments.

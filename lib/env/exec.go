@@ -2,6 +2,7 @@ package env
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,8 +61,10 @@ type execEnv struct {
 	// dl guards the read deadline of stdoutF: the step timeout's, and
 	// once the child has exited, exitWait after (so that a read held
 	// open by a descendant that escaped still ends).
-	dl     sync.Mutex
-	exitAt time.Time
+	dl       sync.Mutex
+	exitAt   time.Time
+	cancelAt time.Time // when ExecOptions.Context ended; zero while it runs
+	stop     func() bool
 
 	mu       sync.Mutex
 	broken   error // set once the stream is unusable; every later call returns it
@@ -134,6 +137,14 @@ type ExecOptions struct {
 	// MaxLine bounds the length of one answer line in bytes; 0:
 	// DefaultMaxLine.
 	MaxLine int
+	// Workers is how many children serve the environment (OpenWith): each
+	// episode is played by one of them, so that episodes in flight do not
+	// wait on one child; 0 or 1: one child.
+	Workers int
+	// Context, when it ends, ends every wait on the child at once: the
+	// child is killed and the call in flight returns the context's error
+	// (wrapped, so errors.Is finds context.Canceled); nil: never.
+	Context context.Context
 }
 
 // DefaultMaxLine is the longest answer line read from an exec: child
@@ -185,6 +196,10 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 		return nil, fmt.Errorf("exec env %q: cannot start: %w", command, err)
 	}
 	e.undo = cleanup.Add(e.kill)
+	e.stop = func() bool { return false }
+	if ctx := opts.Context; ctx != nil {
+		e.stop = context.AfterFunc(ctx, e.cancel)
+	}
 	go func() {
 		// Whenever the child ends (closed, broken, crashed or done), what
 		// it started ends with it: its process group is killed before the
@@ -199,6 +214,7 @@ func OpenExecWith(command string, opts ExecOptions) (Env, error) {
 		e.stdoutF.SetReadDeadline(e.exitAt.Add(exitWait))
 		e.dl.Unlock()
 		e.undo()
+		e.stop()
 		close(e.exited)
 	}()
 	if err := e.call(Request{Op: OpInfo}, &e.info); err != nil {
@@ -239,26 +255,32 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	}
 	e.setReadDeadline()
 	if _, err := e.stdin.Write(append(line, '\n')); err != nil {
+		if cerr := e.cancelled(); cerr != nil {
+			return e.breakUnder(fmt.Sprintf("%s request cancelled", req.Op), cerr, false)
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return e.breakWith(fmt.Sprintf("the child took no %s request within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
+			return e.breakUnder(fmt.Sprintf("the child took no %s request within the step timeout of %s", req.Op, e.opts.StepTimeout), err, false)
 		}
 		return e.breakWith(fmt.Sprintf("cannot send %s request", req.Op), err, true)
 	}
 	got, err := readLine(e.stdout, e.opts.MaxLine)
 	if err != nil {
+		if cerr := e.cancelled(); cerr != nil {
+			return e.breakUnder(fmt.Sprintf("wait for the answer to %s cancelled", req.Op), cerr, false)
+		}
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			select {
 			case <-e.exited:
-				return e.breakWith(fmt.Sprintf("child exited without answering %s (what it started kept its output open)", req.Op), nil, true)
+				return e.breakUnder(fmt.Sprintf("child exited without answering %s (what it started kept its output open)", req.Op), err, true)
 			default:
 			}
-			return e.breakWith(fmt.Sprintf("no answer to %s within the step timeout of %s", req.Op, e.opts.StepTimeout), nil, false)
+			return e.breakUnder(fmt.Sprintf("no answer to %s within the step timeout of %s", req.Op, e.opts.StepTimeout), err, false)
 		}
 		if errors.Is(err, errLongLine) {
-			return e.breakWith(fmt.Sprintf("answer to %s longer than %d bytes", req.Op, e.opts.MaxLine), nil, false)
+			return e.breakUnder(fmt.Sprintf("answer to %s longer than %d bytes", req.Op, e.opts.MaxLine), err, false)
 		}
 		if err == io.EOF {
-			return e.breakWith(fmt.Sprintf("child closed its output before answering %s", req.Op), nil, true)
+			return e.breakUnder(fmt.Sprintf("child closed its output before answering %s", req.Op), err, true)
 		}
 		return e.breakWith(fmt.Sprintf("reading answer to %s", req.Op), err, true)
 	}
@@ -276,11 +298,35 @@ func (e *execEnv) callLocked(req Request, resp any) error {
 	return nil
 }
 
+// cancel ends the child and every wait on it at once (ExecOptions.Context
+// ended): what is in flight returns the context's error (cancelled).
+func (e *execEnv) cancel() {
+	e.dl.Lock()
+	e.cancelAt = time.Now()
+	e.stdoutF.SetReadDeadline(e.cancelAt)
+	e.stdin.SetWriteDeadline(e.cancelAt)
+	e.dl.Unlock()
+	e.kill()
+}
+
+// cancelled is the error of ExecOptions.Context once it ended, else nil.
+func (e *execEnv) cancelled() error {
+	if e.opts.Context == nil {
+		return nil
+	}
+	return e.opts.Context.Err()
+}
+
 // setReadDeadline bounds the next read of the child's stdout: by the step
-// timeout, and after the child exited by exitWait from its exit.
+// timeout, after the child exited by exitWait from its exit, and at once
+// once ExecOptions.Context ended.
 func (e *execEnv) setReadDeadline() {
 	e.dl.Lock()
 	defer e.dl.Unlock()
+	if !e.cancelAt.IsZero() {
+		e.stdoutF.SetReadDeadline(e.cancelAt)
+		return
+	}
 	var d time.Time
 	if t := e.opts.StepTimeout; t > 0 {
 		d = time.Now().Add(t)
@@ -297,17 +343,27 @@ func (e *execEnv) setReadDeadline() {
 // call will return: what went wrong, the child's exit status when known, and
 // the tail of its stderr. gone says the child has probably ended (its output
 // closed, or a write failed): breakWith waits up to exitWait for its status.
-// Otherwise (a malformed answer) the child is killed at once.
+// Otherwise (a malformed answer) the child is killed at once. The error
+// wraps cause (errors.Is and errors.As find it).
 func (e *execEnv) breakWith(what string, cause error, gone bool) error {
-	msg := fmt.Sprintf("exec env %q: %s", e.command, what)
 	if cause != nil {
-		msg += ": " + cause.Error()
+		what += ": " + table.Scrub(cause.Error())
 	}
-	if gone {
+	return e.breakUnder(what, cause, gone)
+}
+
+// breakUnder is breakWith for a cause that what already says in words
+// (a deadline, the end of the output): the message does not repeat it,
+// the error still wraps it.
+func (e *execEnv) breakUnder(what string, cause error, gone bool) error {
+	msg := fmt.Sprintf("exec env %q: %s", e.command, what)
+	if gone && e.cancelled() == nil {
+		t := time.NewTimer(exitWait)
 		select {
 		case <-e.exited:
-		case <-time.After(exitWait):
+		case <-t.C:
 		}
+		t.Stop()
 	}
 	select {
 	case <-e.exited:
@@ -328,7 +384,7 @@ func (e *execEnv) breakWith(what string, cause error, gone bool) error {
 	if tail := e.stderr.String(); tail != "" {
 		msg += "; stderr: " + clip(tail, 500)
 	}
-	e.broken = &BrokenError{msg}
+	e.broken = &BrokenError{msg: msg, err: cause}
 	return e.broken
 }
 
@@ -393,7 +449,7 @@ func (e *execEnv) Close() error {
 		return nil // already reported
 	}
 	if e.waitErr != nil {
-		return fmt.Errorf("exec env %q: child %v", e.command, e.waitErr)
+		return fmt.Errorf("exec env %q: child %w", e.command, e.waitErr)
 	}
 	return nil
 }
@@ -440,20 +496,18 @@ func (e *execEnv) Reset(id string, seed int64) (Episode, error) {
 		return nil, err
 	}
 	r.Key = boundKey(r.Key)
-	return &execEpisode{env: e, n: n, reset: r, admissible: orNil(r.Admissible), features: orNil(r.Features)}, nil
+	ep := &execEpisode{env: e, n: n, reset: r}
+	ep.answered(r.Admissible, r.Features, false)
+	return ep, nil
 }
 
 // execEpisode mirrors one episode of the child. Its state (admissible
 // actions, features) is what the last answer said.
 type execEpisode struct {
-	env        *execEnv
-	n          int64
-	reset      ResetResponse
-	mu         sync.Mutex
-	admissible []string
-	features   []string
-	done       bool
-	err        error
+	mirror
+	env   *execEnv
+	n     int64
+	reset ResetResponse
 }
 
 func (p *execEpisode) TaskID() string      { return p.reset.TaskID }
@@ -464,25 +518,6 @@ func (p *execEpisode) MaxSteps() int       { return p.reset.MaxSteps }
 
 // InitialKey is the key the child sent with reset ("" when it sent none).
 func (p *execEpisode) InitialKey() string { return p.reset.Key }
-
-func (p *execEpisode) Admissible() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.admissible...)
-}
-
-func (p *execEpisode) Features() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.features...)
-}
-
-// Err returns the error that ended the episode, or nil.
-func (p *execEpisode) Err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
-}
 
 // EpisodeOver is the observation of a step sent after the episode ended
 // (the child has already dropped it).
@@ -498,13 +533,9 @@ func (p *execEpisode) Step(action string) Step {
 	}
 	var r StepResponse
 	if err := p.env.call(Request{Op: OpStep, Episode: p.n, Action: action}, &r); err != nil {
-		p.done, p.err = true, err
-		p.admissible = nil
-		p.features = append(p.features, "failure:env_error")
-		return Step{Observation: "environment error: " + err.Error(), Done: true}
+		return p.fail(err)
 	}
-	p.done = r.Done
-	p.admissible, p.features = orNil(r.Admissible), orNil(r.Features)
+	p.answered(r.Admissible, r.Features, r.Done)
 	return Step{Observation: r.Observation, Reward: r.Reward, Done: r.Done, Success: r.Success, Score: r.Score, Valid: r.Valid, Key: boundKey(r.Key)}
 }
 
@@ -515,7 +546,7 @@ func (p *execEpisode) Close() error {
 	if p.done {
 		return nil
 	}
-	p.done = true
+	p.end()
 	var ok okResponse
 	return p.env.call(Request{Op: OpClose, Episode: p.n}, &ok)
 }

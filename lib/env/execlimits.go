@@ -36,10 +36,19 @@ func clipFront(s string, n int) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-// BrokenError is the error of an exec: environment that can no longer be
-// used (its child crashed, timed out, wrote a malformed or too long
-// answer): a failure while running (exit 1), wherever it happens (info,
-// reset or step).
-type BrokenError struct{ msg string }
+// BrokenError is the error of an environment that can no longer be used
+// (an exec: child that crashed, timed out, wrote a malformed or too long
+// answer; an environment server that stayed down or kept failing): a
+// failure while running (exit 1), wherever it happens (info, tasks, reset
+// or step). It wraps its cause: errors.Is(err, os.ErrDeadlineExceeded)
+// holds for a step timeout, errors.Is(err, context.Canceled) for a
+// cancelled wait.
+type BrokenError struct {
+	msg string
+	err error
+}
 
 func (e *BrokenError) Error() string { return e.msg }
+
+// Unwrap is the cause, if known.
+func (e *BrokenError) Unwrap() error { return e.err }

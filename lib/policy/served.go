@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"math"
 	"net/http"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -79,9 +78,7 @@ var answerBudget = remote.NewBudget(DefaultAnswerBudget)
 
 // IsServerURL reports whether a --policy value names a server (an http://
 // or https:// URL) rather than a policy of the toolkit.
-func IsServerURL(s string) bool {
-	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
-}
+func IsServerURL(s string) bool { return remote.IsURL(s) }
 
 // ServerOptions say where a served policy's server is and how to talk to
 // it.
@@ -119,24 +116,7 @@ func KindOf(u string) string {
 // CheckServerURL checks a server URL: http or https with a host and a
 // port a server can listen on, no blanks, no query or fragment. Its
 // message never repeats credentials written in the URL.
-func CheckServerURL(s string) error {
-	shown := table.Scrub(s)
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return fmt.Errorf("%q is not a URL", shown)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("%q: want an http:// or https:// URL", shown)
-	case u.Host == "" || strings.ContainsAny(s, " \t\n"):
-		return fmt.Errorf("%q: want a URL with a host and no blanks", shown)
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("%q: want the server's base URL, without a query or fragment", shown)
-	}
-	if err := remote.CheckPort(u); err != nil {
-		return fmt.Errorf("%q: %v", shown, err)
-	}
-	return nil
-}
+func CheckServerURL(s string) error { return remote.CheckURL(s) }
 
 // Served is a policy played by an inference server: the prompt goes out as
 // the token ids of the checkpoint folder's tokenizer (its chat template,
@@ -458,9 +438,9 @@ func (s *Served) once(url string, body []byte, limit int64, v any, what string) 
 		return true, scrubbed(err)
 	}
 	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	switch {
+	case resp.StatusCode == http.StatusOK:
+	case remote.RetryStatus(resp.StatusCode):
 		return true, fmt.Errorf("HTTP %d", resp.StatusCode)
 	default:
 		data, _ := remote.Read(resp.Body, errorAnswerBytes)

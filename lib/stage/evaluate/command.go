@@ -69,6 +69,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		if f.Run != "" {
 			f.Play.Run = f.Run
 		}
+		f.Play.EnvLimits.Context = ctx // the waits on an exec: child or a server end with the command's context
 		ep, err := f.Play.Resolve()
 		if err != nil {
 			return err

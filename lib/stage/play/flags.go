@@ -40,7 +40,7 @@ func Flags(s Spec) []cli.Flag {
 	}
 	fs := []cli.Flag{
 		deviceflag.Flag(),
-		&cli.StringFlag{Name: "env", Value: DefaultEnv, Usage: "environment: household, shop, searchqa, or exec:COMMAND"},
+		&cli.StringFlag{Name: "env", Value: DefaultEnv, Usage: "environment: household, shop, searchqa, exec:COMMAND, or an environment server's URL (http://HOST:PORT; docs/env-protocol.md)"},
 		&cli.StringFlag{Name: "split", Value: s.Split, Usage: "task split: train, valid_seen, valid_unseen (shop and searchqa: also test)"},
 		&cli.IntFlag{Name: "tasks", Value: 0, Usage: "tasks drawn from the split with --seed; 0 runs the whole split in order"},
 		&cli.IntFlag{Name: "group", Value: DefaultGroup, Usage: "episodes per task (a GRPO group)"},
@@ -78,6 +78,7 @@ func Flags(s Spec) []cli.Flag {
 		)
 	}
 	fs = append(fs, PolicyFlags(s.Temperature)...)
+	fs = append(fs, EnvFlags()...)
 	if s.Training {
 		fs = append(fs,
 			&cli.Float64Flag{Name: "invalid-penalty", Value: DefaultInvalidPenalty, Usage: "subtracted from the episode's reward for each answer without a well-formed <action> (chatml)"},
@@ -102,7 +103,7 @@ func From(c *cli.Context, s Spec) (Options, error) {
 		ScaffoldBudget: DefaultScaffoldBudget,
 		PolicyOptions:  PolicyFrom(c),
 		Batch:          DefaultBatch, InvalidPenalty: DefaultInvalidPenalty,
-		Progress: prog, Device: c.String("device"),
+		Progress: prog, Device: c.String("device"), EnvLimits: EnvFrom(c),
 	}
 	if s.Scaffold {
 		f.Scaffold, f.ScaffoldBudget = c.String("scaffold"), c.Int("scaffold-budget")

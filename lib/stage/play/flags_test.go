@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/policy"
 )
 
@@ -50,7 +51,7 @@ func TestFlagsBySpec(t *testing.T) {
 		"temperature", "top-p", "top-k", "repetition-penalty", "greedy", "prompt-format", "action-format", "max-action-tokens",
 		"history", "admissible", "max-context", "step-timeout", "progress", "progress-interval",
 		"tokenizer", "model", "api-key", "concurrency", "server-kind", "server-timeout", "server-retries",
-		"load-adapter", "unload-adapter"}
+		"load-adapter", "unload-adapter", "env-concurrency", "env-timeout", "env-retries", "env-workers"}
 	groups := map[string][]string{
 		"scaffold":  {"scaffold", "scaffold-budget"},
 		"skillsdir": {"skills-dir"},
@@ -84,7 +85,8 @@ func TestFromDefaults(t *testing.T) {
 		Slate: DefaultSlate, ScaffoldBudget: DefaultScaffoldBudget, Batch: DefaultBatch, InvalidPenalty: DefaultInvalidPenalty,
 		Device: "cpu", PolicyOptions: PolicyOptions{Temperature: EvalTemperature, TopP: 1, RepPenalty: 1,
 			Admissible: DefaultAdmissible, MaxContext: DefaultMaxContext},
-		Server: ServerOptions{Concurrency: DefaultConcurrency, Timeout: policy.DefaultServerTimeout, Retries: policy.DefaultServerRetries}}
+		Server:    ServerOptions{Concurrency: DefaultConcurrency, Timeout: policy.DefaultServerTimeout, Retries: policy.DefaultServerRetries},
+		EnvLimits: EnvOptions{Concurrency: env.DefaultServerConcurrency, Timeout: env.DefaultServerTimeout, Retries: env.DefaultServerRetries, Workers: 1}}
 	t.Setenv("OPENAI_API_KEY", "")
 	opts := cmpopts.IgnoreFields(Options{}, "Progress")
 	if d := cmp.Diff(want, from(t, eval), opts); d != "" {
@@ -105,7 +107,8 @@ func TestFromDefaults(t *testing.T) {
 func TestFromReadsEvery(t *testing.T) {
 	value := map[string]string{"device": "cuda", "split": "valid_unseen", "progress": "none", "progress-interval": "7s",
 		"shard": "1/2", "text-read": "none", "preread": "right", "hints": "right", "admissible": "all",
-		"prompt-format": "chatml", "step-timeout": "3s", "policy": "random", "server-timeout": "3s"}
+		"prompt-format": "chatml", "step-timeout": "3s", "policy": "random", "server-timeout": "3s",
+		"env-timeout": "3s", "env-retries": "5"}
 	for _, s := range []Spec{full, eval, reading} {
 		base := from(t, s, "--policy", "oracle")
 		for _, f := range Flags(s) {

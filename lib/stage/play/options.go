@@ -38,6 +38,7 @@ type Options struct {
 	Tokenizer      string             // a checkpoint folder whose tokenizer (and chat template) oracle and random policies write with; with a server policy, the folder the server was started from
 	Server         ServerOptions      // a policy played by an inference server (Policy an http:// or https:// URL)
 	Device         string             // where a checkpoint policy runs: cpu (or "") or cuda
+	EnvLimits      EnvOptions         // environment servers and exec: children (EnvFlags)
 }
 
 // ServerOptions are the options of a policy played by an inference server
@@ -122,6 +123,9 @@ func (f Options) check() error {
 		return command.Usagef("--iteration must be in [-1 (before training), %d], got %d", math.MaxInt32, f.Iteration)
 	}
 	if err := f.PolicyOptions.check(); err != nil {
+		return err
+	}
+	if err := f.EnvLimits.check(f.Env); err != nil {
 		return err
 	}
 	switch {

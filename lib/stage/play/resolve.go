@@ -78,7 +78,7 @@ func (f Options) Resolve() (Episodes, error) {
 // comes with it.
 func (f Options) environment() (rollout.Options, error) {
 	var o rollout.Options
-	e, err := env.OpenWith(f.Env, env.ExecOptions{StepTimeout: f.StepTimeout})
+	e, err := f.EnvLimits.open(f.Env, f.StepTimeout)
 	if err != nil {
 		if broken := (*env.BrokenError)(nil); errors.As(err, &broken) {
 			return o, err // the child failed while running (exit 1), as at reset or step
@@ -107,7 +107,7 @@ func (f Options) environment() (rollout.Options, error) {
 	}
 	return rollout.Options{Env: e, Split: f.Split, Tasks: f.Tasks, Group: f.Group, FirstSample: f.FirstSample, Seed: f.Seed, Shard: sh,
 		Run: f.Run, Iteration: f.Iteration, MaxContext: f.MaxContext, History: f.History, Admissible: f.Admissible,
-		Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1}, nil
+		Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1, Workers: f.EnvLimits.workers(f.Env)}, nil
 }
 
 // policy opens the policy: the environment's oracle, the random agent, or

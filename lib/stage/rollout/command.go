@@ -40,6 +40,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
+	f.EnvLimits.Context = ctx // the waits on an exec: child or a server end with the command's context
 	ep, err := f.Resolve()
 	if err != nil {
 		return err
