@@ -4,6 +4,7 @@ import (
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Policy drives the episodes of a rollout.
@@ -36,6 +37,19 @@ type TextPolicy struct {
 
 // Name implements Policy.
 func (p TextPolicy) Name() string { return p.PolicyName }
+
+// Tokenizer is nil: a text policy's actions are written with the run's
+// tokenizer (Options.Tok).
+func (TextPolicy) Tokenizer() tokenizer.Tokenizer { return nil }
+
+// Folder is "": a text policy has no checkpoint folder.
+func (TextPolicy) Folder() string { return "" }
+
+// EndTokens is nil: a text policy ends its answers with the format's own.
+func (TextPolicy) EndTokens() []int32 { return nil }
+
+// SetAnswerCap does nothing: a text policy writes whole actions.
+func (TextPolicy) SetAnswerCap(int) {}
 
 // NewEpisode implements Policy.
 func (p TextPolicy) NewEpisode(_ string, seed int64) Driver {

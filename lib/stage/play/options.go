@@ -2,7 +2,13 @@ package play
 
 import (
 	"math"
+	"slices"
 	"time"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/device"
+	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/table"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/progress"
@@ -134,6 +140,38 @@ func (f Options) check() error {
 		return command.Usagef("--concurrency must be at least 1, got %d", f.Server.Concurrency)
 	case f.Server.Timeout < 0 || f.Server.Retries < 0:
 		return command.Usagef("--server-timeout and --server-retries must not be negative")
+	case f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat):
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	case !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0:
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	}
+	return f.checkPolicyKind()
+}
+
+// checkPolicyKind refuses the options that do not go with the kind of
+// policy --policy names (told by its value alone: oracle, random, a
+// server's URL, else a checkpoint folder). --device names where a
+// checkpoint runs; the device is opened only for one (Resolve's policy
+// job), so the oracle and random policies run with any --device.
+func (f Options) checkPolicyKind() error {
+	served := policy.IsServerURL(f.Policy)
+	text := f.Policy == "oracle" || f.Policy == "random"
+	if f.Device != "" {
+		if _, err := device.Parse(f.Device); err != nil {
+			return command.Usagef("--device: %v", err)
+		}
+	}
+	switch {
+	case f.Server.Set && !served:
+		return command.Usagef("--model, --concurrency, --server-kind, --server-timeout and --server-retries go with a server --policy (http://HOST:PORT/v1)")
+	case !served && !text && f.Tokenizer != "":
+		return command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+	case served && f.Tokenizer == "":
+		return command.Usagef("--policy %s: a server policy needs --tokenizer, the checkpoint folder the server was started from", table.Scrub(f.Policy))
+	case served && f.Device != "" && f.Device != device.CPU:
+		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
+	case served && f.BatchSet:
+		return command.Usagef("--batch is for local checkpoints: a server policy's episodes in flight are --concurrency")
 	}
 	return nil
 }
