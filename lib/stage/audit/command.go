@@ -121,7 +121,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 		return command.Usagef("--policy is required (checkpoint folders, the first the baseline)")
 	}
 	if len(f.Traj) == 0 {
-		return command.Usagef("--traj is required (or trajectory files as arguments)")
+		return stage.ErrNoTraj
 	}
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
@@ -210,7 +210,8 @@ func (f ReadingOptions) played() play.Options {
 	return p
 }
 
-// Check checks the options as the command gives them.
+// Check is audit reading's checker, run before any work (RunReading): an
+// output, a policy, and the episode options (play.Options.Check).
 func (f ReadingOptions) Check() error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
@@ -224,11 +225,8 @@ func (f ReadingOptions) Check() error {
 // RunReading runs audit reading: the reading test (Reading), its rows
 // written to Output, then the Markdown table.
 func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required")
-	}
-	if f.Policy == "" {
-		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err

@@ -198,25 +198,10 @@ type SFTOptions struct {
 // RunSFT runs learn sft: it writes the metrics (when asked) and then
 // the checkpoint folder, each atomically; on any error neither is written.
 func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required (the checkpoint folder to write)")
-	}
-	if len(f.Demos) == 0 {
-		return command.Usagef("--traj is required (trajectories to imitate; or as arguments)")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(append([]string{f.Init}, f.Demos...), output.Checkpoint("-o", f.Output), output.File("--metrics", f.Metrics)); err != nil {
-		return err
-	}
-	if err := checkOptim(f.Config.Optim); err != nil {
-		return err
-	}
-	if err := checkTraining(f.Config.Epochs, f.WeightDecay); err != nil {
-		return err
-	}
-	if f.Config.BatchTokens < 1 {
-		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
-	}
-	if err := f.LoRA.check(f.Device); err != nil {
 		return err
 	}
 	dev, err := deviceflag.Open(f.Device)
@@ -278,38 +263,14 @@ type GRPOOptions struct {
 
 // RunGRPO runs learn grpo.
 func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required (the checkpoint folder to write)")
-	}
-	if len(f.Traj) == 0 {
-		return command.Usagef("want at least one trajectory file (see --help)")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(append([]string{f.Init, f.Ref}, f.Traj...), output.Checkpoint("-o", f.Output),
 		output.File("--metrics", f.Metrics), output.File("--advantages", f.Advantages)); err != nil {
 		return err
 	}
 	c := f.Config
-	if err := checkOptim(c.Optim); err != nil {
-		return err
-	}
-	if err := checkTraining(c.Epochs, f.WeightDecay); err != nil {
-		return err
-	}
-	if c.Minibatch < 0 {
-		return command.Usagef("--minibatch must not be negative, got %d", c.Minibatch)
-	}
-	if !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef) {
-		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
-	}
-	if c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight) {
-		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
-	}
-	if f.Init == "tiny" || f.Init == "small" {
-		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
-	}
-	if err := f.LoRA.check(f.Device); err != nil {
-		return err
-	}
 	dev, err := deviceflag.Open(f.Device)
 	if err != nil {
 		return err
@@ -375,8 +336,8 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 			return err
 		}
 	} else if c.KL != 0 {
-		if f.Ref == "" {
-			return command.Usagef("--ref is required when --kl is not 0")
+		if f.Ref == "" { // Check refuses it but for an --init that is no adapter once read
+			return errRefRequired
 		}
 		ref, err := LoadInit("ref", f.Ref, f.Seed)
 		if err != nil {
@@ -578,4 +539,68 @@ func deviceScores(device, file string, temp float64) error {
 		return nil
 	}
 	return command.Usagef("%s was sampled at temperature %g; learn grpo --device %s scores at temperature 1 only: learn on cpu, or roll out with --temperature 1", file, temp, device)
+}
+
+// The messages of the failures learn's subcommands share, one each.
+var (
+	errOutputRequired = command.Usagef("-o is required (the checkpoint folder to write)")
+	errRefRequired    = command.Usagef("--ref is required when --kl is not 0 (a LoRA adapter's reference is its base: give --lora-rank, or an adapter --init)")
+)
+
+// Check is learn sft's checker, run before any file is read or model
+// loaded (RunSFT): the required inputs first, then every range.
+func (f SFTOptions) Check() error {
+	switch {
+	case f.Output == "":
+		return errOutputRequired
+	case f.Init == "":
+		return command.Usagef("--init is required: tiny, small or a checkpoint folder")
+	case len(f.Demos) == 0:
+		return stage.ErrNoTraj
+	}
+	if err := checkOptim(f.Config.Optim); err != nil {
+		return err
+	}
+	if err := checkTraining(f.Config.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	if f.Config.BatchTokens < 1 {
+		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
+	}
+	return f.LoRA.check(f.Device)
+}
+
+// Check is learn grpo's checker, run before any file is read or model
+// loaded (RunGRPO): the required inputs first (--ref's included: the KL
+// term needs a reference unless the policy is a LoRA adapter, whose
+// reference is its base), then every range.
+func (f GRPOOptions) Check() error {
+	c := f.Config
+	switch {
+	case f.Output == "":
+		return errOutputRequired
+	case f.Init == "":
+		return command.Usagef("--init is required: the checkpoint folder of the policy that made the trajectories")
+	case f.Init == "tiny" || f.Init == "small":
+		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
+	case len(f.Traj) == 0:
+		return stage.ErrNoTraj
+	case c.KL != 0 && f.Ref == "" && f.LoRA.Rank == 0 && !model.IsAdapter(f.Init):
+		return errRefRequired
+	}
+	if err := checkOptim(c.Optim); err != nil {
+		return err
+	}
+	if err := checkTraining(c.Epochs, f.WeightDecay); err != nil {
+		return err
+	}
+	switch {
+	case c.Minibatch < 0:
+		return command.Usagef("--minibatch must not be negative, got %d", c.Minibatch)
+	case !(c.Clip > 0) || c.KL < 0 || c.SelectCoef < 0 || notFinite(c.Clip, c.KL, c.SelectCoef):
+		return command.Usagef("--clip must be positive, --kl and --select-coef not negative")
+	case c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight):
+		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
+	}
+	return f.LoRA.check(f.Device)
 }

@@ -16,21 +16,12 @@ import (
 // iteration's adapter, unless it does not hold it (an engine restarted
 // since).
 func (f Options) serverAdapter(s *policy.Served) error {
-	sv := f.Server
+	sv := f.Server // the options' pairings are checked by Check (checkServer)
 	if !sv.LoadAdapter {
-		if sv.UnloadAdapter != "" {
-			return command.Usagef("--unload-adapter goes with --load-adapter")
-		}
 		return nil
 	}
 	if !model.IsAdapter(f.Tokenizer) {
 		return command.Usagef("--load-adapter: --tokenizer %s is not a LoRA adapter folder (no %s)", f.Tokenizer, model.AdapterConfigFile)
-	}
-	if sv.Model == "" {
-		return command.Usagef("--load-adapter needs --model, the name to load the adapter under")
-	}
-	if sv.UnloadAdapter == sv.Model {
-		return command.Usagef("--unload-adapter %s is the adapter --load-adapter loads", sv.UnloadAdapter)
 	}
 	if err := s.UnloadAdapter(sv.Model); err != nil && !notHeld(err) {
 		return err

@@ -43,11 +43,11 @@ type Episodes struct {
 // later jobs what they ask of it (played); no other job asks what kind of
 // policy it is. Problems with the user's values are usage errors.
 func (f Options) Resolve() (Episodes, error) {
-	f, ctxMeta, err := f.WithContext()
-	if err != nil {
+	if err := f.Check(); err != nil {
 		return Episodes{}, err
 	}
-	if err := f.check(); err != nil {
+	f, ctxMeta, err := f.WithContext() // agent.json's values are checked as it is read
+	if err != nil {
 		return Episodes{}, err
 	}
 	o, err := f.environment()
@@ -107,10 +107,7 @@ func (f Options) environment() (rollout.Options, error) {
 	if !slices.Contains(e.Splits(), f.Split) {
 		return o, command.Usagef("unknown split %q for %s (known: %v)", f.Split, f.Env, e.Splits())
 	}
-	sh, err := rollout.ParseShard(f.Shard)
-	if err != nil {
-		return o, stage.FlagError(err, nil)
-	}
+	sh, _ := rollout.ParseShard(f.Shard) // checked by Check
 	if _, err := e.Tasks(f.Split); err != nil {
 		if broken := (*env.BrokenError)(nil); errors.As(err, &broken) {
 			return o, fmt.Errorf("split %s of %s: %w", f.Split, f.Env, err)
@@ -330,13 +327,7 @@ func (f Options) skills(o *rollout.Options) error {
 	if f.Slate > lib.Len() {
 		return command.Usagef("--slate %d is more than %s holds (%d skills)", f.Slate, from, lib.Len())
 	}
-	o.Skills, o.Slate, o.SkillsFrom = lib, f.Slate, from
-	switch f.TextRead {
-	case "", "right", "random", "none":
-		o.TextRead = f.TextRead
-	default:
-		return command.Usagef("--text-read %q: want right, random or none", f.TextRead)
-	}
+	o.Skills, o.Slate, o.SkillsFrom, o.TextRead = lib, f.Slate, from, f.TextRead
 	return nil
 }
 
@@ -380,9 +371,6 @@ func (f Options) hints(o *rollout.Options) error {
 	}
 	if f.Preread == "" || f.Preread == rollout.PrereadNone {
 		return nil
-	}
-	if o.Skills != nil {
-		return command.Usagef("--preread %s: with --skills the body follows a read (--text-read)", f.Preread)
 	}
 	lib, err := skill.ShippedLibrary(f.Env)
 	if err != nil {
