@@ -289,7 +289,7 @@ func TestServedBadAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1)
+			_, err = p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), srv.URL) {
 				t.Fatalf("err = %v, want one with %q naming the server", err, c.want)
 			}

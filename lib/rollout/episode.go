@@ -163,7 +163,7 @@ func (pl *play) loop(ctx context.Context, sample int, firstRead string) error {
 			pl.limited = true
 			break
 		}
-		answer, err := pl.drv.Act(pl.c, pl.ep, firstRead)
+		answer, err := pl.drv.Act(ctx, pl.c, pl.ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			pl.limited = true
 			break

@@ -231,7 +231,7 @@ func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error 
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	ep, err := f.played().Resolve()
+	ep, err := f.played().Resolve(ctx)
 	if err != nil {
 		return err
 	}

@@ -87,7 +87,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		if f.Run != "" {
 			f.Play.Run = f.Run
 		}
-		ep, err := f.Play.Resolve()
+		ep, err := f.Play.Resolve(ctx)
 		if err != nil {
 			return err
 		}

@@ -25,7 +25,7 @@ func TestDeviceWhereModelRuns(t *testing.T) {
 	for _, name := range []string{"oracle", "random"} {
 		f := base()
 		f.Policy, f.Device = name, "cuda"
-		ep, err := f.Resolve()
+		ep, err := f.Resolve(context.Background())
 		if err != nil {
 			t.Errorf("--policy %s --device cuda: %v", name, err)
 			continue
@@ -37,7 +37,7 @@ func TestDeviceWhereModelRuns(t *testing.T) {
 	}
 	f := base()
 	f.Policy, f.Device = tinyFolder(t), "cuda"
-	_, err := f.Resolve()
+	_, err := f.Resolve(context.Background())
 	if err == nil || command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), "--device cuda") {
 		t.Errorf("a checkpoint on a cuda device without its library: %v, want the device refused", err)
 	}

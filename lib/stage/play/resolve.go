@@ -1,6 +1,7 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -39,10 +40,11 @@ type Episodes struct {
 // the checkpoint's agent context where no flag gives one (WithContext, the
 // one read of agent.json), the environment and its tasks, the policy, the
 // tokenizer and prompt format, the skill slate, the scaffold, and the
-// hints and pre-read bodies. The policy job opens the policy and hands the
+// hints and pre-read bodies; ctx ends the waits on a server (an
+// adapter loaded into it). The policy job opens the policy and hands the
 // later jobs what they ask of it (played); no other job asks what kind of
 // policy it is. Problems with the user's values are usage errors.
-func (f Options) Resolve() (Episodes, error) {
+func (f Options) Resolve(ctx context.Context) (Episodes, error) {
 	if err := f.Check(); err != nil {
 		return Episodes{}, err
 	}
@@ -54,7 +56,7 @@ func (f Options) Resolve() (Episodes, error) {
 	if err != nil {
 		return Episodes{}, err
 	}
-	p, servedMeta, err := f.policy(&o)
+	p, servedMeta, err := f.policy(ctx, &o)
 	if err != nil {
 		return Episodes{}, err
 	}
@@ -130,7 +132,7 @@ func (f Options) environment() (rollout.Options, error) {
 // checkpoint with its sampling rule on the device --device names (opened
 // here, the one place a model runs), or a server's policy (served, with
 // the metadata that records it).
-func (f Options) policy(o *rollout.Options) (played, map[string]string, error) {
+func (f Options) policy(ctx context.Context, o *rollout.Options) (played, map[string]string, error) {
 	switch f.Policy {
 	case "oracle":
 		if o.Env.Oracle() == nil {
@@ -145,7 +147,7 @@ func (f Options) policy(o *rollout.Options) (played, map[string]string, error) {
 		return p, nil, nil
 	}
 	if policy.IsServerURL(f.Policy) {
-		return f.served(o)
+		return f.served(ctx, o)
 	}
 	if !policy.IsCheckpoint(f.Policy) {
 		return nil, nil, command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json, or a LoRA adapter's adapter_config.json) or a server's http:// URL", f.Policy)
@@ -187,7 +189,7 @@ func (f Options) policy(o *rollout.Options) (played, map[string]string, error) {
 // sampling settings are sent with every request and recorded as a
 // checkpoint's, and --concurrency episodes are in flight at once. The
 // metadata records the server (servedMeta).
-func (f Options) served(o *rollout.Options) (played, map[string]string, error) {
+func (f Options) served(ctx context.Context, o *rollout.Options) (played, map[string]string, error) {
 	shown := table.Scrub(f.Policy)
 	if !policy.IsCheckpoint(f.Tokenizer) {
 		return nil, nil, command.Usagef("--tokenizer %s: not a checkpoint folder (no config.json): a server policy needs the folder the server was started from", f.Tokenizer)
@@ -202,7 +204,7 @@ func (f Options) served(o *rollout.Options) (played, map[string]string, error) {
 	s.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = s.Rule(), s.Hash
-	if err := f.serverAdapter(s); err != nil { // issue 60 (adapter.go)
+	if err := f.serverAdapter(ctx, s); err != nil { // issue 60 (adapter.go)
 		return nil, nil, err
 	}
 	o.Workers = sv.Concurrency

@@ -72,7 +72,7 @@ func TestResolveJobs(t *testing.T) {
 	for _, c := range cases {
 		f := base()
 		c.set(&f)
-		ep, err := f.Resolve()
+		ep, err := f.Resolve(context.Background())
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -114,7 +114,7 @@ func TestResolveRefuses(t *testing.T) {
 	for _, c := range cases {
 		f := base()
 		c.set(&f)
-		_, err := f.Resolve()
+		_, err := f.Resolve(context.Background())
 		if err == nil || command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one usage line with %q", c.name, err, c.want)
 		}

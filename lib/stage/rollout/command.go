@@ -40,7 +40,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	ep, err := f.Resolve()
+	ep, err := f.Resolve(ctx)
 	if err != nil {
 		return err
 	}
