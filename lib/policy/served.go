@@ -192,7 +192,7 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 		return nil, fmt.Errorf("server kind %q: want vllm or sglang", kind)
 	}
 	if kind == ServerVLLM && so.Model == "" {
-		return nil, fmt.Errorf("a vLLM server needs the served model's name (--model)")
+		return nil, fmt.Errorf("a vLLM server needs the served model's name")
 	}
 	cfgDir, err := dir, error(nil)
 	if model.IsAdapter(dir) { // issue 60: an adapter's shape is its base's
