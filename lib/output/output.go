@@ -234,23 +234,34 @@ func checkExisting(t Target, fi os.FileInfo) error {
 	return nil
 }
 
+// CarriedFiles are the files of a Hugging Face checkpoint that training
+// does not change and that a checkpoint written from it carries byte for
+// byte (tokenizer.json is carried too, as the model's own), agent.json
+// included: learn copies them, checkpointFiles counts them.
+var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json", "agent.json"}
+
 // checkpointFiles are the names of the files a checkpoint folder holds:
-// what lib/model writes (config, weights, optimizer state) and the
-// tokenizer and generation files carried over from a Hugging Face
-// checkpoint, and learn's agent.json and provenance.json. Sharded weights (model-00001-of-00002.safetensors) match
-// IsCheckpointFile too.
-var checkpointFiles = map[string]bool{
-	"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
-	"optimizer.safetensors": true, "optimizer.json": true,
-	"tokenizer_config.json": true, "special_tokens_map.json": true, "added_tokens.json": true,
-	"vocab.json": true, "merges.txt": true, "chat_template.jinja": true, "generation_config.json": true,
-	// What learn writes beside the model: the agent context the policy
-	// was trained to expect and the checkpoint's provenance.
-	"agent.json": true, "provenance.json": true,
-	// A LoRA adapter checkpoint (lib/model): PEFT's two files and the
-	// base's hash.
-	"adapter_config.json": true, "adapter_model.safetensors": true, "adapter_base.json": true,
-}
+// what lib/model writes (config, weights, optimizer state), the files a
+// checkpoint carries over (CarriedFiles) and learn's provenance.json.
+// Sharded weights (model-00001-of-00002.safetensors) match
+// IsCheckpointFile too. A test of learn writes a checkpoint of every kind
+// and finds each of its files here.
+var checkpointFiles = func() map[string]bool {
+	m := map[string]bool{
+		"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
+		"optimizer.safetensors": true, "optimizer.json": true,
+		// What learn writes beside the model: the checkpoint's provenance.
+		"provenance.json": true,
+		// A LoRA adapter checkpoint (lib/model): PEFT's two files and the
+		// base's hash.
+		"adapter_config.json": true, "adapter_model.safetensors": true, "adapter_base.json": true,
+	}
+	for _, name := range CarriedFiles {
+		m[name] = true
+	}
+	return m
+}()
 
 var shardName = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/device"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/progress"
@@ -157,7 +158,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
 			}
 		}
-		if dev.Name() != "cpu" { // issue 60: a device runs an adapter folded into its base
+		if dev.Name() != device.CPU { // issue 60: a device runs an adapter folded into its base
 			if err := m.MergeAdapter(); err != nil {
 				return nil, err
 			}

@@ -250,7 +250,7 @@ func flatGroups(rows []table.Trajectory) (groups, flat int) {
 // rule the rollout recorded (model.Rule), and the ratio would be off. file
 // names the trajectories; temp is their scoring temperature.
 func deviceScores(device, file string, temp float64) error {
-	if temp == 1 || device == "" || device == "cpu" {
+	if temp == 1 || deviceflag.IsCPU(device) {
 		return nil
 	}
 	return command.Usagef("%s was sampled at temperature %g; learn grpo --device %s scores at temperature 1 only: learn on cpu, or roll out with --temperature 1", file, temp, device)

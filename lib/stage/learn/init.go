@@ -24,15 +24,9 @@ type Init struct {
 	Opt     *model.AdamW // nil when there is none
 	Hash    string       // content hash of the weights (provenance); "" for a fresh model
 	// Files are the checkpoint's other tokenizer and generation files
-	// (CarriedFiles), written unchanged into every checkpoint made from it.
+	// (output.CarriedFiles), written unchanged into every checkpoint made from it.
 	Files map[string][]byte
 }
-
-// CarriedFiles are the files of a Hugging Face checkpoint that training
-// does not change and that a checkpoint written from it carries byte for
-// byte (tokenizer.json is carried too).
-var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json", "agent.json"}
 
 // Use says what a checkpoint is opened for: Flag, the option that named
 // it, for messages; Train, whether it is trained (its memory checked for
@@ -90,48 +84,36 @@ func loadInit(init string, seed int64, use Use, lo LoRAOptions) (*Init, error) {
 	}
 	f, err := model.OpenFolder(init)
 	if err != nil {
-		return nil, command.Usagef("%s %s: %v", use.Flag, init, oneLine(err))
+		return nil, command.Usagef("%s %s: %v", use.Flag, init, table.OneLine(err.Error()))
 	}
 	factor, what := loraMemoryFactor(lo)
 	if f.Model.Adapter() != nil {
 		factor, what = loraMemoryFactor(LoRAOptions{Rank: 1})
 	}
 	if err := f.Model.Cfg.CheckMemory(factor, what); err != nil && use.Train {
-		return nil, command.Usagef("%s %s: %v", use.Flag, init, oneLine(err))
+		return nil, command.Usagef("%s %s: %v", use.Flag, init, table.OneLine(err.Error()))
 	}
 	// A checkpoint that is only run (the KL term's reference, an adapter
 	// to fold) has its optimizer state (8 bytes a parameter) left unread.
 	var opt *model.AdamW
 	if use.Train && (lo.Rank == 0 || f.Model.Adapter() != nil) {
 		if opt, err = model.LoadAdamW(init, f.Model); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, command.Usagef("%s %s: optimizer state: %v", use.Flag, init, oneLine(err))
+			return nil, command.Usagef("%s %s: optimizer state: %v", use.Flag, init, table.OneLine(err.Error()))
 		}
 	}
 	in := &Init{Model: f.Model, Tok: f.Tok, TokJSON: f.TokJSON, Opt: opt, Files: map[string][]byte{}}
-	for _, name := range CarriedFiles {
+	for _, name := range output.CarriedFiles {
 		b, err := output.ReadFile(filepath.Join(init, name), output.MaxTextBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, command.Usagef("%s %s: %v", use.Flag, init, oneLine(err))
+			return nil, command.Usagef("%s %s: %v", use.Flag, init, table.OneLine(err.Error()))
 		}
 		in.Files[name] = b
 	}
 	in.Hash, _ = model.WeightsHash(init)
 	return in, nil
-}
-
-func oneLine(err error) string {
-	s := err.Error()
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if r == '\n' || r == '\r' {
-			r = ' '
-		}
-		out = append(out, r)
-	}
-	return string(out)
 }
 
 // readTrajectories reads each path, checks its token columns against the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
 
 // LoRAOptions are the LoRA and memory options learn sft and learn grpo
@@ -77,7 +78,7 @@ func (o LoRAOptions) check(device string) error {
 	if o.Rank == 0 && (o.Alpha != 0 || o.Targets != nil) {
 		return command.Usagef("--lora-alpha and --lora-targets need --lora-rank")
 	}
-	if device != "" && device != "cpu" && (o.Rank > 0 || o.Recompute) {
+	if !deviceflag.IsCPU(device) && (o.Rank > 0 || o.Recompute) {
 		return command.Usagef("--lora-rank and --recompute run on cpu only so far (--device %s)", device)
 	}
 	return nil
@@ -91,7 +92,7 @@ func (o LoRAOptions) check(device string) error {
 func applyLoRA(in *Init, init string, o LoRAOptions, seed int64, device string) error {
 	in.Model.SetRecompute(o.Recompute)
 	if ad := in.Model.Adapter(); ad != nil {
-		if device != "" && device != "cpu" {
+		if !deviceflag.IsCPU(device) {
 			return command.Usagef("--init %s is a LoRA adapter: training adapters runs on cpu only so far (--device %s)", init, device)
 		}
 		if o.Rank == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
 
 // Options are the episode options as the user gives them. A command that
@@ -172,7 +173,7 @@ func (f Options) checkPolicyKind() error {
 		return command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
 	case served && f.Tokenizer == "":
 		return command.Usagef("--policy %s: a server policy needs --tokenizer, the checkpoint folder the server was started from", table.Scrub(f.Policy))
-	case served && f.Device != "" && f.Device != device.CPU:
+	case served && !deviceflag.IsCPU(f.Device):
 		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
 	case served && f.BatchSet:
 		return command.Usagef("--batch is for local checkpoints: a server policy's episodes in flight are --concurrency")
