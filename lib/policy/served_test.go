@@ -323,7 +323,8 @@ func TestServedURL(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1"}, policy.Options{}); err == nil || !strings.Contains(err.Error(), "--model") {
+	// The policy speaks of the value; the play stage names the flag (--model).
+	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1"}, policy.Options{}); err == nil || !strings.Contains(err.Error(), "served model's name") || strings.Contains(err.Error(), "--") {
 		t.Errorf("vLLM without a model: %v", err)
 	}
 	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1", Model: "m", Kind: "tgi"}, policy.Options{}); err == nil {

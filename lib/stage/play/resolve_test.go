@@ -110,6 +110,12 @@ func TestResolveRefuses(t *testing.T) {
 		{"preread with skills", func(f *Options) { f.Skills, f.Preread = true, "right" }, "--preread right"},
 		{"group", func(f *Options) { f.Group = MaxEpisodes + 1 }, "--group"},
 		{"episodes", func(f *Options) { f.Tasks, f.Group = 0, MaxEpisodes }, "more than one run's limit"},
+		{"vLLM without a model", func(f *Options) { f.Policy, f.Tokenizer = "http://127.0.0.1:8000/v1", "/nonexistent/ckpt" }, "needs --model"},
+		{"server option without a server", func(f *Options) { f.Server.Set, f.Server.Model = true, "m" }, "go with a server --policy"},
+		{"tokenizer with a checkpoint", func(f *Options) { f.Policy, f.Tokenizer = "/nonexistent/ckpt", "/nonexistent/tok" }, "--tokenizer is for the oracle and random"},
+		{"unload without load", func(f *Options) {
+			f.Policy, f.Tokenizer, f.Server.Kind, f.Server.UnloadAdapter = "http://127.0.0.1:8000", "/nonexistent/ckpt", "sglang", "old"
+		}, "--unload-adapter goes with --load-adapter"},
 	}
 	for _, c := range cases {
 		f := base()
