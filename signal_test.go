@@ -2,6 +2,8 @@ package pats
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +171,60 @@ func TestSignalEndsBlockedRead(t *testing.T) {
 	}
 	if lines := strings.Split(strings.TrimSpace(stderr.String()), "\n"); len(lines) != 1 {
 		t.Errorf("stderr %q, want one line", stderr.String())
+	}
+	if ents, _ := os.ReadDir(work); len(ents) != 0 {
+		t.Errorf("left in the working folder: %d entries", len(ents))
+	}
+}
+
+// TestSignalEndsServedRollout signals rollout while it waits on a policy
+// server that took its request and never answers (the request's timeout
+// an hour): the run's context reaches the request, so SIGINT ends the
+// command at once (exit 130) rather than after lib/command's grace
+// period, whose note ("blocked where the signal does not reach") must not
+// appear; the 5 s bound is only the test's safety net.
+func TestSignalEndsServedRollout(t *testing.T) {
+	built(t)
+	arrived := make(chan struct{}, 16)
+	done := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		select {
+		case <-r.Context().Done():
+		case <-done:
+		}
+	}))
+	defer srv.Close()
+	defer close(done)
+	work := t.TempDir()
+	cmd := exec.Command(filepath.Join(binDir, "rollout"), "--env", "household", "--split", "train", "--tasks", "1",
+		"--policy", srv.URL, "--server-kind", "sglang", "--tokenizer", filepath.Join(fixDir, "ckpt"),
+		"--server-timeout", "1h", "--server-retries", "0", "-o", "t.parquet")
+	cmd.Dir = work
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no request reached the server; stderr %q", stderr.String())
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	endsWithin5s(t, cmd, syscall.SIGINT)
+	t.Logf("ended %v after SIGINT; stderr %q", time.Since(sent).Round(time.Millisecond), stderr.String())
+	if got := cmd.ProcessState.ExitCode(); got != 130 {
+		t.Errorf("exit %d, want 130", got)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "interrupted by SIGINT") || strings.Contains(lines[0], "does not reach") {
+		t.Errorf("stderr %q, want one line saying it was interrupted, without the grace period's note", stderr.String())
 	}
 	if ents, _ := os.ReadDir(work); len(ents) != 0 {
 		t.Errorf("left in the working folder: %d entries", len(ents))

@@ -268,7 +268,7 @@ func TestBadInput(t *testing.T) {
 		{"inf reward", grpo(inf), "not finite"},
 		{"missing trajectories", grpo(filepath.Join(dir, "none.parquet")), "none.parquet"},
 		{"fresh init", []string{"grpo", "--init", "tiny", f.traj}, "checkpoint folder"},
-		{"missing init", []string{"grpo", "--init", filepath.Join(dir, "nockpt"), f.traj}, "nockpt"},
+		{"missing init", []string{"grpo", "--init", filepath.Join(dir, "nockpt"), "--kl", "0", f.traj}, "nockpt"}, // with --kl, --ref is asked for first
 		{"no ref", []string{"grpo", "--init", f.ckpt, f.traj}, "--ref"},
 		{"bad credit", grpo(f.traj, "--credit", "gate"), "credit"},
 		{"bad agg", grpo(f.traj, "--loss-agg", "sum"), "loss-agg"},

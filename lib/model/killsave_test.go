@@ -19,14 +19,13 @@ import (
 func TestMain(m *testing.M) {
 	if dir := os.Getenv("PATS_KILL_DIR"); dir != "" {
 		step := os.Getenv("PATS_KILL_STEP")
-		output.NoExchange = os.Getenv("PATS_KILL_ASIDE") == "1"
-		output.TestHook = func(s string) error {
+		output.SetTestHook(func(s string) error {
 			if s == step {
 				syscall.Kill(os.Getpid(), syscall.SIGKILL)
 				select {}
 			}
 			return nil
-		}
+		}, os.Getenv("PATS_KILL_ASIDE") == "1")
 		m, err := New(Tiny(50), 2)
 		if err == nil {
 			err = m.Save(dir, nil)

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pats-rl/pats/lib/cleanup"
@@ -62,77 +63,127 @@ func IsCheckpoint(dir string) bool {
 // reads: files, folders (every file under one counts) and "-" (the file
 // behind stdin counts when stdin is a regular file); "" and names of no
 // existing file are ignored. Each refusal names the flag and the path.
+// The checks of one target run in order, the first refusal giving the
+// reason: checkStdout (an output "-"), checkNamed (the current folder,
+// the root, a name given twice), checkLink, checkInputs (an input named
+// as an output or held by one), checkExisting, checkInside (inside an
+// input folder), checkParent.
 func Check(inputs []string, targets ...Target) error {
 	ins := inputFiles(inputs)
-	type seen struct {
-		flag string
-		fi   os.FileInfo
-		abs  string
-	}
-	var outs []seen
-	stdout := ""
+	var outs []Target // the outputs checked before, their paths resolved
+	stdout := ""      // the flag of the output that names stdout
 	for _, t := range targets {
 		if t.Path == "" {
 			continue
 		}
 		if t.Path == "-" {
-			if t.Dir {
-				return refuse("%s: a checkpoint is a folder, not stdout", t.Flag)
-			}
-			if stdout != "" {
-				return refuse("%s and %s both name stdout", stdout, t.Flag)
+			if err := checkStdout(t, stdout); err != nil {
+				return err
 			}
 			stdout = t.Flag
-			if IsTerminal(os.Stdout) {
-				return refuse("%s -: stdout is a terminal; redirect it or name an output file", t.Flag)
-			}
 			continue
 		}
 		abs := resolved(t.Path)
-		if t.Dir && (abs == resolved(".") || abs == string(filepath.Separator)) {
-			// Unit.Dir would refuse it too, but only once the work is done.
-			return refuse("%s %s: a checkpoint is written to a named folder, not the current folder or the root", t.Flag, t.Path)
-		}
-		for _, o := range outs {
-			if o.abs == abs {
-				return refuse("%s and %s name the same file %s", o.flag, t.Flag, t.Path)
-			}
-		}
-		if lfi, err := os.Lstat(t.Path); err == nil && t.Dir && lfi.Mode()&os.ModeSymlink != 0 {
-			return refuse("%s %s is a symbolic link; a checkpoint is written to a folder: name the folder itself", t.Flag, t.Path)
+		if err := checkNamed(t, abs, outs); err != nil {
+			return err
 		}
 		fi, err := os.Stat(t.Path)
+		if err := checkLink(t, err == nil); err != nil {
+			return err
+		}
 		if err == nil {
-			for _, in := range ins {
-				if in.abs == abs || os.SameFile(in.fi, fi) {
-					if in.name != "" {
-						return refuse("%s %s names %s, an input of this run; write the output to another path", t.Flag, t.Path, in.name)
-					}
-					return refuse("%s %s names an input of this run; write the output to another path", t.Flag, t.Path)
-				}
-			}
-			if t.Dir {
-				for _, in := range ins {
-					if in.abs != "" && strings.HasPrefix(in.abs, abs+string(filepath.Separator)) {
-						return refuse("%s %s holds an input of this run (%s); write the checkpoint to another folder", t.Flag, t.Path, in.abs)
-					}
-				}
+			if err := checkInputs(t, abs, fi, ins); err != nil {
+				return err
 			}
 			if err := checkExisting(t, fi); err != nil {
 				return err
 			}
-		} else if lfi, lerr := os.Lstat(t.Path); lerr == nil && lfi.Mode()&os.ModeSymlink != 0 {
-			return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)
 		}
-		for _, in := range ins {
-			if in.fi.IsDir() && in.abs != "" && strings.HasPrefix(abs, strings.TrimSuffix(in.abs, string(filepath.Separator))+string(filepath.Separator)) {
-				return refuse("%s %s is inside the input folder %s; write the output outside the folders this run reads", t.Flag, t.Path, in.path)
-			}
+		if err := checkInside(t, abs, ins); err != nil {
+			return err
 		}
 		if err := checkParent(t); err != nil {
 			return err
 		}
-		outs = append(outs, seen{flag: t.Flag, fi: fi, abs: abs})
+		outs = append(outs, Target{Flag: t.Flag, Path: abs})
+	}
+	return nil
+}
+
+// checkStdout refuses an output "-" that is a checkpoint, that a second
+// flag names (other: the flag that named stdout before; "" none), or
+// that would write a table to a terminal.
+func checkStdout(t Target, other string) error {
+	switch {
+	case t.Dir:
+		return refuse("%s: a checkpoint is a folder, not stdout", t.Flag)
+	case other != "":
+		return refuse("%s and %s both name stdout", other, t.Flag)
+	case IsTerminal(os.Stdout):
+		return refuse("%s -: stdout is a terminal; redirect it or name an output file", t.Flag)
+	}
+	return nil
+}
+
+// checkNamed refuses a checkpoint written to the current folder or the
+// root (Unit.Dir would refuse it too, but only once the work is done) and
+// an output another flag already names (outs, resolved).
+func checkNamed(t Target, abs string, outs []Target) error {
+	if t.Dir && (abs == resolved(".") || abs == string(filepath.Separator)) {
+		return refuse("%s %s: a checkpoint is written to a named folder, not the current folder or the root", t.Flag, t.Path)
+	}
+	for _, o := range outs {
+		if o.Path == abs {
+			return refuse("%s and %s name the same file %s", o.Flag, t.Flag, t.Path)
+		}
+	}
+	return nil
+}
+
+// checkLink refuses a checkpoint named by a symbolic link, and any other
+// output named by a link to nothing (exists: whether the path leads to a
+// file).
+func checkLink(t Target, exists bool) error {
+	lfi, err := os.Lstat(t.Path)
+	if err != nil || lfi.Mode()&os.ModeSymlink == 0 {
+		return nil
+	}
+	if t.Dir {
+		return refuse("%s %s is a symbolic link; a checkpoint is written to a folder: name the folder itself", t.Flag, t.Path)
+	}
+	if !exists {
+		return refuse("%s %s is a symbolic link to nothing; remove it or name another output", t.Flag, t.Path)
+	}
+	return nil
+}
+
+// checkInputs refuses an existing output that is an input of the run, or
+// a checkpoint folder that holds one.
+func checkInputs(t Target, abs string, fi os.FileInfo, ins []input) error {
+	for _, in := range ins {
+		if in.abs == abs || os.SameFile(in.fi, fi) {
+			if in.name != "" {
+				return refuse("%s %s names %s, an input of this run; write the output to another path", t.Flag, t.Path, in.name)
+			}
+			return refuse("%s %s names an input of this run; write the output to another path", t.Flag, t.Path)
+		}
+	}
+	if t.Dir {
+		for _, in := range ins {
+			if in.abs != "" && strings.HasPrefix(in.abs, abs+string(filepath.Separator)) {
+				return refuse("%s %s holds an input of this run (%s); write the checkpoint to another folder", t.Flag, t.Path, in.abs)
+			}
+		}
+	}
+	return nil
+}
+
+// checkInside refuses an output inside a folder the run reads.
+func checkInside(t Target, abs string, ins []input) error {
+	for _, in := range ins {
+		if in.fi.IsDir() && in.abs != "" && strings.HasPrefix(abs, strings.TrimSuffix(in.abs, string(filepath.Separator))+string(filepath.Separator)) {
+			return refuse("%s %s is inside the input folder %s; write the output outside the folders this run reads", t.Flag, t.Path, in.path)
+		}
 	}
 	return nil
 }
@@ -234,23 +285,34 @@ func checkExisting(t Target, fi os.FileInfo) error {
 	return nil
 }
 
+// CarriedFiles are the files of a Hugging Face checkpoint that training
+// does not change and that a checkpoint written from it carries byte for
+// byte (tokenizer.json is carried too, as the model's own), agent.json
+// included: learn copies them, checkpointFiles counts them.
+var CarriedFiles = []string{"tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+	"vocab.json", "merges.txt", "chat_template.jinja", "generation_config.json", "agent.json"}
+
 // checkpointFiles are the names of the files a checkpoint folder holds:
-// what lib/model writes (config, weights, optimizer state) and the
-// tokenizer and generation files carried over from a Hugging Face
-// checkpoint, and learn's agent.json and provenance.json. Sharded weights (model-00001-of-00002.safetensors) match
-// IsCheckpointFile too.
-var checkpointFiles = map[string]bool{
-	"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
-	"optimizer.safetensors": true, "optimizer.json": true,
-	"tokenizer_config.json": true, "special_tokens_map.json": true, "added_tokens.json": true,
-	"vocab.json": true, "merges.txt": true, "chat_template.jinja": true, "generation_config.json": true,
-	// What learn writes beside the model: the agent context the policy
-	// was trained to expect and the checkpoint's provenance.
-	"agent.json": true, "provenance.json": true,
-	// A LoRA adapter checkpoint (lib/model): PEFT's two files and the
-	// base's hash.
-	"adapter_config.json": true, "adapter_model.safetensors": true, "adapter_base.json": true,
-}
+// what lib/model writes (config, weights, optimizer state), the files a
+// checkpoint carries over (CarriedFiles) and learn's provenance.json.
+// Sharded weights (model-00001-of-00002.safetensors) match
+// IsCheckpointFile too. A test of learn writes a checkpoint of every kind
+// and finds each of its files here.
+var checkpointFiles = func() map[string]bool {
+	m := map[string]bool{
+		"config.json": true, "tokenizer.json": true, "model.safetensors": true, "model.safetensors.index.json": true,
+		"optimizer.safetensors": true, "optimizer.json": true,
+		// What learn writes beside the model: the checkpoint's provenance.
+		"provenance.json": true,
+		// A LoRA adapter checkpoint (lib/model): PEFT's two files and the
+		// base's hash.
+		"adapter_config.json": true, "adapter_model.safetensors": true, "adapter_base.json": true,
+	}
+	for _, name := range CarriedFiles {
+		m[name] = true
+	}
+	return m
+}()
 
 var shardName = regexp.MustCompile(`^model-[0-9]+-of-[0-9]+\.safetensors$`)
 
@@ -702,22 +764,35 @@ func WriteDir(dir string, fill func(tmp string) error) error {
 	return u.Commit()
 }
 
-// TestHook, when set (by tests only), is called before each rename of a
-// commit with the step's name; an error stops the commit there, leaving
-// everything as a kill at that instant would.
-var TestHook func(step string) error
+// The test points of a commit (SetTestHook): a function called before
+// each rename, and whether folder replacement takes the rename-aside
+// sequence even where an atomic exchange is available.
+var (
+	testHook   atomic.Pointer[func(step string) error]
+	noExchange atomic.Bool
+)
+
+// SetTestHook is for tests only: from now on every commit calls at (when
+// not nil) before each of its renames with the step's name, an error
+// stopping the commit there as a kill at that instant would, and aside
+// makes folder replacement rename the old folder aside instead of
+// exchanging the two. It returns the function that restores the settings
+// before it.
+func SetTestHook(at func(step string) error, aside bool) (restore func()) {
+	var p *func(string) error
+	if at != nil {
+		p = &at
+	}
+	oldHook, oldAside := testHook.Swap(p), noExchange.Swap(aside)
+	return func() { testHook.Store(oldHook); noExchange.Store(oldAside) }
+}
 
 func hook(step string) error {
-	if TestHook != nil {
-		return TestHook(step)
+	if at := testHook.Load(); at != nil {
+		return (*at)(step)
 	}
 	return nil
 }
-
-// NoExchange, when set, makes folder replacement use the rename-aside
-// sequence even where an atomic exchange is available (for tests of that
-// sequence).
-var NoExchange = false
 
 // replaceDir puts the folder tmp in place of dir. With dir absent it is one
 // rename. Otherwise the two are exchanged atomically where the system can,
@@ -731,7 +806,7 @@ func replaceDir(tmp, dir string) error {
 		}
 		return os.Rename(tmp, dir)
 	}
-	if !NoExchange {
+	if !noExchange.Load() {
 		if err := hook("exchange"); err != nil {
 			return err
 		}
@@ -747,7 +822,7 @@ func replaceDir(tmp, dir string) error {
 			return err
 		}
 	}
-	aside := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".old-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
+	aside := filepath.Join(filepath.Dir(dir), asidePrefix(filepath.Base(dir))+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(time.Now().UnixNano(), 36))
 	if err := hook("rename-aside"); err != nil {
 		return err
 	}
@@ -785,7 +860,7 @@ func Recover(dir string) bool {
 	var best string
 	var bestT time.Time
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), "."+base+".old-") {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), asidePrefix(base)) {
 			continue
 		}
 		fi, err := e.Info()
@@ -807,8 +882,15 @@ func Recover(dir string) bool {
 const StaleAge = 24 * time.Hour
 
 func tmpPattern(base string) string {
-	return "." + base + ".tmp-" + strconv.Itoa(os.Getpid()) + "-*"
+	return tmpPrefix(base) + strconv.Itoa(os.Getpid()) + "-*"
 }
+
+// tmpPrefix and asidePrefix begin the names of the temporaries of a path
+// whose last element is base: ".NAME.tmp-" (an output being written) and
+// ".NAME.old-" (a folder renamed aside while it is replaced); the writer's
+// process id follows.
+func tmpPrefix(base string) string   { return "." + base + ".tmp-" }
+func asidePrefix(base string) string { return "." + base + ".old-" }
 
 // RemoveStale removes the temporaries that writers of path left behind when
 // they were killed: ".NAME.tmp-PID-*" and, while path exists, aside copies
@@ -827,13 +909,11 @@ func RemoveStale(path string) {
 	_, statErr := os.Lstat(path)
 	for _, e := range ents {
 		n := e.Name()
-		var rest string
-		switch {
-		case strings.HasPrefix(n, "."+base+".tmp-"):
-			rest = n[len(base)+6:]
-		case strings.HasPrefix(n, "."+base+".old-") && statErr == nil:
-			rest = n[len(base)+6:]
-		default:
+		rest, ok := strings.CutPrefix(n, tmpPrefix(base))
+		if !ok && statErr == nil {
+			rest, ok = strings.CutPrefix(n, asidePrefix(base))
+		}
+		if !ok {
 			continue
 		}
 		fi, err := e.Info()

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -239,7 +240,7 @@ func (d *Driver) feedSample(tokens []int32, s model.Sampling, u float64) (int32,
 
 // Act implements rollout.Driver: it feeds the context written since the
 // last action, then samples the next action token by token.
-func (d *Driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
+func (d *Driver) Act(_ context.Context, c *agent.Context, _ env.Episode, _ string) (string, error) {
 	var logits []float32
 	limit := d.p.M.ContextLimit() // max_position_embeddings, or a device decoder's capacity
 	view := c.Visible()

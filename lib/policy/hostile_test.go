@@ -1,6 +1,7 @@
 package policy_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -96,7 +97,7 @@ func TestServedScrubsWhatServersSay(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, err = p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1)
+					_, err = p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1)
 					if err == nil || got.Load() == nil {
 						t.Fatalf("err = %v (credentials sent: %v), want a failure after the server saw them", err, got.Load())
 					}
@@ -143,7 +144,7 @@ func TestServedRefusesRedirects(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				_, err = p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1)
+				_, err = p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1)
 				if err == nil || !strings.Contains(err.Error(), s.URL+"/v1/completions") || !strings.Contains(err.Error(), target) ||
 					!strings.Contains(err.Error(), "refused") || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want one line refusing the redirect from %s to %s", err, s.URL, target)
@@ -172,7 +173,7 @@ func TestServedRefusesRedirects(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1); err != nil {
+			if _, err := p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -210,7 +211,7 @@ func TestServedAnswerBounds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.Generate(make([]int32, prompt), []int32{0}, maxTokens, 1)
+			_, err = p.Generate(context.Background(), make([]int32, prompt), []int32{0}, maxTokens, 1)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
@@ -246,7 +247,7 @@ func TestServedAnswerBudget(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1)
+			_, err := p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1)
 			errs <- err
 		}()
 	}
@@ -292,7 +293,7 @@ func TestServedRefusesAnswerWithSecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Generate([]int32{1, 2, 3}, []int32{0}, 8, 1); err == nil || !strings.Contains(err.Error(), "holds a credential") {
+	if _, err := p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 8, 1); err == nil || !strings.Contains(err.Error(), "holds a credential") {
 		t.Fatalf("err = %v, want the answer refused", err)
 	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -30,7 +31,7 @@ func (s *Served) adapterURL(op string) string {
 // (PEFT's files, as learn writes them) under name, and makes the policy's
 // requests name it from then on. The folder's absolute path is sent: the
 // server must see the same file system.
-func (s *Served) LoadAdapter(name, dir string) error {
+func (s *Served) LoadAdapter(ctx context.Context, name, dir string) error {
 	if name == "" {
 		return fmt.Errorf("an adapter needs a name")
 	}
@@ -42,7 +43,7 @@ func (s *Served) LoadAdapter(name, dir string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.postTo(s.adapterURL("load"), body, adapterAnswerBytes, nil, "an adapter answer"); err != nil {
+	if err := s.postTo(ctx, s.adapterURL("load"), body, adapterAnswerBytes, nil, "an adapter answer"); err != nil {
 		return fmt.Errorf("loading adapter %s as %s: %w", dir, name, err)
 	}
 	s.LoRA = name
@@ -54,12 +55,12 @@ func (s *Served) LoadAdapter(name, dir string) error {
 
 // UnloadAdapter asks the running server to drop the adapter loaded under
 // name.
-func (s *Served) UnloadAdapter(name string) error {
+func (s *Served) UnloadAdapter(ctx context.Context, name string) error {
 	body, err := json.Marshal(map[string]string{"lora_name": name})
 	if err != nil {
 		return err
 	}
-	if err := s.postTo(s.adapterURL("unload"), body, adapterAnswerBytes, nil, "an adapter answer"); err != nil {
+	if err := s.postTo(ctx, s.adapterURL("unload"), body, adapterAnswerBytes, nil, "an adapter answer"); err != nil {
 		return fmt.Errorf("unloading adapter %s: %w", name, err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"hash/fnv"
 	"math"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -171,7 +172,7 @@ func LoadServed(dir string, so ServerOptions, o Options) (*Served, error) {
 		return nil, fmt.Errorf("server kind %q: want vllm or sglang", kind)
 	}
 	if kind == ServerVLLM && so.Model == "" {
-		return nil, fmt.Errorf("a vLLM server needs the served model's name (--model)")
+		return nil, fmt.Errorf("a vLLM server needs the served model's name")
 	}
 	cfgDir, err := dir, error(nil)
 	if model.IsAdapter(dir) { // issue 60: an adapter's shape is its base's
@@ -273,8 +274,9 @@ func requestSeed(seed int64, turn int) int64 {
 // Act implements rollout.Driver: it sends the context the answer sees as
 // token ids and records the ids (and log-probabilities) the server
 // answers. An answer whose text has no well-formed action is left to the
-// caller, as for a local checkpoint (an invalid action).
-func (d *ServedDriver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
+// caller, as for a local checkpoint (an invalid action). ctx ends the
+// wait for the answer and the retries at once.
+func (d *ServedDriver) Act(ctx context.Context, c *agent.Context, _ env.Episode, _ string) (string, error) {
 	s := d.s
 	maxTokens := s.Opt.MaxActionTokens
 	if maxTokens <= 0 {
@@ -282,7 +284,7 @@ func (d *ServedDriver) Act(c *agent.Context, _ env.Episode, _ string) (string, e
 	}
 	view := c.Visible()
 	ends := c.Ends()
-	a, err := s.Generate(view, ends, maxTokens, requestSeed(d.seed, d.turn))
+	a, err := s.Generate(ctx, view, ends, maxTokens, requestSeed(d.seed, d.turn))
 	d.turn++
 	if err != nil {
 		return "", err
@@ -303,8 +305,9 @@ type Answer struct {
 
 // Generate asks the server for one answer to prompt: at most maxTokens
 // tokens, stopping at any of stop, with the policy's sampling settings
-// sent explicitly and seed as the request's seed.
-func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answer, error) {
+// sent explicitly and seed as the request's seed. A cancelled ctx ends
+// the request and its retries at once, with an error that wraps ctx's.
+func (s *Served) Generate(ctx context.Context, prompt, stop []int32, maxTokens int, seed int64) (Answer, error) {
 	r := s.Rule()
 	topK := r.TopK
 	if topK <= 0 {
@@ -332,7 +335,7 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 	if s.Kind != ServerVLLM {
 		answer, what = &sr, "a /generate response"
 	}
-	if err := s.post(req, AnswerBound(len(prompt), maxTokens), answer, what); err != nil {
+	if err := s.post(ctx, req, AnswerBound(len(prompt), maxTokens), answer, what); err != nil {
 		return Answer{}, err
 	}
 	var a Answer
@@ -375,8 +378,8 @@ func (s *Served) Generate(prompt, stop []int32, maxTokens int, seed int64) (Answ
 }
 
 // post sends one request to the server's generation endpoint (postTo).
-func (s *Served) post(body []byte, limit int64, v any, what string) error {
-	return s.postTo(s.endpoint, body, limit, v, what)
+func (s *Served) post(ctx context.Context, body []byte, limit int64, v any, what string) error {
+	return s.postTo(ctx, s.endpoint, body, limit, v, what)
 }
 
 // postTo sends one request to url, an endpoint of the server (its
@@ -385,8 +388,10 @@ func (s *Served) post(body []byte, limit int64, v any, what string) error {
 // drops it), reading at most limit bytes of it; it retries transport
 // errors, timeouts and answers 429, 502, 503 and 504 with exponential
 // backoff; any other status, an answer past limit, one that is not what
-// names and a refused redirect fail at once.
-func (s *Served) postTo(url string, body []byte, limit int64, v any, what string) error {
+// names and a refused redirect fail at once, and so does a cancelled ctx
+// (in a request or between tries). Errors wrap their cause (scrubbed of
+// credentials), so that errors.Is finds context.Canceled or a timeout.
+func (s *Served) postTo(ctx context.Context, url string, body []byte, limit int64, v any, what string) error {
 	if err := s.down.Load(); err != nil {
 		return *err
 	}
@@ -394,33 +399,50 @@ func (s *Served) postTo(url string, body []byte, limit int64, v any, what string
 	var last error
 	for try := 0; try <= s.retries; try++ {
 		if try > 0 {
-			time.Sleep(wait)
+			if err := sleep(ctx, wait); err != nil {
+				return fmt.Errorf("policy server %s: %w", s.shown, err)
+			}
 			wait *= 2
 		}
-		retry, err := s.once(url, body, limit, v, what)
+		retry, err := s.once(ctx, url, body, limit, v, what)
 		if err == nil {
 			return nil
 		}
+		if ctx.Err() != nil { // given up: what the request met meanwhile is beside the point
+			return fmt.Errorf("policy server %s: %w", s.shown, ctx.Err())
+		}
 		if !retry {
-			return fmt.Errorf("policy server %s: %v", s.shown, err)
+			return fmt.Errorf("policy server %s: %w", s.shown, err)
 		}
 		last = err
 		if down := s.down.Load(); down != nil {
 			return *down
 		}
 	}
-	err := fmt.Errorf("policy server %s: no answer after %d tries: %v", s.shown, s.retries+1, last)
+	err := fmt.Errorf("policy server %s: no answer after %d tries: %w", s.shown, s.retries+1, last)
 	s.down.CompareAndSwap(nil, &err)
 	return err
+}
+
+// sleep waits d, or less when ctx ends first (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // once sends one request, its answer's bound taken from the budget of the
 // answers in flight first; retry says whether a failure may pass on a
 // later try.
-func (s *Served) once(url string, body []byte, limit int64, v any, what string) (retry bool, err error) {
+func (s *Served) once(ctx context.Context, url string, body []byte, limit int64, v any, what string) (retry bool, err error) {
 	give := s.budget.Take(limit)
 	defer give()
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -444,7 +466,7 @@ func (s *Served) once(url string, body []byte, limit int64, v any, what string) 
 		return true, fmt.Errorf("HTTP %d", resp.StatusCode)
 	default:
 		data, _ := remote.Read(resp.Body, errorAnswerBytes)
-		return false, fmt.Errorf("HTTP %d%s: %s", resp.StatusCode, redirected(resp, s.endpoint), snippet(data))
+		return false, &StatusError{Code: resp.StatusCode, msg: fmt.Sprintf("HTTP %d%s: %s", resp.StatusCode, redirected(resp, s.endpoint), snippet(data))}
 	}
 	if v == nil {
 		if _, err := remote.Read(resp.Body, limit); err != nil {
@@ -475,14 +497,35 @@ func redirected(resp *http.Response, endpoint string) string {
 	return " (after a redirect to " + remote.Shown(resp.Request.URL) + ", which gets no credentials)"
 }
 
-// scrubbed is err's message without credentials (a transport error
-// repeats the URL).
+// scrubbed is err with its message scrubbed of credentials (a transport
+// error repeats the URL) and its chain kept (errors.Is and errors.As see
+// through it); a request that ran past its time says "timed out".
 func scrubbed(err error) error {
-	if ctxErr := context.DeadlineExceeded; strings.Contains(err.Error(), ctxErr.Error()) {
-		return fmt.Errorf("timed out")
+	msg := table.Scrub(err.Error())
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		msg = "timed out"
 	}
-	return fmt.Errorf("%s", table.Scrub(err.Error()))
+	return &scrubError{msg: msg, err: err}
 }
+
+// StatusError is a server's answer with a status that is neither success
+// nor worth a retry; Code is the HTTP status.
+type StatusError struct {
+	Code int
+	msg  string // the status, where a redirect led, and the answer's start
+}
+
+func (e *StatusError) Error() string { return e.msg }
+
+// scrubError is an error shown by a scrubbed message that wraps the
+// original.
+type scrubError struct {
+	msg string
+	err error
+}
+
+func (e *scrubError) Error() string { return e.msg }
+func (e *scrubError) Unwrap() error { return e.err }
 
 // snippet is the start of a server's error answer, on one line.
 func snippet(b []byte) string {

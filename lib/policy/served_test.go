@@ -289,7 +289,7 @@ func TestServedBadAnswers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = p.Generate([]int32{1, 2, 3}, []int32{0}, 4, 1)
+			_, err = p.Generate(context.Background(), []int32{1, 2, 3}, []int32{0}, 4, 1)
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), srv.URL) {
 				t.Fatalf("err = %v, want one with %q naming the server", err, c.want)
 			}
@@ -323,7 +323,8 @@ func TestServedURL(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
-	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1"}, policy.Options{}); err == nil || !strings.Contains(err.Error(), "--model") {
+	// The policy speaks of the value; the play stage names the flag (--model).
+	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1"}, policy.Options{}); err == nil || !strings.Contains(err.Error(), "served model's name") || strings.Contains(err.Error(), "--") {
 		t.Errorf("vLLM without a model: %v", err)
 	}
 	if _, err := policy.LoadServed(dir, policy.ServerOptions{URL: "http://h/v1", Model: "m", Kind: "tgi"}, policy.Options{}); err == nil {

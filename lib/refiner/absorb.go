@@ -142,7 +142,7 @@ func (b *RuleBased) fade(s *scopeState) ([]table.Proposal, string) {
 		default:
 			continue
 		}
-		props = append(props, table.Proposal{Op: "delete", Targets: []string{it.ID}, Layer: it.Layer, Rationale: why})
+		props = append(props, table.Proposal{Op: table.OpDelete, Targets: []string{it.ID}, Layer: it.Layer, Rationale: why})
 	}
 	if len(props) == 0 {
 		return nil, "no item to fade"

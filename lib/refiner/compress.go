@@ -59,7 +59,7 @@ func (b *RuleBased) compress(s *scopeState) ([]table.Proposal, string) {
 		if touched[it.ID] || b.stillHolds(s, it.ID) {
 			continue
 		}
-		props = append(props, table.Proposal{Op: "delete", Targets: []string{it.ID}, Layer: it.Layer,
+		props = append(props, table.Proposal{Op: table.OpDelete, Targets: []string{it.ID}, Layer: it.Layer,
 			Rationale: fmt.Sprintf("no linked rule holds any more (%d current cards)", len(s.current(it.ID)))})
 	}
 	if len(props) == 0 {
@@ -76,7 +76,7 @@ func (b *RuleBased) prune(s *scopeState) ([]table.Proposal, string) {
 		if len(props) > 0 && n < in.MaxItems && tok < in.MaxTokens {
 			break
 		}
-		props = append(props, table.Proposal{Op: "delete", Targets: []string{it.ID}, Layer: it.Layer,
+		props = append(props, table.Proposal{Op: table.OpDelete, Targets: []string{it.ID}, Layer: it.Layer,
 			Rationale: fmt.Sprintf("cap reached; least supported (%d current cards)", len(s.current(it.ID)))})
 		n--
 		tok -= int(it.Tokens)

@@ -109,7 +109,7 @@ func (e *evidence) modeShare(m string) float64 {
 	if e.nF == 0 {
 		return 0
 	}
-	return math.Max(e.modes[m], e.f["failure:"+m]) / e.nF
+	return math.Max(e.modes[m], e.f[table.FailureFeature(m)]) / e.nF
 }
 
 // features returns every feature the evidence shows (failure modes as
@@ -123,7 +123,7 @@ func (e *evidence) features() []string {
 		fs[f] = true
 	}
 	for m := range e.modes {
-		fs["failure:"+m] = true
+		fs[table.FailureFeature(m)] = true
 	}
 	return sortedKeys(fs)
 }

@@ -77,7 +77,7 @@ func (b *RuleBased) expand(s *scopeState) ([]table.Proposal, string) {
 		}
 		existing[norm] = true
 		tok += k
-		props = append(props, table.Proposal{Op: "add", Layer: c.layer, Text: c.text, Support: c.support,
+		props = append(props, table.Proposal{Op: table.OpAdd, Layer: c.layer, Text: c.text, Support: c.support,
 			Rationale: b.rationale(s, c.feature, c.support)})
 	}
 	if len(props) == 0 {

@@ -120,7 +120,7 @@ func simulateFade(t *testing.T, iters int) fadeRun {
 			text[it.ID] = it.Text
 		}
 		for _, d := range dec {
-			if d.Accepted && d.Primitive == scaffold.Compress && d.Op == validate.OpDelete {
+			if d.Accepted && d.Primitive == scaffold.Compress && d.Op == table.OpDelete {
 				run.deleted = append(run.deleted, text[d.ItemID])
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -135,7 +136,7 @@ func (o *OpenAI) Propose(ctx context.Context, in Input) (Result, error) {
 			continue
 		}
 		layer := r.Layer
-		if layer == "" && r.Op == "add" {
+		if layer == "" && r.Op == table.OpAdd {
 			layer = scaffold.LayerTask
 			if in.TaskType == "" {
 				layer = scaffold.LayerGeneral
@@ -321,9 +322,7 @@ func ParseAnswer(answer string) ([]RawProposal, error) {
 		return nil, fmt.Errorf("bad proposals: %v", err)
 	}
 	for i, p := range list {
-		switch p.Op {
-		case "add", "edit", "merge", "delete":
-		default:
+		if !slices.Contains(table.Ops, p.Op) {
 			return nil, fmt.Errorf("proposal %d: op %q is not add, edit, merge or delete", i+1, p.Op)
 		}
 	}

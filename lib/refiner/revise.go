@@ -44,7 +44,7 @@ func (b *RuleBased) corrections(s *scopeState, limit int) []table.Proposal {
 		texts[scaffold.Normalize(text)] = true
 		old := p + ":" + strings.ReplaceAll(v, " ", "_")
 		sup := topSupport(s.support[best])
-		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: text,
+		props = append(props, table.Proposal{Op: table.OpEdit, Targets: []string{it.ID}, Layer: it.Layer, Text: text,
 			Support: sup,
 			Rationale: fmt.Sprintf("corrected %s to %s: %s; %s in %d/%d successes and %d/%d failures; cites %d cards",
 				old, best, b.statistic(s.ev, best), old, s.ev.rs[old], s.ev.rawS, s.ev.rf[old], s.ev.rawF, len(sup))})
@@ -116,7 +116,7 @@ func (b *RuleBased) mergeItems(s *scopeState, keepShorter bool, limit int, skip 
 			keep = p.b
 		}
 		sup := append(append([]string{}, p.a.Support...), p.b.Support...)
-		props = append(props, table.Proposal{Op: "merge", Targets: []string{p.a.ID, p.b.ID}, Layer: p.a.Layer,
+		props = append(props, table.Proposal{Op: table.OpMerge, Targets: []string{p.a.ID, p.b.ID}, Layer: p.a.Layer,
 			Text: keep.Text, Support: unique(sup),
 			Rationale: fmt.Sprintf("near-duplicates (token Jaccard %.2f)", p.j)})
 	}
@@ -152,7 +152,7 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 	}
 	var uncovered []string
 	for _, m := range sortedKeys(s.ev.modes) {
-		f := "failure:" + m
+		f := table.FailureFeature(m)
 		if _, ok := b.ruleHolds(s, f); ok && !covered[f] && b.Text(f) != "" {
 			uncovered = append(uncovered, m)
 		}
@@ -166,7 +166,7 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 			continue
 		}
 		m := uncovered[0]
-		text := b.Text("failure:" + m)
+		text := b.Text(table.FailureFeature(m))
 		if texts[scaffold.Normalize(text)] || in.Count(text) > in.MaxItemTokens {
 			uncovered = uncovered[1:]
 			continue
@@ -174,9 +174,9 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 		uncovered = uncovered[1:]
 		touched[it.ID] = true
 		texts[scaffold.Normalize(text)] = true
-		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: text,
-			Support:   topSupport(s.support["failure:"+m]),
-			Rationale: fmt.Sprintf("re-scoped from a failure mode that no longer occurs: %s", b.statistic(s.ev, "failure:"+m))})
+		props = append(props, table.Proposal{Op: table.OpEdit, Targets: []string{it.ID}, Layer: it.Layer, Text: text,
+			Support:   topSupport(s.support[table.FailureFeature(m)]),
+			Rationale: fmt.Sprintf("re-scoped from a failure mode that no longer occurs: %s", b.statistic(s.ev, table.FailureFeature(m)))})
 	}
 	// Update support to the current cards.
 	for _, it := range s.items {
@@ -190,7 +190,7 @@ func (b *RuleBased) revise(s *scopeState) ([]table.Proposal, string) {
 		if len(cur) < in.MinSupport || strings.Join(cur, ",") == strings.Join(unique(it.Support), ",") {
 			continue
 		}
-		props = append(props, table.Proposal{Op: "edit", Targets: []string{it.ID}, Layer: it.Layer, Text: it.Text,
+		props = append(props, table.Proposal{Op: table.OpEdit, Targets: []string{it.ID}, Layer: it.Layer, Text: it.Text,
 			Support: cur, Rationale: fmt.Sprintf("support updated to %d current cards", len(cur))})
 	}
 	if len(props) == 0 {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/pats-rl/pats/lib/scaffold"
+	"github.com/pats-rl/pats/lib/table"
 )
 
 // DefaultTemplates turn features into item text. A key is a whole feature
@@ -56,7 +57,7 @@ func (b *RuleBased) Text(f string) string {
 	return strings.Join(strings.Fields(t), " ")
 }
 
-func isFailure(f string) bool { p, _ := splitFeature(f); return p == "failure" }
+func isFailure(f string) bool { _, ok := table.FailureOf(f); return ok }
 
 // isChoice reports whether f's prefix is a choice slot.
 func (b *RuleBased) isChoice(f string) bool {

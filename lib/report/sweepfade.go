@@ -94,7 +94,7 @@ func loadFadeRun(dir string) (fadeRun, bool, error) {
 			return f, false, err
 		}
 		for _, d := range decs {
-			if d.Accepted && d.Op == "delete" {
+			if d.Accepted && d.Op == table.OpDelete {
 				switch d.Primitive {
 				case scaffold.Compress:
 					f.compDel++

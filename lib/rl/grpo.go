@@ -235,7 +235,7 @@ func ReadAdvantages(r *table.Trajectory, adv []float32, c Credit, outcome, sel f
 	return out
 }
 
-// StepResult is what one GRPO minibatch contributes to the metrics.
+// stepStats is what one GRPO minibatch contributes to the metrics.
 type stepStats struct {
 	loss, pg, kl, ent, ratio float64
 	clipped, tokens          int
@@ -320,6 +320,9 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 	}
 	if len(prep) == 0 {
 		return nil, fmt.Errorf("no trajectories")
+	}
+	if err := checkRef(prep, cfg.KL); err != nil {
+		return nil, err
 	}
 	mb := cfg.Minibatch
 	if mb <= 0 || mb > len(prep) {
@@ -415,6 +418,27 @@ func TrainGRPO(ctx context.Context, m *model.Model, opt *model.AdamW, prep []Pre
 // first iteration) the KL is 0 too. Its figures are 0 by construction, not
 // a sign that nothing trained.
 const FirstStepNote = "step 1 is the first PPO step: ratio 1 (the policy that rolled out), so clip 0 and loss about 0 (centred advantages), and kl 0 when the reference is the checkpoint trained; not a sign that nothing trained"
+
+// checkRef refuses a KL term (coefficient kl, not 0) over sequences
+// without their reference log-probabilities (RefLogProbs not run, or run
+// on other sequences), which the loss would index.
+func checkRef(prep []Prepared, kl float64) error {
+	if kl == 0 {
+		return nil
+	}
+	all := make([]*Prepared, len(prep))
+	for i := range prep {
+		all[i] = &prep[i]
+	}
+	parts, _ := sequences(all)
+	for i, p := range parts {
+		if len(p.Ref) != len(p.Row.Tokens) {
+			return fmt.Errorf("sequence %d: %d reference log-probabilities for %d tokens: a KL term (coefficient %g) needs the reference's (RefLogProbs)",
+				i, len(p.Ref), len(p.Row.Tokens), kl)
+		}
+	}
+	return nil
+}
 
 // RefLogProbs fills the reference log-probabilities of the prepared
 // episodes from ref, one sequence at a time; a cancelled ctx stops it

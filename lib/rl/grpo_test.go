@@ -3,6 +3,7 @@ package rl
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pats-rl/pats/lib/model"
@@ -149,5 +150,29 @@ func TestNonFiniteStep(t *testing.T) {
 	nf, ok := err.(*NonFiniteError)
 	if !ok || nf.Step != 1 {
 		t.Fatalf("got %v, want a non-finite error at step 1", err)
+	}
+}
+
+// TestKLNeedsReference: a KL term over sequences whose reference
+// log-probabilities were never computed is refused with an error, not a
+// panic; with them (RefLogProbs) the same step runs.
+func TestKLNeedsReference(t *testing.T) {
+	m := microModel(t, 1)
+	rows := microEpisodes(1)
+	cfg := GRPOConfig{Credit: Broadcast, Agg: SeqMean, Clip: 0.2, KL: 0.1, Epochs: 1, Optim: OptimConfig{LR: 1e-3}}
+	prep, _ := Credits(rows, cfg)
+	setBehaviour(t, m, rows, prep) // sets a reference too: drop it
+	for i := range prep {
+		prep[i].Ref = nil
+	}
+	_, err := TrainGRPO(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), prep, cfg)
+	if err == nil || !strings.Contains(err.Error(), "reference log-probabilities") {
+		t.Fatalf("KL without a reference: %v, want it refused", err)
+	}
+	if err := RefLogProbs(context.Background(), m, prep); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := TrainGRPO(context.Background(), m, model.NewAdamW(m, model.DefaultAdamW()), prep, cfg); err != nil {
+		t.Errorf("KL with its reference: %v", err)
 	}
 }

@@ -40,12 +40,12 @@ type readAtTwoDriver struct {
 	turn  int
 }
 
-func (d *readAtTwoDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
+func (d *readAtTwoDriver) Act(ctx context.Context, c *agent.Context, ep env.Episode, readSkill string) (string, error) {
 	view := slices.Clone(c.Visible())
 	d.p.seen[d.seed] = append(d.p.seen[d.seed], view)
 	d.turn++
 	if d.turn != 2 {
-		return d.inner.Act(c, ep, readSkill)
+		return d.inner.Act(ctx, c, ep, readSkill)
 	}
 	ids := agent.EncodeAction(c.Tok, agent.ReadVerb+" "+readSkill)
 	seq := append(slices.Clone(view), ids...)

@@ -31,7 +31,7 @@ func (s spelled) NewEpisode(_ string, seed int64) rollout.Driver {
 
 type spelledDriver struct{ script []string }
 
-func (d *spelledDriver) Act(c *agent.Context, _ env.Episode, right string) (string, error) {
+func (d *spelledDriver) Act(_ context.Context, c *agent.Context, _ env.Episode, right string) (string, error) {
 	a := "look"
 	if len(d.script) > 0 {
 		a, d.script = strings.ReplaceAll(d.script[0], "RIGHT", right), d.script[1:]

@@ -30,7 +30,7 @@ func (s scripted) NewEpisode(_ string, seed int64) rollout.Driver {
 
 type scriptDriver struct{ script []string }
 
-func (d *scriptDriver) Act(c *agent.Context, _ env.Episode, right string) (string, error) {
+func (d *scriptDriver) Act(_ context.Context, c *agent.Context, _ env.Episode, right string) (string, error) {
 	a := "look"
 	if len(d.script) > 0 {
 		a, d.script = d.script[0], d.script[1:]

@@ -33,7 +33,7 @@ type scriptedDriver struct {
 	turn   int
 }
 
-func (d *scriptedDriver) Act(c *agent.Context, ep env.Episode, read string) (string, error) {
+func (d *scriptedDriver) Act(_ context.Context, c *agent.Context, ep env.Episode, read string) (string, error) {
 	if d.oracle == nil {
 		d.oracle = &counterOracle{}
 		d.oracle.Start(ep.Goal(), ep.Observation(), 0)

@@ -163,7 +163,7 @@ func (pl *play) loop(ctx context.Context, sample int, firstRead string) error {
 			pl.limited = true
 			break
 		}
-		answer, err := pl.drv.Act(pl.c, pl.ep, firstRead)
+		answer, err := pl.drv.Act(ctx, pl.c, pl.ep, firstRead)
 		if errors.Is(err, agent.ErrContextLimit) {
 			pl.limited = true
 			break
@@ -292,10 +292,10 @@ func (pl *play) finish(sample int) (table.Trajectory, error) {
 	tr.Success, tr.Score, tr.Reward, tr.Steps, tr.Invalid = success, score, reward, int32(steps), int32(invalid)
 	tr.Features = append([]string{}, ep.Features()...)
 	if pl.limited {
-		tr.Features = append(tr.Features, "failure:context_limit")
+		tr.Features = append(tr.Features, table.FailureFeature("context_limit"))
 	}
 	if invalid > 0 {
-		tr.Features = append(tr.Features, "failure:invalid_answer")
+		tr.Features = append(tr.Features, table.FailureFeature("invalid_answer"))
 	}
 	sort.Strings(tr.Features)
 	if !success {

@@ -1,9 +1,11 @@
 package rollout
 
 import (
+	"context"
 	"github.com/pats-rl/pats/lib/agent"
 	"github.com/pats-rl/pats/lib/env"
 	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/tokenizer"
 )
 
 // Policy drives the episodes of a rollout.
@@ -23,7 +25,7 @@ type Driver interface {
 	// was cut) and returns its text, which c's format parses into the
 	// action (builtin: the whole text). c holds everything the policy has
 	// seen so far, ending with the action cue.
-	Act(c *agent.Context, ep env.Episode, readSkill string) (string, error)
+	Act(ctx context.Context, c *agent.Context, ep env.Episode, readSkill string) (string, error)
 }
 
 // TextPolicy adapts an env.Agent (oracle, random) that writes action text.
@@ -36,6 +38,19 @@ type TextPolicy struct {
 
 // Name implements Policy.
 func (p TextPolicy) Name() string { return p.PolicyName }
+
+// Tokenizer is nil: a text policy's actions are written with the run's
+// tokenizer (Options.Tok).
+func (TextPolicy) Tokenizer() tokenizer.Tokenizer { return nil }
+
+// Folder is "": a text policy has no checkpoint folder.
+func (TextPolicy) Folder() string { return "" }
+
+// EndTokens is nil: a text policy ends its answers with the format's own.
+func (TextPolicy) EndTokens() []int32 { return nil }
+
+// SetAnswerCap does nothing: a text policy writes whole actions.
+func (TextPolicy) SetAnswerCap(int) {}
 
 // NewEpisode implements Policy.
 func (p TextPolicy) NewEpisode(_ string, seed int64) Driver {
@@ -51,7 +66,7 @@ type textDriver struct {
 	texts   []string // rules and skill bodies to give a Reader at Start
 }
 
-func (d *textDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
+func (d *textDriver) Act(_ context.Context, c *agent.Context, ep env.Episode, readSkill string) (string, error) {
 	if !d.started {
 		d.agent.Start(ep.Goal(), ep.Observation(), d.seed)
 		d.started = true
@@ -80,12 +95,12 @@ type forcedDriver struct {
 	done  bool
 }
 
-func (d *forcedDriver) Act(c *agent.Context, ep env.Episode, readSkill string) (string, error) {
+func (d *forcedDriver) Act(ctx context.Context, c *agent.Context, ep env.Episode, readSkill string) (string, error) {
 	if !d.done {
 		d.done = true
 		return agent.AddAnswer(c, d.first), nil
 	}
-	return d.Driver.Act(c, ep, readSkill)
+	return d.Driver.Act(ctx, c, ep, readSkill)
 }
 
 // unwrap returns the driver under a forcedDriver.

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -333,8 +332,8 @@ var failurePriority = []string{"wrong_object", "wrong_receptacle", "wrong_type",
 func FailureMode(features []string, outOfSteps bool) string {
 	have := map[string]bool{}
 	for _, f := range features {
-		if strings.HasPrefix(f, "failure:") {
-			have[f[len("failure:"):]] = true
+		if m, ok := table.FailureOf(f); ok {
+			have[m] = true
 		}
 	}
 	for _, f := range failurePriority {
@@ -343,8 +342,8 @@ func FailureMode(features []string, outOfSteps bool) string {
 		}
 	}
 	for _, f := range features {
-		if strings.HasPrefix(f, "failure:") {
-			return f[len("failure:"):]
+		if m, ok := table.FailureOf(f); ok {
+			return m
 		}
 	}
 	if outOfSteps {

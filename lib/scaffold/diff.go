@@ -48,7 +48,7 @@ func MergesFrom(props []table.Proposal, decisions []table.Decision) map[string]s
 	}
 	m := map[string]string{}
 	for _, p := range props {
-		if p.Op != "merge" || !ok[p.ProposalID] || len(p.Targets) < 2 {
+		if p.Op != table.OpMerge || !ok[p.ProposalID] || len(p.Targets) < 2 {
 			continue
 		}
 		for _, t := range p.Targets[1:] {

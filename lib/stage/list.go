@@ -54,12 +54,16 @@ func TrajFlags(usage string, old ...string) []cli.Flag {
 	return ListFlag("traj", usage+"; also as arguments", old...)
 }
 
+// ErrNoTraj is every stage's refusal of a run without trajectory inputs
+// where it needs them.
+var ErrNoTraj = command.Usagef("want at least one trajectory file: as arguments or --traj (see --help)")
+
 // Traj returns the trajectory inputs: --traj (and its old spellings),
-// then the arguments. None is a usage error when atLeastOne.
+// then the arguments. None is a usage error when atLeastOne (ErrNoTraj).
 func Traj(c *cli.Context, atLeastOne bool, old ...string) ([]string, error) {
 	in := append(List(c, "traj", old...), c.Args().Slice()...)
 	if atLeastOne && len(in) == 0 {
-		return nil, command.Usagef("want at least one trajectory file: as arguments or --traj (see --help)")
+		return nil, ErrNoTraj
 	}
 	return in, nil
 }

@@ -422,14 +422,24 @@ func oneOf(col, s string, allowed []string) error {
 
 // Values of the enumerated columns of the scaffold loop's row kinds. The
 // names are the file contract; lib/scaffold (the primitives, the layers)
-// and lib/validate (the ops) use the same ones, and tests there keep them
-// in step.
+// uses the same ones, and tests there keep them in step; the ops are
+// named here (OpAdd ... OpDelete) for every package that writes or reads
+// them.
 var (
 	// Primitives are the values of the primitive column of proposals,
 	// decisions and controller states.
 	Primitives = []string{"EXPAND", "REVISE", "COMPRESS", "FORCED_PRUNE", "NONE"}
 	// Ops are the values of the op column of proposals and decisions.
-	Ops = []string{"add", "edit", "merge", "delete"}
+	Ops = []string{OpAdd, OpEdit, OpMerge, OpDelete}
+)
+
+// The ops of a proposal, named once: the refiners write them, the
+// validator checks and applies them, the reports count them.
+const (
+	OpAdd    = "add"
+	OpEdit   = "edit"
+	OpMerge  = "merge"
+	OpDelete = "delete"
 )
 
 // CheckRow implements RowChecker.

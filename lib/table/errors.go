@@ -36,12 +36,14 @@ func IsInputError(err error) bool {
 // one line) follows problem after a colon.
 func inputErr(path, problem string, err error) *InputError {
 	if err != nil {
-		problem += ": " + oneLine(err.Error())
+		problem += ": " + OneLine(err.Error())
 	}
 	return &InputError{Path: path, Problem: problem, Err: err}
 }
 
-func oneLine(s string) string {
+// OneLine is a message on one line, as every refusal is printed: its
+// line breaks become "; ", its ends trimmed.
+func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	s = strings.ReplaceAll(s, "\r", "")
 	return strings.ReplaceAll(s, "\n", "; ")

@@ -11,7 +11,7 @@ import (
 
 var (
 	fzPrims  = []string{scaffold.Expand, scaffold.Revise, scaffold.Compress, scaffold.ForcedPrune, scaffold.None, ""}
-	fzOps    = []string{OpAdd, OpEdit, OpMerge, OpDelete, "", "replace"}
+	fzOps    = []string{table.OpAdd, table.OpEdit, table.OpMerge, table.OpDelete, "", "replace"}
 	fzTypes  = []string{"a", "b", "", "zz"}
 	fzLayers = []string{"task", "mistake", "general", "", "bogus"}
 	fzTexts  = []string{
@@ -109,7 +109,7 @@ func FuzzValidate(f *testing.F) {
 			if !Allowed(p.Primitive, p.Op) {
 				t.Fatalf("accepted %s under %s", p.Op, p.Primitive)
 			}
-			if p.Op == OpAdd {
+			if p.Op == table.OpAdd {
 				sup := sortedUnique(p.Support)
 				if len(sup) < 2 {
 					t.Fatalf("accepted add with support %v", p.Support)

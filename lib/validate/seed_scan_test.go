@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"github.com/pats-rl/pats/lib/table"
 	"math/rand"
 	"testing"
 )
@@ -23,7 +24,7 @@ func TestFuzzDecoderReachesAcceptance(t *testing.T) {
 			}
 		}
 	}
-	for _, op := range []string{OpAdd, OpEdit, OpMerge, OpDelete} {
+	for _, op := range []string{table.OpAdd, table.OpEdit, table.OpMerge, table.OpDelete} {
 		if accepted[op] == 0 {
 			t.Errorf("no accepted %s from the fuzz decoder (%v)", op, accepted)
 		}

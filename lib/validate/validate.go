@@ -9,14 +9,6 @@ import (
 	"github.com/pats-rl/pats/lib/table"
 )
 
-// Ops.
-const (
-	OpAdd    = "add"
-	OpEdit   = "edit"
-	OpMerge  = "merge"
-	OpDelete = "delete"
-)
-
 // Reason codes (see the package doc).
 const (
 	OK             = "ok"
@@ -61,13 +53,13 @@ func DefaultOptions() Options {
 func Allowed(primitive, op string) bool {
 	switch primitive {
 	case scaffold.Expand:
-		return op == OpAdd
+		return op == table.OpAdd
 	case scaffold.Revise:
-		return op == OpEdit || op == OpMerge
+		return op == table.OpEdit || op == table.OpMerge
 	case scaffold.Compress:
-		return op == OpEdit || op == OpMerge || op == OpDelete
+		return op == table.OpEdit || op == table.OpMerge || op == table.OpDelete
 	case scaffold.ForcedPrune:
-		return op == OpDelete
+		return op == table.OpDelete
 	}
 	return false
 }
@@ -105,7 +97,7 @@ func Apply(snapshot []table.ScaffoldItem, props []table.Proposal, cards []table.
 		} else {
 			d.Accepted, d.Reason, d.Message, d.ItemID = true, OK, "applied", itemID
 			cur = next
-			if p.Op == OpAdd {
+			if p.Op == table.OpAdd {
 				adds[p.TaskType]++
 			}
 		}
@@ -180,7 +172,7 @@ func checkHeader(p table.Proposal, seenID map[string]bool) *reject {
 		return rej(BadPrimitive, "primitive %q is not EXPAND, REVISE, COMPRESS or FORCED_PRUNE", p.Primitive)
 	}
 	switch p.Op {
-	case OpAdd, OpEdit, OpMerge, OpDelete:
+	case table.OpAdd, table.OpEdit, table.OpMerge, table.OpDelete:
 	default:
 		return rej(BadOp, "op %q is not add, edit, merge or delete", p.Op)
 	}
@@ -196,8 +188,8 @@ func checkHeader(p table.Proposal, seenID map[string]bool) *reject {
 func checkLayer(p table.Proposal) *reject {
 	scope := p.TaskType
 	layer := p.Layer
-	if p.Op == OpAdd || layer != "" {
-		if p.Op != OpDelete {
+	if p.Op == table.OpAdd || layer != "" {
+		if p.Op != table.OpDelete {
 			if !scaffold.ValidLayer(layer) {
 				return rej(BadLayer, "layer %q is not general, task or mistake", layer)
 			}
@@ -216,8 +208,8 @@ func checkLayer(p table.Proposal) *reject {
 func checkTargets(cur []table.ScaffoldItem, p table.Proposal) ([]table.ScaffoldItem, map[string]bool, *reject) {
 	scope := p.TaskType
 	want := map[string]func(int) bool{
-		OpAdd: func(n int) bool { return n == 0 }, OpEdit: func(n int) bool { return n == 1 },
-		OpDelete: func(n int) bool { return n == 1 }, OpMerge: func(n int) bool { return n >= 2 },
+		table.OpAdd: func(n int) bool { return n == 0 }, table.OpEdit: func(n int) bool { return n == 1 },
+		table.OpDelete: func(n int) bool { return n == 1 }, table.OpMerge: func(n int) bool { return n >= 2 },
 	}
 	if !want[p.Op](len(p.Targets)) {
 		return nil, nil, rej(BadTargets, "%s with %d targets (add: none, edit/delete: one, merge: two or more)", p.Op, len(p.Targets))
@@ -250,7 +242,7 @@ func checkTargets(cur []table.ScaffoldItem, p table.Proposal) ([]table.ScaffoldI
 // another item the scope sees (its own items and the general ones; the
 // targets, which the proposal replaces, aside).
 func checkText(cur []table.ScaffoldItem, p table.Proposal, text string, isTarget map[string]bool, o Options) *reject {
-	if p.Op == OpDelete {
+	if p.Op == table.OpDelete {
 		return nil
 	}
 	scope := p.TaskType
@@ -279,7 +271,7 @@ func checkText(cur []table.ScaffoldItem, p table.Proposal, text string, isTarget
 // and of the proposal's task type (any type for a general item), enough of
 // them, and the EXPAND quota of the task type not used up.
 func checkSupport(p table.Proposal, cardType map[string]string, adds map[string]int, o Options) *reject {
-	if p.Op != OpAdd {
+	if p.Op != table.OpAdd {
 		return nil
 	}
 	scope := p.TaskType
@@ -311,20 +303,20 @@ func apply(cur []table.ScaffoldItem, p table.Proposal, text string, targets []ta
 	next := make([]table.ScaffoldItem, 0, len(cur)+1)
 	var itemID string
 	switch p.Op {
-	case OpAdd:
+	case table.OpAdd:
 		next = append(next, scaffold.Clone(cur)...)
 		itemID = scaffold.NewID(layer, scope, text, cur)
 		typ := scope
 		next = append(next, table.ScaffoldItem{ID: itemID, Layer: layer, TaskType: typ, Text: text,
 			Created: o.Iteration, Updated: o.Iteration, Support: sortedUnique(p.Support), Tokens: int32(o.Count(text))})
-	case OpDelete:
+	case table.OpDelete:
 		itemID = targets[0].ID
 		for _, it := range scaffold.Clone(cur) {
 			if it.ID != itemID {
 				next = append(next, it)
 			}
 		}
-	case OpEdit:
+	case table.OpEdit:
 		old := targets[0]
 		itemID = old.ID
 		ed := old
@@ -348,7 +340,7 @@ func apply(cur []table.ScaffoldItem, p table.Proposal, text string, targets []ta
 			}
 			next = append(next, it)
 		}
-	case OpMerge:
+	case table.OpMerge:
 		first := targets[0]
 		itemID = first.ID
 		m := first

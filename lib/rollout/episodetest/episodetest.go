@@ -45,7 +45,7 @@ type driver struct {
 	rng *rand.Rand
 }
 
-func (d *driver) Act(c *agent.Context, _ env.Episode, _ string) (string, error) {
+func (d *driver) Act(_ context.Context, c *agent.Context, _ env.Episode, _ string) (string, error) {
 	logits, err := d.dec.Append(c.Tokens[d.fed:])
 	if err != nil {
 		return "", err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pats-rl/pats/lib/audit"
 	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/device"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/progress"
@@ -121,7 +122,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 		return command.Usagef("--policy is required (checkpoint folders, the first the baseline)")
 	}
 	if len(f.Traj) == 0 {
-		return command.Usagef("--traj is required (or trajectory files as arguments)")
+		return stage.ErrNoTraj
 	}
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
@@ -157,7 +158,7 @@ func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) erro
 				return nil, &table.InputError{Path: strings.Join(f.Traj, ","), Problem: fmt.Sprintf("episode %s sample %d: %d roles for %d tokens", r.GroupID, r.Sample, len(r.Roles), len(r.Tokens))}
 			}
 		}
-		if dev.Name() != "cpu" { // issue 60: a device runs an adapter folded into its base
+		if dev.Name() != device.CPU { // issue 60: a device runs an adapter folded into its base
 			if err := m.MergeAdapter(); err != nil {
 				return nil, err
 			}
@@ -210,7 +211,8 @@ func (f ReadingOptions) played() play.Options {
 	return p
 }
 
-// Check checks the options as the command gives them.
+// Check is audit reading's checker, run before any work (RunReading): an
+// output, a policy, and the episode options (play.Options.Check).
 func (f ReadingOptions) Check() error {
 	if f.Output == "" {
 		return command.Usagef("-o is required")
@@ -224,16 +226,13 @@ func (f ReadingOptions) Check() error {
 // RunReading runs audit reading: the reading test (Reading), its rows
 // written to Output, then the Markdown table.
 func RunReading(ctx context.Context, f ReadingOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required")
-	}
-	if f.Policy == "" {
-		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check([]string{f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
-	ep, err := f.played().Resolve()
+	ep, err := f.played().Resolve(ctx)
 	if err != nil {
 		return err
 	}

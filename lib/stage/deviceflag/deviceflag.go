@@ -36,3 +36,7 @@ func Open(name string) (*device.Device, error) {
 	}
 	return d, nil
 }
+
+// IsCPU says whether a --device value names the cpu ("" is cpu): the one
+// test of it wherever a stage treats the cpu apart.
+func IsCPU(name string) bool { return name == "" || name == device.CPU }

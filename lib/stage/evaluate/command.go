@@ -29,8 +29,29 @@ type Options struct {
 	GroupBy []string
 }
 
+// Check is the evaluate command's checker, run before any work:
+// trajectory files or --policy, not both and not neither, --trajectories
+// only with --policy, and with it the episode options
+// (play.Options.Check).
+func (f Options) Check() error {
+	switch {
+	case len(f.Inputs) > 0 && f.Play.Policy != "":
+		return command.Usagef("give trajectory files or --policy, not both")
+	case f.Trajout != "" && f.Play.Policy == "":
+		return command.Usagef("--trajectories keeps the episodes --policy plays; without --policy there are none to keep")
+	case len(f.Inputs) == 0 && f.Play.Policy == "":
+		return command.Usagef("give trajectory files, or --policy with --env and --split")
+	case f.Play.Policy != "":
+		return f.Play.Check()
+	}
+	return nil
+}
+
 // Run summarises and prints the Markdown table to stdout.
 func Run(ctx context.Context, f Options, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	ins := append([]string{f.Play.Scaffold, f.Play.Policy, f.Play.SkillsDir}, f.Inputs...)
 	if err := output.Check(ins, output.File("-o", f.Output), output.File("--trajectories", f.Trajout)); err != nil {
 		return err
@@ -63,14 +84,11 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 			}
 		}
 	} else {
-		if f.Play.Policy == "" {
-			return command.Usagef("give trajectory files, or --policy with --env and --split")
-		}
 		if f.Run != "" {
 			f.Play.Run = f.Run
 		}
 		f.Play.EnvLimits.Context = ctx // the waits on an exec: child or a server end with the command's context
-		ep, err := f.Play.Resolve()
+		ep, err := f.Play.Resolve(ctx)
 		if err != nil {
 			return err
 		}

@@ -33,16 +33,9 @@ func Flags() []cli.Flag {
 	return append(fs, play.Flags(Spec)...)
 }
 
-// From reads the evaluate command's options; with --policy the episodes'
-// options are checked (play.Options.Check).
+// From reads the evaluate command's options and checks them (Check).
 func From(c *cli.Context) (Options, error) {
 	in, _ := stage.Traj(c, false)
-	if len(in) > 0 && c.IsSet("policy") {
-		return Options{}, command.Usagef("give trajectory files or --policy, not both")
-	}
-	if c.IsSet("trajectories") && !c.IsSet("policy") {
-		return Options{}, command.Usagef("--trajectories keeps the episodes --policy plays; without --policy there are none to keep")
-	}
 	by, err := eval.ParseGroupBy(strings.Join(stage.List(c, "group-by"), ","))
 	if err != nil {
 		return Options{}, command.Usagef("--group-by %v", err)
@@ -59,10 +52,5 @@ func From(c *cli.Context) (Options, error) {
 		Trajout: c.String("trajectories"),
 		Play:    p,
 	}
-	if c.IsSet("policy") {
-		if err := f.Play.Check(); err != nil {
-			return Options{}, err
-		}
-	}
-	return f, nil
+	return f, f.Check()
 }

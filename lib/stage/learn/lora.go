@@ -85,7 +85,7 @@ func (o LoRAOptions) check(device string) error {
 // it); --lora-rank over a full checkpoint adds a fresh adapter (seeded by
 // seed) on the frozen base and drops the base's optimizer state; and
 // --recompute is switched on.
-func applyLoRA(in *Init, flag, init string, o LoRAOptions, seed int64, device string) error {
+func applyLoRA(in *Init, init string, o LoRAOptions, seed int64, device string) error {
 	in.Model.SetRecompute(o.Recompute)
 	if ad := in.Model.Adapter(); ad != nil {
 		if o.Rank == 0 {
@@ -93,8 +93,8 @@ func applyLoRA(in *Init, flag, init string, o LoRAOptions, seed int64, device st
 		}
 		want := o.config()
 		if want.Rank != ad.Cfg.Rank || want.Alpha != ad.Cfg.Alpha || !slices.Equal(want.Targets, ad.Cfg.Targets) {
-			return command.Usagef("--%s %s is a LoRA adapter of rank %d, alpha %g, targets %s: give the same --lora-* options or leave them out",
-				flag, init, ad.Cfg.Rank, ad.Cfg.Alpha, strings.Join(ad.Cfg.Targets, ","))
+			return command.Usagef("--init %s is a LoRA adapter of rank %d, alpha %g, targets %s: give the same --lora-* options or leave them out",
+				init, ad.Cfg.Rank, ad.Cfg.Alpha, strings.Join(ad.Cfg.Targets, ","))
 		}
 		return nil
 	}
@@ -102,7 +102,7 @@ func applyLoRA(in *Init, flag, init string, o LoRAOptions, seed int64, device st
 		return nil
 	}
 	if in.Hash == "" {
-		return command.Usagef("--lora-rank trains an adapter on a frozen base: --%s must be a checkpoint folder, not %s", flag, init)
+		return command.Usagef("--lora-rank trains an adapter on a frozen base: --init must be a checkpoint folder, not %s", init)
 	}
 	ad, err := in.Model.AddAdapter(o.config(), uint64(seed))
 	if err != nil {

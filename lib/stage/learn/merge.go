@@ -55,7 +55,7 @@ func RunMerge(_ context.Context, f MergeOptions, _ stage.Streams) error {
 	if !model.IsAdapter(f.Adapter) {
 		return command.Usagef("--adapter %s: not a LoRA adapter folder (no %s)", f.Adapter, model.AdapterConfigFile)
 	}
-	in, err := LoadInit("adapter", f.Adapter, 0)
+	in, err := LoadInit(f.Adapter, 0, AsAdapter)
 	if err != nil {
 		return err
 	}

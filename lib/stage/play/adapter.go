@@ -1,7 +1,9 @@
 package play
 
 import (
-	"strings"
+	"context"
+	"errors"
+	"net/http"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/model"
@@ -15,31 +17,22 @@ import (
 // that name, and then the engine drops --unload-adapter, the previous
 // iteration's adapter, unless it does not hold it (an engine restarted
 // since).
-func (f Options) serverAdapter(s *policy.Served) error {
-	sv := f.Server
+func (f Options) serverAdapter(ctx context.Context, s *policy.Served) error {
+	sv := f.Server // the options' pairings are checked by Check (checkServer)
 	if !sv.LoadAdapter {
-		if sv.UnloadAdapter != "" {
-			return command.Usagef("--unload-adapter goes with --load-adapter")
-		}
 		return nil
 	}
 	if !model.IsAdapter(f.Tokenizer) {
 		return command.Usagef("--load-adapter: --tokenizer %s is not a LoRA adapter folder (no %s)", f.Tokenizer, model.AdapterConfigFile)
 	}
-	if sv.Model == "" {
-		return command.Usagef("--load-adapter needs --model, the name to load the adapter under")
-	}
-	if sv.UnloadAdapter == sv.Model {
-		return command.Usagef("--unload-adapter %s is the adapter --load-adapter loads", sv.UnloadAdapter)
-	}
-	if err := s.UnloadAdapter(sv.Model); err != nil && !notHeld(err) {
+	if err := s.UnloadAdapter(ctx, sv.Model); err != nil && !notHeld(err) {
 		return err
 	}
-	if err := s.LoadAdapter(sv.Model, f.Tokenizer); err != nil {
+	if err := s.LoadAdapter(ctx, sv.Model, f.Tokenizer); err != nil {
 		return err
 	}
 	if sv.UnloadAdapter != "" {
-		if err := s.UnloadAdapter(sv.UnloadAdapter); err != nil && !notHeld(err) {
+		if err := s.UnloadAdapter(ctx, sv.UnloadAdapter); err != nil && !notHeld(err) {
 			return err
 		}
 	}
@@ -49,5 +42,6 @@ func (f Options) serverAdapter(s *policy.Served) error {
 // notHeld says whether an unload failed because the engine holds no
 // adapter of that name (vLLM answers 404, SGLang 400).
 func notHeld(err error) bool {
-	return strings.Contains(err.Error(), "HTTP 404") || strings.Contains(err.Error(), "HTTP 400")
+	var st *policy.StatusError
+	return errors.As(err, &st) && (st.Code == http.StatusNotFound || st.Code == http.StatusBadRequest)
 }

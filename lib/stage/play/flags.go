@@ -5,6 +5,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/policy"
 	"github.com/pats-rl/pats/lib/stage"
 	"github.com/pats-rl/pats/lib/stage/deviceflag"
@@ -89,8 +90,11 @@ func Flags(s Spec) []cli.Flag {
 }
 
 // From reads the episode options a command offers (s); an option it does
-// not offer takes its default. It does not check them (Options.Check):
-// evaluate checks them only with --policy.
+// not offer takes its default. It refuses only a zero given on the
+// command line where a library caller's zero means the default (top-p,
+// max-context, batch, a slate's size, concurrency); the rest is
+// Options.Check's, which the stages run before any work (evaluate only
+// with --policy).
 func From(c *cli.Context, s Spec) (Options, error) {
 	prog, err := stage.ProgressSettings(c)
 	if err != nil {
@@ -116,6 +120,18 @@ func From(c *cli.Context, s Spec) (Options, error) {
 		f.Shard, f.FirstSample = c.String("shard"), c.Int("first-sample")
 		f.TextRead, f.Preread, f.Hints = c.String("text-read"), c.String("preread"), c.String("hints")
 		f.InvalidPenalty, f.Batch, f.BatchSet = c.Float64("invalid-penalty"), c.Int("batch"), c.IsSet("batch")
+	}
+	switch {
+	case f.TopP == 0:
+		return f, command.Usagef("--top-p must be in (0, 1], got 0")
+	case f.MaxContext == 0:
+		return f, command.Usagef("--max-context must be at least 1 token, got 0")
+	case f.Batch == 0:
+		return f, command.Usagef("--batch must be at least 1, got 0")
+	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
+		return f, command.Usagef("--slate must be at least 1, got 0")
+	case f.Server.Concurrency == 0:
+		return f, command.Usagef("--concurrency must be at least 1, got 0")
 	}
 	return f, nil
 }

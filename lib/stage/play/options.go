@@ -2,12 +2,19 @@ package play
 
 import (
 	"math"
+	"slices"
 	"time"
+
+	"github.com/pats-rl/pats/lib/agent"
+	"github.com/pats-rl/pats/lib/device"
+	"github.com/pats-rl/pats/lib/policy"
+	"github.com/pats-rl/pats/lib/table"
 
 	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/progress"
 	"github.com/pats-rl/pats/lib/rollout"
 	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/deviceflag"
 )
 
 // Options are the episode options as the user gives them. A command that
@@ -89,29 +96,19 @@ type PolicyOptions struct {
 	EnableThinking *bool
 }
 
-// Check checks the options as a command gives them, before any work: on
-// top of what check refuses, the values whose zero stands for a default in
-// library use (top-p, max-context, batch, slate) must be given in range,
-// since the commands' own defaults are not zero.
+// Check is the one checker of the episode options, run before any work:
+// no file is read and no model loaded before it (Resolve calls it first,
+// and so do the stages' Run). It refuses values out of range and options
+// that do not go with the kind of policy --policy names. A zero top-p,
+// max-context, batch, slate or concurrency means the default (1, no
+// limit, DefaultBatch, DefaultSlate, DefaultConcurrency) for a library
+// caller; a command's defaults are not zero, and From refuses a zero
+// given on its command line.
 func (f Options) Check() error {
-	if err := f.PolicyOptions.CheckGiven(); err != nil {
-		return err
-	}
-	switch {
-	case f.Batch == 0:
-		return command.Usagef("--batch must be at least 1, got 0")
-	case (f.Skills || f.SkillsDir != "") && f.Slate == 0:
-		return command.Usagef("--slate must be at least 1, got 0")
-	case f.Server.Concurrency == 0:
-		return command.Usagef("--concurrency must be at least 1, got 0")
-	}
-	return f.check()
-}
-
-// check refuses values out of range; a zero top-p, max-context, batch or
-// slate means the default (1, no limit, DefaultBatch, DefaultSlate).
-func (f Options) check() error {
 	if err := (rollout.Options{Group: f.Group, FirstSample: f.FirstSample, History: f.History, Admissible: f.Admissible}).Check(); err != nil {
+		return stage.FlagError(err, nil)
+	}
+	if _, err := rollout.ParseShard(f.Shard); err != nil {
 		return stage.FlagError(err, nil)
 	}
 	switch {
@@ -121,9 +118,18 @@ func (f Options) check() error {
 		return command.Usagef("--tasks must not be negative, got %d", f.Tasks)
 	case f.Iteration < -1 || f.Iteration > math.MaxInt32:
 		return command.Usagef("--iteration must be in [-1 (before training), %d], got %d", math.MaxInt32, f.Iteration)
-	}
-	if err := f.PolicyOptions.check(); err != nil {
-		return err
+	case math.IsNaN(f.Temperature) || math.IsInf(f.Temperature, 0) || f.Temperature < 0:
+		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", f.Temperature)
+	case !(f.TopP >= 0 && f.TopP <= 1):
+		return command.Usagef("--top-p must be in (0, 1], got %v", f.TopP)
+	case f.TopK < 0:
+		return command.Usagef("--top-k must be 0 (no cut) or more, got %d", f.TopK)
+	case math.IsNaN(f.RepPenalty) || math.IsInf(f.RepPenalty, 0) || f.RepPenalty < 0:
+		return command.Usagef("--repetition-penalty must be a positive number (1: none), got %v", f.RepPenalty)
+	case f.MaxContext < 0:
+		return command.Usagef("--max-context must be at least 1 token, got %d", f.MaxContext)
+	case f.StepTimeout < 0:
+		return command.Usagef("--step-timeout must not be negative, got %s", f.StepTimeout)
 	}
 	if err := f.EnvLimits.check(f.Env); err != nil {
 		return err
@@ -139,40 +145,76 @@ func (f Options) check() error {
 		return command.Usagef("--concurrency must be at least 1, got %d", f.Server.Concurrency)
 	case f.Server.Timeout < 0 || f.Server.Retries < 0:
 		return command.Usagef("--server-timeout and --server-retries must not be negative")
+	case f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat):
+		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+	case !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0:
+		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
+	case !slices.Contains([]string{"", "right", "random", "none"}, f.TextRead):
+		return command.Usagef("--text-read %q: want right, random or none", f.TextRead)
+	case f.Preread != "" && f.Preread != rollout.PrereadNone && (f.Skills || f.SkillsDir != ""):
+		return command.Usagef("--preread %s: with --skills the body follows a read (--text-read)", f.Preread)
+	}
+	if err := f.checkPolicyKind(); err != nil {
+		return err
+	}
+	return f.checkServer()
+}
+
+// checkPolicyKind refuses the options that do not go with the kind of
+// policy --policy names (told by its value alone: oracle, random, a
+// server's URL, else a checkpoint folder). --device names where a
+// checkpoint runs; the device is opened only for one (Resolve's policy
+// job), so the oracle and random policies run with any --device.
+func (f Options) checkPolicyKind() error {
+	served := policy.IsServerURL(f.Policy)
+	text := f.Policy == "oracle" || f.Policy == "random"
+	if f.Device != "" {
+		if _, err := device.Parse(f.Device); err != nil {
+			return command.Usagef("--device: %v", err)
+		}
+	}
+	switch {
+	case f.Server.Set && !served:
+		return command.Usagef("--model, --concurrency, --server-kind, --server-timeout and --server-retries go with a server --policy (http://HOST:PORT/v1)")
+	case !served && !text && f.Tokenizer != "":
+		return command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
+	case served && f.Tokenizer == "":
+		return command.Usagef("--policy %s: a server policy needs --tokenizer, the checkpoint folder the server was started from", table.Scrub(f.Policy))
+	case served && !deviceflag.IsCPU(f.Device):
+		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
+	case served && f.BatchSet:
+		return command.Usagef("--batch is for local checkpoints: a server policy's episodes in flight are --concurrency")
 	}
 	return nil
 }
 
-// CheckGiven refuses a zero top-p or max-context as a command gives
-// them: values whose zero stands for a default in library use (check),
-// while the commands' own defaults are not zero.
-func (p PolicyOptions) CheckGiven() error {
-	switch {
-	case p.TopP == 0:
-		return command.Usagef("--top-p must be in (0, 1], got 0")
-	case p.MaxContext == 0:
-		return command.Usagef("--max-context must be at least 1 token, got 0")
+// checkServer refuses the server options that do not go together: the
+// server's URL and kind, the served model's name a vLLM server needs, and
+// the adapter options (--load-adapter needs --model; --unload-adapter
+// goes with it and names another adapter).
+func (f Options) checkServer() error {
+	if !policy.IsServerURL(f.Policy) {
+		return nil
 	}
-	return nil
-}
-
-// check refuses values out of range; a zero top-p or max-context means
-// the default (1, no limit). History and Admissible are checked by
-// lib/rollout (Options.Check).
-func (p PolicyOptions) check() error {
+	sv := f.Server
+	kind := sv.Kind
+	if kind == "" {
+		kind = policy.KindOf(f.Policy)
+	}
+	if err := policy.CheckServerURL(f.Policy); err != nil {
+		return command.Usagef("--policy %v", err)
+	}
 	switch {
-	case math.IsNaN(p.Temperature) || math.IsInf(p.Temperature, 0) || p.Temperature < 0:
-		return command.Usagef("--temperature must be a finite number, 0 or more (0: greedy), got %v", p.Temperature)
-	case !(p.TopP >= 0 && p.TopP <= 1):
-		return command.Usagef("--top-p must be in (0, 1], got %v", p.TopP)
-	case p.TopK < 0:
-		return command.Usagef("--top-k must be 0 (no cut) or more, got %d", p.TopK)
-	case math.IsNaN(p.RepPenalty) || math.IsInf(p.RepPenalty, 0) || p.RepPenalty < 0:
-		return command.Usagef("--repetition-penalty must be a positive number (1: none), got %v", p.RepPenalty)
-	case p.MaxContext < 0:
-		return command.Usagef("--max-context must be at least 1 token, got %d", p.MaxContext)
-	case p.StepTimeout < 0:
-		return command.Usagef("--step-timeout must not be negative, got %s", p.StepTimeout)
+	case !slices.Contains(policy.ServerKinds, kind):
+		return command.Usagef("--server-kind %q: want vllm or sglang", kind)
+	case kind == policy.ServerVLLM && sv.Model == "":
+		return command.Usagef("--policy %s: a vLLM server needs --model, the served model's name", table.Scrub(f.Policy))
+	case !sv.LoadAdapter && sv.UnloadAdapter != "":
+		return command.Usagef("--unload-adapter goes with --load-adapter")
+	case sv.LoadAdapter && sv.Model == "":
+		return command.Usagef("--load-adapter needs --model, the name to load the adapter under")
+	case sv.LoadAdapter && sv.UnloadAdapter == sv.Model:
+		return command.Usagef("--unload-adapter %s is the adapter --load-adapter loads", sv.UnloadAdapter)
 	}
 	return nil
 }

@@ -45,44 +45,50 @@ func TestPolicyFrom(t *testing.T) {
 	}
 }
 
-// TestPolicyCheck: each policy option out of range is refused once, in
-// one line naming its flag; a zero top-p or max-context only as a command
-// gives it (CheckGiven).
+// TestPolicyCheck: each policy option out of range is refused by Check
+// in one line naming its flag; a zero top-p or max-context, which a
+// library caller may pass for the default, is refused only as a command
+// line gives it (From).
 func TestPolicyCheck(t *testing.T) {
-	ok := PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: 4096}
 	cases := []struct {
 		name  string
 		set   func(*PolicyOptions)
-		given bool // refused only by CheckGiven
+		given []string // refused by From when a command line gives it
 		want  string
 	}{
-		{"temperature", func(p *PolicyOptions) { p.Temperature = -1 }, false, "--temperature"},
-		{"top-p", func(p *PolicyOptions) { p.TopP = 2 }, false, "--top-p"},
-		{"top-p zero", func(p *PolicyOptions) { p.TopP = 0 }, true, "--top-p"},
-		{"top-k", func(p *PolicyOptions) { p.TopK = -1 }, false, "--top-k"},
-		{"repetition penalty", func(p *PolicyOptions) { p.RepPenalty = -1 }, false, "--repetition-penalty"},
-		{"max-context", func(p *PolicyOptions) { p.MaxContext = -1 }, false, "--max-context"},
-		{"max-context zero", func(p *PolicyOptions) { p.MaxContext = 0 }, true, "--max-context"},
-		{"step-timeout", func(p *PolicyOptions) { p.StepTimeout = -time.Second }, false, "--step-timeout"},
+		{"temperature", func(p *PolicyOptions) { p.Temperature = -1 }, nil, "--temperature"},
+		{"top-p", func(p *PolicyOptions) { p.TopP = 2 }, nil, "--top-p"},
+		{"top-p zero", func(p *PolicyOptions) { p.TopP = 0 }, []string{"--top-p", "0"}, "--top-p"},
+		{"top-k", func(p *PolicyOptions) { p.TopK = -1 }, nil, "--top-k"},
+		{"repetition penalty", func(p *PolicyOptions) { p.RepPenalty = -1 }, nil, "--repetition-penalty"},
+		{"max-context", func(p *PolicyOptions) { p.MaxContext = -1 }, nil, "--max-context"},
+		{"max-context zero", func(p *PolicyOptions) { p.MaxContext = 0 }, []string{"--max-context", "0"}, "--max-context"},
+		{"step-timeout", func(p *PolicyOptions) { p.StepTimeout = -time.Second }, nil, "--step-timeout"},
 	}
-	if err := ok.check(); err != nil {
-		t.Fatalf("defaults refused: %v", err)
-	}
-	if err := ok.CheckGiven(); err != nil {
+	if err := base().Check(); err != nil {
 		t.Fatalf("defaults refused: %v", err)
 	}
 	for _, tc := range cases {
-		p := ok
-		tc.set(&p)
-		err, other := p.check(), p.CheckGiven()
-		if tc.given {
-			err, other = other, err
+		f := base()
+		tc.set(&f.PolicyOptions)
+		err := f.Check()
+		if tc.given != nil {
+			if err != nil {
+				t.Errorf("%s: a library caller's zero refused: %v", tc.name, err)
+			}
+			err = fromErr(full, tc.given...)
 		}
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want+" ") || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one line starting %q", tc.name, err, tc.want)
 		}
-		if other != nil {
-			t.Errorf("%s: refused twice: %v", tc.name, other)
-		}
 	}
+}
+
+// fromErr runs an app of spec s's flags on args and returns From's error.
+func fromErr(s Spec, args ...string) error {
+	app := &cli.App{Name: "t", Flags: Flags(s), Action: func(c *cli.Context) error {
+		_, err := From(c, s)
+		return err
+	}}
+	return app.Run(append([]string{"t"}, args...))
 }

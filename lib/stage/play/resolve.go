@@ -1,10 +1,10 @@
 package play
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -40,17 +40,15 @@ type Episodes struct {
 // the checkpoint's agent context where no flag gives one (WithContext, the
 // one read of agent.json), the environment and its tasks, the policy, the
 // tokenizer and prompt format, the skill slate, the scaffold, and the
-// hints and pre-read bodies. Problems with the user's values are usage
-// errors.
-func (f Options) Resolve() (Episodes, error) {
-	f, ctxMeta, err := f.WithContext()
-	if err != nil {
+// hints and pre-read bodies; ctx ends the waits on a server (an
+// adapter loaded into it). The policy job opens the policy and hands the
+// later jobs what they ask of it (played); no other job asks what kind of
+// policy it is. Problems with the user's values are usage errors.
+func (f Options) Resolve(ctx context.Context) (Episodes, error) {
+	if err := f.Check(); err != nil {
 		return Episodes{}, err
 	}
-	if err := f.check(); err != nil {
-		return Episodes{}, err
-	}
-	dev, err := deviceflag.Open(f.Device)
+	f, ctxMeta, err := f.WithContext() // agent.json's values are checked as it is read
 	if err != nil {
 		return Episodes{}, err
 	}
@@ -58,19 +56,42 @@ func (f Options) Resolve() (Episodes, error) {
 	if err != nil {
 		return Episodes{}, err
 	}
-	policy := func(o *rollout.Options) error { return f.policy(o, dev) }
-	for _, step := range []func(*rollout.Options) error{policy, f.tokenizer, f.format, f.skills, f.scaffold, f.hints} {
+	p, servedMeta, err := f.policy(ctx, &o)
+	if err != nil {
+		return Episodes{}, err
+	}
+	if err := f.tokenizer(&o, p); err != nil {
+		return Episodes{}, err
+	}
+	if err := f.format(&o, p); err != nil {
+		return Episodes{}, err
+	}
+	for _, step := range []func(*rollout.Options) error{f.skills, f.scaffold, f.hints} {
 		if err := step(&o); err != nil {
 			return Episodes{}, err
 		}
 	}
-	if sm := ServedMeta(o); sm != nil {
+	if servedMeta != nil {
 		if ctxMeta == nil {
 			ctxMeta = map[string]string{}
 		}
-		maps.Copy(ctxMeta, sm)
+		maps.Copy(ctxMeta, servedMeta)
 	}
 	return Episodes{Options: o, Context: ctxMeta}, nil
+}
+
+// played is the policy the policy job opened, as the later jobs ask it:
+// the tokenizer it writes with (nil: the run's, --tokenizer or the
+// built-in one), the checkpoint folder whose tokenizer and chat template
+// name the default prompt format ("" none), its end tokens, and its cap on
+// one answer's tokens. rollout.TextPolicy, rollout.CheckpointPolicy and
+// rollout.ServedPolicy answer them.
+type played interface {
+	rollout.Policy
+	Tokenizer() tokenizer.Tokenizer
+	Folder() string
+	EndTokens() []int32
+	SetAnswerCap(tokens int)
 }
 
 // environment opens the environment, checks the split and selects the
@@ -88,10 +109,7 @@ func (f Options) environment() (rollout.Options, error) {
 	if !slices.Contains(e.Splits(), f.Split) {
 		return o, command.Usagef("unknown split %q for %s (known: %v)", f.Split, f.Env, e.Splits())
 	}
-	sh, err := rollout.ParseShard(f.Shard)
-	if err != nil {
-		return o, stage.FlagError(err, nil)
-	}
+	sh, _ := rollout.ParseShard(f.Shard) // checked by Check
 	if _, err := e.Tasks(f.Split); err != nil {
 		if broken := (*env.BrokenError)(nil); errors.As(err, &broken) {
 			return o, fmt.Errorf("split %s of %s: %w", f.Split, f.Env, err)
@@ -110,44 +128,49 @@ func (f Options) environment() (rollout.Options, error) {
 		Batch: f.Batch, Progress: f.Progress, ScaffoldVersion: -1, Workers: f.EnvLimits.workers(f.Env)}, nil
 }
 
-// policy opens the policy: the environment's oracle, the random agent, or
-// a checkpoint with its sampling rule on the device dev.
-func (f Options) policy(o *rollout.Options, dev *device.Device) error {
-	if f.Server.Set && !policy.IsServerURL(f.Policy) {
-		return command.Usagef("--model, --concurrency, --server-kind, --server-timeout and --server-retries go with a server --policy (http://HOST:PORT/v1)")
-	}
+// policy opens the policy: the environment's oracle, the random agent, a
+// checkpoint with its sampling rule on the device --device names (opened
+// here, the one place a model runs), or a server's policy (served, with
+// the metadata that records it).
+func (f Options) policy(ctx context.Context, o *rollout.Options) (played, map[string]string, error) {
 	switch f.Policy {
 	case "oracle":
 		if o.Env.Oracle() == nil {
-			return command.Usagef("environment %s has no oracle", f.Env)
+			return nil, nil, command.Usagef("environment %s has no oracle", f.Env)
 		}
-		o.Policy = rollout.TextPolicy{PolicyName: "oracle", New: o.Env.Oracle}
-		return nil
+		p := rollout.TextPolicy{PolicyName: "oracle", New: o.Env.Oracle}
+		o.Policy = p
+		return p, nil, nil
 	case "random":
-		o.Policy = rollout.TextPolicy{PolicyName: "random", New: env.RandomAgent}
-		return nil
+		p := rollout.TextPolicy{PolicyName: "random", New: env.RandomAgent}
+		o.Policy = p
+		return p, nil, nil
 	}
 	if policy.IsServerURL(f.Policy) {
-		return f.served(o)
+		return f.served(ctx, o)
 	}
 	if !policy.IsCheckpoint(f.Policy) {
-		return command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json, or a LoRA adapter's adapter_config.json) or a server's http:// URL", f.Policy)
+		return nil, nil, command.Usagef("unknown --policy %q: want oracle, random, a checkpoint folder (with config.json, or a LoRA adapter's adapter_config.json) or a server's http:// URL", f.Policy)
+	}
+	dev, err := deviceflag.Open(f.Device)
+	if err != nil {
+		return nil, nil, err
 	}
 	ck, err := policy.Load(f.Policy, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
 		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
 	if err != nil {
-		return command.Usagef("--policy %s: %v", f.Policy, err)
+		return nil, nil, command.Usagef("--policy %s: %v", f.Policy, err)
 	}
 	ck.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = ck.Rule(), ck.Hash
 	if dev.Name() != device.CPU { // issue 60: a device runs an adapter folded into its base, resolved once here
 		if err := ck.M.MergeAdapter(); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	if err := dev.Attach(ck.M); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if f.MaxContext > 0 {
 		// A device allocates each decoder's KV cache whole: room for the
@@ -155,114 +178,90 @@ func (f Options) policy(o *rollout.Options, dev *device.Device) error {
 		// than for max_position_embeddings.
 		ck.M.SetDecoderCapacity(f.MaxContext + max(f.MaxActionTokens, MaxAnswerTokens) + DeviceObservationRoom)
 	}
-	o.Policy, o.Tok = rollout.CheckpointPolicy{Checkpoint: ck}, ck.Tok
-	return nil
+	p := rollout.CheckpointPolicy{Checkpoint: ck}
+	o.Policy = p
+	return p, nil, nil
 }
 
 // served opens a policy played by an inference server: --tokenizer is the
 // checkpoint folder the server was started from (its tokenizer, chat
 // template, generation_config.json, agent.json and weights' hash), the
 // sampling settings are sent with every request and recorded as a
-// checkpoint's, and --concurrency episodes are in flight at once.
-func (f Options) served(o *rollout.Options) error {
+// checkpoint's, and --concurrency episodes are in flight at once. The
+// metadata records the server (servedMeta).
+func (f Options) served(ctx context.Context, o *rollout.Options) (played, map[string]string, error) {
 	shown := table.Scrub(f.Policy)
-	if f.Tokenizer == "" {
-		return command.Usagef("--policy %s: a server policy needs --tokenizer, the checkpoint folder the server was started from", shown)
-	}
 	if !policy.IsCheckpoint(f.Tokenizer) {
-		return command.Usagef("--tokenizer %s: not a checkpoint folder (no config.json): a server policy needs the folder the server was started from", f.Tokenizer)
-	}
-	if f.Device != "" && f.Device != "cpu" {
-		return command.Usagef("--device %s: a server policy runs no model here", f.Device)
-	}
-	if f.BatchSet {
-		return command.Usagef("--batch is for local checkpoints: a server policy's episodes in flight are --concurrency")
+		return nil, nil, command.Usagef("--tokenizer %s: not a checkpoint folder (no config.json): a server policy needs the folder the server was started from", f.Tokenizer)
 	}
 	sv := f.Server
 	s, err := policy.LoadServed(f.Tokenizer, policy.ServerOptions{URL: f.Policy, Kind: sv.Kind, Model: sv.Model, APIKey: sv.APIKey,
 		Timeout: sv.Timeout, Retries: sv.Retries}, policy.Options{Temperature: float32(f.Temperature), TopP: float32(f.TopP),
 		TopK: f.TopK, RepetitionPenalty: float32(f.RepPenalty), Greedy: f.Greedy})
 	if err != nil {
-		return command.Usagef("--policy %s (--tokenizer %s): %v", shown, f.Tokenizer, err)
+		return nil, nil, command.Usagef("--policy %s (--tokenizer %s): %v", shown, f.Tokenizer, err)
 	}
 	s.SamplingDefaults(policy.Given{Temperature: f.TemperatureSet, TopP: f.TopPSet, TopK: f.TopKSet,
 		RepetitionPenalty: f.RepPenaltySet, Greedy: f.Greedy})
 	o.Sampling, o.PolicyHash = s.Rule(), s.Hash
-	if err := f.serverAdapter(s); err != nil { // issue 60 (adapter.go)
-		return err
+	if err := f.serverAdapter(ctx, s); err != nil { // issue 60 (adapter.go)
+		return nil, nil, err
 	}
-	o.Policy, o.Tok = rollout.ServedPolicy{Served: s}, s.Tok
 	o.Workers = sv.Concurrency
 	if o.Workers <= 0 {
 		o.Workers = DefaultConcurrency
 	}
-	return nil
+	p := rollout.ServedPolicy{Served: s}
+	o.Policy = p
+	return p, servedMeta(s, o.Workers), nil
 }
 
-// ServedMeta is the metadata that records a server policy in the outputs
-// of the stages that play one (nil for other policies): the server's URL
-// (without credentials), its kind, the served model and the checkpoint
-// folder the ids were written with.
-func ServedMeta(o rollout.Options) map[string]string {
-	sp, ok := o.Policy.(rollout.ServedPolicy)
-	if !ok {
-		return nil
-	}
-	m := map[string]string{"policy_server": sp.Server(), "policy_server_kind": sp.Kind, "policy_model": sp.Model,
-		"policy_tokenizer": sp.Dir, "policy_concurrency": strconv.Itoa(o.Workers)}
-	if sp.LoRA != "" { // issue 60: the adapter loaded into the server for this run
-		m["policy_adapter"] = sp.LoRA
+// servedMeta is the metadata that records a server policy in the outputs
+// of the stages that play one: the server's URL (without credentials),
+// its kind, the served model, the checkpoint folder the ids were written
+// with, the episodes in flight and the adapter loaded for the run.
+func servedMeta(s *policy.Served, workers int) map[string]string {
+	m := map[string]string{"policy_server": s.Server(), "policy_server_kind": s.Kind, "policy_model": s.Model,
+		"policy_tokenizer": s.Dir, "policy_concurrency": strconv.Itoa(workers)}
+	if s.LoRA != "" { // issue 60: the adapter loaded into the server for this run
+		m["policy_adapter"] = s.LoRA
 	}
 	return m
 }
 
-// tokenizer sets the tokenizer the oracle and random policies write with
-// (--tokenizer, else the built-in one); a checkpoint writes with its own.
-func (f Options) tokenizer(o *rollout.Options) error {
-	if _, isServed := o.Policy.(rollout.ServedPolicy); isServed {
-		return nil // the server's checkpoint folder's, set by served
+// tokenizer sets the tokenizer the run writes with: the policy's own (a
+// checkpoint's, a server's folder's), else --tokenizer, else the built-in
+// one.
+func (f Options) tokenizer(o *rollout.Options, p played) error {
+	if own := p.Tokenizer(); own != nil {
+		o.Tok = own
+		return nil
 	}
 	if f.Tokenizer != "" {
-		if _, isCk := o.Policy.(rollout.CheckpointPolicy); isCk {
-			return command.Usagef("--tokenizer is for the oracle and random policies; a checkpoint writes with its own")
-		}
 		tok, err := tokenizer.Load(filepath.Join(f.Tokenizer, model.TokenizerFile))
 		if err != nil {
 			return command.Usagef("--tokenizer %s: %v", f.Tokenizer, err)
 		}
 		o.Tok = tok
+		return nil
 	}
-	if o.Tok == nil {
-		tok, err := tokenizer.ShippedWordLevel()
-		if err != nil {
-			return err
-		}
-		o.Tok = tok
+	tok, err := tokenizer.ShippedWordLevel()
+	if err != nil {
+		return err
 	}
+	o.Tok = tok
 	return nil
 }
 
-// format sets the prompt format, the answer cap and the invalid penalty;
-// a format the policy's tokenizer cannot write is a usage error.
-func (f Options) format(o *rollout.Options) error {
-	if f.PromptFormat != "" && !slices.Contains(agent.FormatNames, f.PromptFormat) {
-		return command.Usagef("--prompt-format %q: want builtin or chatml", f.PromptFormat)
+// format sets the prompt format, the policy's answer cap and the invalid
+// penalty; a format the run's tokenizer cannot write is a usage error.
+func (f Options) format(o *rollout.Options, p played) error {
+	dir, where := p.Folder(), "the built-in tokenizer"
+	if dir == "" {
+		dir = f.Tokenizer
 	}
-	if !(f.InvalidPenalty >= 0) || math.IsInf(f.InvalidPenalty, 0) || f.MaxActionTokens < 0 {
-		return command.Usagef("--invalid-penalty and --max-action-tokens must not be negative")
-	}
-	dir, where := "", "the built-in tokenizer"
-	var eos []int32
-	ck, isCk := o.Policy.(rollout.CheckpointPolicy)
-	if f.Tokenizer != "" {
-		dir, where = f.Tokenizer, filepath.Join(f.Tokenizer, model.TokenizerFile)
-	}
-	if isCk {
-		dir, where, eos = ck.Path, filepath.Join(ck.Path, model.TokenizerFile), ck.Gen.EOS
-	}
-	sp, isServed := o.Policy.(rollout.ServedPolicy)
-	if isServed {
-		eos = sp.Gen.EOS
+	if dir != "" {
+		where = filepath.Join(dir, model.TokenizerFile)
 	}
 	name, from := f.PromptFormat, ""
 	if name == "" {
@@ -272,7 +271,7 @@ func (f Options) format(o *rollout.Options) error {
 		}
 		from = " (the checkpoint's chat template)"
 	}
-	fm, err := policy.ChooseFormat(name, o.Tok, eos)
+	fm, err := policy.ChooseFormat(name, o.Tok, p.EndTokens())
 	if err != nil {
 		return command.Usagef("--prompt-format %s%s: %s: %v", name, from, where, err)
 	}
@@ -293,12 +292,7 @@ func (f Options) format(o *rollout.Options) error {
 	if answer == 0 && fm.Name() == "chatml" {
 		answer = MaxAnswerTokens
 	}
-	if isCk {
-		ck.Opt.MaxActionTokens = answer
-	}
-	if isServed {
-		sp.Opt.MaxActionTokens = answer
-	}
+	p.SetAnswerCap(answer)
 	return nil
 }
 
@@ -338,13 +332,7 @@ func (f Options) skills(o *rollout.Options) error {
 	if f.Slate > lib.Len() {
 		return command.Usagef("--slate %d is more than %s holds (%d skills)", f.Slate, from, lib.Len())
 	}
-	o.Skills, o.Slate, o.SkillsFrom = lib, f.Slate, from
-	switch f.TextRead {
-	case "", "right", "random", "none":
-		o.TextRead = f.TextRead
-	default:
-		return command.Usagef("--text-read %q: want right, random or none", f.TextRead)
-	}
+	o.Skills, o.Slate, o.SkillsFrom, o.TextRead = lib, f.Slate, from, f.TextRead
 	return nil
 }
 
@@ -388,9 +376,6 @@ func (f Options) hints(o *rollout.Options) error {
 	}
 	if f.Preread == "" || f.Preread == rollout.PrereadNone {
 		return nil
-	}
-	if o.Skills != nil {
-		return command.Usagef("--preread %s: with --skills the body follows a read (--text-read)", f.Preread)
 	}
 	lib, err := skill.ShippedLibrary(f.Env)
 	if err != nil {

@@ -72,7 +72,7 @@ func TestResolveJobs(t *testing.T) {
 	for _, c := range cases {
 		f := base()
 		c.set(&f)
-		ep, err := f.Resolve()
+		ep, err := f.Resolve(context.Background())
 		if err != nil {
 			t.Errorf("%s: %v", c.name, err)
 			continue
@@ -110,11 +110,17 @@ func TestResolveRefuses(t *testing.T) {
 		{"preread with skills", func(f *Options) { f.Skills, f.Preread = true, "right" }, "--preread right"},
 		{"group", func(f *Options) { f.Group = MaxEpisodes + 1 }, "--group"},
 		{"episodes", func(f *Options) { f.Tasks, f.Group = 0, MaxEpisodes }, "more than one run's limit"},
+		{"vLLM without a model", func(f *Options) { f.Policy, f.Tokenizer = "http://127.0.0.1:8000/v1", "/nonexistent/ckpt" }, "needs --model"},
+		{"server option without a server", func(f *Options) { f.Server.Set, f.Server.Model = true, "m" }, "go with a server --policy"},
+		{"tokenizer with a checkpoint", func(f *Options) { f.Policy, f.Tokenizer = "/nonexistent/ckpt", "/nonexistent/tok" }, "--tokenizer is for the oracle and random"},
+		{"unload without load", func(f *Options) {
+			f.Policy, f.Tokenizer, f.Server.Kind, f.Server.UnloadAdapter = "http://127.0.0.1:8000", "/nonexistent/ckpt", "sglang", "old"
+		}, "--unload-adapter goes with --load-adapter"},
 	}
 	for _, c := range cases {
 		f := base()
 		c.set(&f)
-		_, err := f.Resolve()
+		_, err := f.Resolve(context.Background())
 		if err == nil || command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: %v, want one usage line with %q", c.name, err, c.want)
 		}

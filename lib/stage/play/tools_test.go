@@ -97,7 +97,7 @@ func toolOptions(policy string) Options {
 
 func play(t *testing.T, f Options) (Episodes, []table.Trajectory) {
 	t.Helper()
-	ep, err := f.Resolve()
+	ep, err := f.Resolve(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestToolFormatRefuses(t *testing.T) {
 		f := toolOptions("oracle")
 		f.Tokenizer = dir
 		c.set(&f)
-		_, err := f.Resolve()
+		_, err := f.Resolve(context.Background())
 		if err == nil || !strings.Contains(err.Error(), c.want) || command.Code(err) != command.ExitUsage {
 			t.Errorf("%s: %v, want a usage error with %q", c.name, err, c.want)
 		}

@@ -22,8 +22,8 @@ type Options struct {
 	Output string // a file, or - for an Arrow stream on stdout
 }
 
-// Check checks the options as the command gives them (play.Options.Check)
-// and that there is an output.
+// Check is the rollout command's checker, run before any work: an output,
+// and the episode options (play.Options.Check).
 func (f Options) Check() error {
 	if f.Output == "" {
 		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
@@ -34,14 +34,14 @@ func (f Options) Check() error {
 // Run runs the rollout command: resolve, run, write (an output "-" to
 // std.Stdout).
 func Run(ctx context.Context, f Options, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check([]string{f.Scaffold, f.Policy, f.SkillsDir}, output.File("-o", f.Output)); err != nil {
 		return err
 	}
 	f.EnvLimits.Context = ctx // the waits on an exec: child or a server end with the command's context
-	ep, err := f.Resolve()
+	ep, err := f.Resolve(ctx)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func Household(t testing.TB, k, nOracle, group int, snap string) []table.Traject
 	t.Helper()
 	f := play.Options{Env: "household", Split: "train", Tasks: Tasks, Group: group, Seed: int64(100 + k),
 		Policy: "random", Iteration: k, Scaffold: snap, ScaffoldBudget: play.DefaultScaffoldBudget, PolicyOptions: play.PolicyOptions{MaxContext: play.DefaultMaxContext}}
-	ep, err := f.Resolve()
+	ep, err := f.Resolve(context.Background())
 	o := ep.Options
 	if err != nil {
 		t.Fatal(err)

@@ -52,11 +52,11 @@ func stepFiles(t *testing.T, dir string, props []table.Proposal, pmeta table.Met
 }
 
 func threeProposals() []table.Proposal {
-	add := prop(scaffold.Expand, validate.OpAdd, "a", "task", "Take the object before going to the destination.", nil, "c1", "c3")
+	add := prop(scaffold.Expand, table.OpAdd, "a", "task", "Take the object before going to the destination.", nil, "c1", "c3")
 	add.ProposalID = "p-0-a-01"
-	weak := prop(scaffold.Expand, validate.OpAdd, "a", "mistake", "Do not open the fridge twice.", nil, "c1")
+	weak := prop(scaffold.Expand, table.OpAdd, "a", "mistake", "Do not open the fridge twice.", nil, "c1")
 	weak.ProposalID = "p-0-a-02"
-	gen := prop(scaffold.Expand, validate.OpAdd, "", "general", "Check the goal before the last step.", nil, "c1", "c4")
+	gen := prop(scaffold.Expand, table.OpAdd, "", "general", "Check the goal before the last step.", nil, "c1", "c4")
 	gen.ProposalID = "p-0-general-01"
 	return []table.Proposal{weak, add, gen}
 }
@@ -257,7 +257,7 @@ func TestExecuteBadInputs(t *testing.T) {
 // refused.
 func TestExecuteHistory(t *testing.T) {
 	dir := t.TempDir()
-	add := prop(scaffold.Expand, validate.OpAdd, "a", "task", "Look in the drawer first.", nil, "c1", "h-a")
+	add := prop(scaffold.Expand, table.OpAdd, "a", "task", "Look in the drawer first.", nil, "c1", "h-a")
 	add.ProposalID = "p-0-a-01"
 	add.Iteration = 1
 	snap0, props, _ := stepFiles(t, dir, []table.Proposal{add}, table.Meta{})

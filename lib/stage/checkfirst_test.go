@@ -1,0 +1,99 @@
+package stage_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pats-rl/pats/lib/command"
+	"github.com/pats-rl/pats/lib/rl"
+	"github.com/pats-rl/pats/lib/stage"
+	"github.com/pats-rl/pats/lib/stage/audit"
+	"github.com/pats-rl/pats/lib/stage/cards"
+	"github.com/pats-rl/pats/lib/stage/control"
+	"github.com/pats-rl/pats/lib/stage/evaluate"
+	"github.com/pats-rl/pats/lib/stage/learn"
+	"github.com/pats-rl/pats/lib/stage/play"
+	"github.com/pats-rl/pats/lib/stage/rollout"
+	"github.com/pats-rl/pats/lib/stage/validate"
+)
+
+// TestCheckBeforeRead: every stage runs its checker before it reads a
+// file or loads a model. Each is given one bad option and inputs that
+// cannot be read (a table file that is not Parquet, a checkpoint folder
+// whose config.json and agent.json are not JSON); the refusal it reports
+// is the option's, not the input's.
+func TestCheckBeforeRead(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.parquet")
+	ck := filepath.Join(dir, "ckpt")
+	if err := os.MkdirAll(ck, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for path, text := range map[string]string{bad: "not parquet", filepath.Join(ck, "config.json"): "{", filepath.Join(ck, "agent.json"): "{"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := func(name string) string { return filepath.Join(dir, "out", name) }
+	episodes := func(set func(*play.Options)) play.Options {
+		f := play.Options{Env: "household", Split: "train", Group: 1, Seed: 1, Policy: ck, Scaffold: bad, Slate: 4,
+			Batch: play.DefaultBatch, ScaffoldBudget: play.DefaultScaffoldBudget,
+			PolicyOptions: play.PolicyOptions{Temperature: 1, TopP: 1, RepPenalty: 1, MaxContext: play.DefaultMaxContext}}
+		set(&f)
+		return f
+	}
+	sft := rl.DefaultSFT()
+	sft.Optim.LR = 0
+	grpo := rl.DefaultGRPO()
+	loop := stage.DefaultLoop()
+	loop.Limits.MaxItems = 0
+	ctx, std := context.Background(), stage.Streams{}
+	cases := []struct {
+		stage string
+		run   func() error
+		want  string // the option's refusal
+	}{
+		{"rollout", func() error {
+			return rollout.Run(ctx, rollout.Options{Options: episodes(func(f *play.Options) { f.Group = -1 }), Output: out("t.parquet")}, std)
+		}, "--group"},
+		{"evaluate --policy", func() error {
+			return evaluate.Run(ctx, evaluate.Options{Play: episodes(func(f *play.Options) { f.TopK = -1 })}, std)
+		}, "--top-k"},
+		{"audit reading", func() error {
+			return audit.RunReading(ctx, audit.ReadingOptions{Options: episodes(func(f *play.Options) { f.Temperature = -1 }), Output: out("r.parquet")}, std)
+		}, "--temperature"},
+		{"learn sft", func() error {
+			return learn.RunSFT(ctx, learn.SFTOptions{Init: ck, Demos: []string{bad}, Output: out("sft"), Config: sft}, std)
+		}, "--lr"},
+		{"learn grpo without --ref", func() error {
+			return learn.RunGRPO(ctx, learn.GRPOOptions{Init: ck, Traj: []string{bad}, Output: out("grpo"), Config: grpo}, std)
+		}, "--ref is required"},
+		{"cards", func() error {
+			return cards.Run(ctx, cards.Options{Inputs: []string{bad}, Output: out("c.parquet"), Per: "group", Top: 0}, std)
+		}, "--top"},
+		{"control", func() error {
+			return control.Run(ctx, control.Options{Cards: bad, Scaffold: bad, Output: out("p.parquet"), StateOut: out("s.json"),
+				Window: -1, Loop: stage.DefaultLoop(), Refiner: "builtin"}, std)
+		}, "--window"},
+		{"validate", func() error {
+			return validate.Run(ctx, validate.Options{Scaffold: bad, Proposals: bad, Cards: bad, Output: out("snap.parquet"),
+				Decisions: out("d.parquet"), Limits: loop.Limits}, std)
+		}, "caps must be positive"},
+	}
+	if grpo.KL == 0 {
+		t.Fatal("learn grpo's default --kl is 0: the case without --ref shows nothing")
+	}
+	for _, c := range cases {
+		err := c.run()
+		if err == nil || command.Code(err) != command.ExitUsage || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want the option's refusal (%q)", c.stage, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), dir) {
+			t.Errorf("%s: %v names an input: the input was read before the options were checked", c.stage, err)
+		}
+	}
+}
