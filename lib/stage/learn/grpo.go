@@ -73,8 +73,10 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	c.Seed = f.Seed
 	metrics := []table.TrainMetrics{}
 	if len(prep) > 0 {
-		if err := dev.Attach(in.Model); err != nil {
-			return err
+		if !in.Model.OnDevice() { // a LoRA policy is attached already, for its reference
+			if err := dev.Attach(in.Model); err != nil {
+				return err
+			}
 		}
 		if err := recomputeServed(ctx, in, prep, g.extra, std); err != nil {
 			return err
@@ -173,6 +175,14 @@ func (f GRPOOptions) reference(ctx context.Context, g grpoInputs, prep []rl.Prep
 			g.hashes[f.Ref] = ad.BaseHash
 		}
 		g.extra["reference"] = "the base of the LoRA adapter (adapter off)"
+		// On the device the base the update reads is BF16: the reference is
+		// scored there too, so that step 0's KL is 0 (and a 7B base is not
+		// scored on the CPU). The policy stays attached for the update.
+		if len(prep) > 0 {
+			if err := dev.Attach(in.Model); err != nil {
+				return err
+			}
+		}
 		ad.SetEnabled(false)
 		err := rl.RefLogProbs(ctx, in.Model, prep)
 		ad.SetEnabled(true)
