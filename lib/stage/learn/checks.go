@@ -53,7 +53,12 @@ func (f GRPOOptions) Check() error {
 		return command.Usagef("--init must be a checkpoint folder (the policy that made the trajectories)")
 	case len(f.Traj) == 0:
 		return stage.ErrNoTraj
-	case c.KL != 0 && f.Ref == "" && f.LoRA.Rank == 0 && !model.IsAdapter(f.Init):
+	}
+	// The LoRA options before --ref: whether --ref is needed depends on them.
+	if err := f.LoRA.check(f.Device); err != nil {
+		return err
+	}
+	if c.KL != 0 && f.Ref == "" && f.LoRA.Rank == 0 && !model.IsAdapter(f.Init) {
 		return errRefRequired
 	}
 	if err := checkOptim(c.Optim); err != nil {
@@ -70,7 +75,7 @@ func (f GRPOOptions) Check() error {
 	case c.Gamma < 0 || c.Gamma > 1 || c.StepWeight < 0 || notFinite(c.Gamma, c.StepWeight):
 		return command.Usagef("--gamma must be in [0, 1] and --step-weight not negative")
 	}
-	return f.LoRA.check(f.Device)
+	return nil
 }
 
 // notFinite reports whether any x is NaN or infinite.
