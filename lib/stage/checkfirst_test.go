@@ -65,6 +65,21 @@ func TestCheckBeforeRead(t *testing.T) {
 		{"audit reading", func() error {
 			return audit.RunReading(ctx, audit.ReadingOptions{Options: episodes(func(f *play.Options) { f.Temperature = -1 }), Output: out("r.parquet")}, std)
 		}, "--temperature"},
+		{"audit credit", func() error {
+			return audit.RunCredit(ctx, audit.CreditOptions{Traj: []string{bad}, Advantages: bad, Output: out("c.parquet"), Bins: 0}, std)
+		}, "--bins"},
+		{"audit scaffold", func() error {
+			return audit.RunScaffold(ctx, audit.ScaffoldOptions{Checkpoints: []string{ck}, Traj: []string{bad}, Output: out("s.parquet"), Device: "tpu"}, std)
+		}, "--device"},
+		{"audit lift without --without", func() error {
+			return audit.RunLift(ctx, audit.LiftOptions{With: []string{bad}, Output: out("l.parquet")}, std)
+		}, "--without is required"},
+		{"audit truth", func() error {
+			return audit.RunTruth(ctx, audit.TruthOptions{Scaffold: bad, Iteration: -1, Env: "household", Output: out("t.parquet")}, std)
+		}, "--iteration"},
+		{"learn merge", func() error {
+			return learn.RunMerge(ctx, learn.MergeOptions{Adapter: ck, Output: out("merged"), DType: "f16"}, std)
+		}, "--dtype"},
 		{"learn sft", func() error {
 			return learn.RunSFT(ctx, learn.SFTOptions{Init: ck, Demos: []string{bad}, Output: out("sft"), Config: sft}, std)
 		}, "--lr"},
