@@ -97,6 +97,15 @@ func TestCheckBeforeRead(t *testing.T) {
 			return validate.Run(ctx, validate.Options{Scaffold: bad, Proposals: bad, Cards: bad, Output: out("snap.parquet"),
 				Decisions: out("d.parquet"), Limits: loop.Limits}, std)
 		}, "caps must be positive"},
+		{"validate init to stdout", func() error {
+			return validate.RunInit(ctx, validate.InitOptions{From: bad, Output: "-"}, std)
+		}, "-o: a snapshot is written to a file"},
+		{"validate diff --proposals without --decisions", func() error {
+			return validate.RunDiff(ctx, validate.DiffOptions{Old: bad, New: bad, Proposals: bad}, std)
+		}, "--proposals and --decisions go together"},
+		{"validate show", func() error {
+			return validate.RunShow(ctx, validate.ShowOptions{Snapshot: bad, Budget: -1}, std)
+		}, "--budget"},
 	}
 	if grpo.KL == 0 {
 		t.Fatal("learn grpo's default --kl is 0: the case without --ref shows nothing")
