@@ -16,6 +16,7 @@ import (
 	"github.com/pats-rl/pats/lib/stage/evaluate"
 	"github.com/pats-rl/pats/lib/stage/learn"
 	"github.com/pats-rl/pats/lib/stage/play"
+	"github.com/pats-rl/pats/lib/stage/report"
 	"github.com/pats-rl/pats/lib/stage/rollout"
 	"github.com/pats-rl/pats/lib/stage/validate"
 )
@@ -97,6 +98,33 @@ func TestCheckBeforeRead(t *testing.T) {
 			return validate.Run(ctx, validate.Options{Scaffold: bad, Proposals: bad, Cards: bad, Output: out("snap.parquet"),
 				Decisions: out("d.parquet"), Limits: loop.Limits}, std)
 		}, "caps must be positive"},
+		{"report mix without -o", func() error {
+			return report.RunMix(ctx, report.MixOptions{Inputs: []string{bad}}, std)
+		}, "-o is required"},
+		{"report iteration", func() error {
+			return report.RunIteration(ctx, report.IterationOptions{Run: dir, K: "0", Scaffold: bad, Iterations: -1}, std)
+		}, "--of"},
+		{"report groups without files", func() error {
+			return report.RunGroups(ctx, report.GroupsOptions{}, std)
+		}, "at least one trajectory file"},
+		{"report run without a folder", func() error {
+			return report.RunSummary(ctx, report.SummaryOptions{}, std)
+		}, "wants a run folder"},
+		{"report compare", func() error {
+			return report.RunCompare(ctx, report.CompareOptions{Entries: []string{"ckpt"}}, std)
+		}, "LABEL="},
+		{"report sweep", func() error {
+			return report.RunSweep(ctx, report.SweepOptions{Root: dir, Variants: []string{"a", "a"}, Seeds: []int64{1}}, std)
+		}, "--variants"},
+		{"report plots --variants without --seeds", func() error {
+			return report.RunPlots(ctx, report.PlotsOptions{Run: dir, Output: bad, Variants: []string{"a"}}, std)
+		}, "--seeds"},
+		{"report tensorboard without a folder", func() error {
+			return report.RunTensorboard(ctx, report.TensorboardOptions{Output: bad}, std)
+		}, "wants a run folder"},
+		{"report settings without -o", func() error {
+			return report.RunSettings(ctx, report.SettingsOptions{From: bad, Write: true}, std)
+		}, "--from and -o"},
 		{"validate init to stdout", func() error {
 			return validate.RunInit(ctx, validate.InitOptions{From: bad, Output: "-"}, std)
 		}, "-o: a snapshot is written to a file"},
