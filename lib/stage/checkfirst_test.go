@@ -94,6 +94,12 @@ func TestCheckBeforeRead(t *testing.T) {
 			return control.Run(ctx, control.Options{Cards: bad, Scaffold: bad, Output: out("p.parquet"), StateOut: out("s.json"),
 				Window: -1, Loop: stage.DefaultLoop(), Refiner: "builtin"}, std)
 		}, "--window"},
+		{"control with rho-r above rho-c", func() error {
+			l := stage.DefaultLoop()
+			l.RhoR, l.RhoC = 0.9, 0.1
+			return control.Run(ctx, control.Options{Cards: bad, Scaffold: bad, Output: out("p.parquet"), StateOut: out("s.json"),
+				Loop: l, Refiner: "builtin"}, std)
+		}, "rho"},
 		{"validate", func() error {
 			return validate.Run(ctx, validate.Options{Scaffold: bad, Proposals: bad, Cards: bad, Output: out("snap.parquet"),
 				Decisions: out("d.parquet"), Limits: loop.Limits}, std)
