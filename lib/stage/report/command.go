@@ -155,10 +155,10 @@ type CompareOptions struct {
 
 // RunCompare prints the comparison of the entries on the splits.
 func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error {
-	es, err := f.entries() // Check, the entries kept
-	if err != nil {
+	if err := f.Check(); err != nil {
 		return err
 	}
+	es, _ := f.entries() // Check parsed them
 	splits := f.Splits
 	if len(splits) == 0 {
 		splits = []string{"valid_seen", "valid_unseen"}
@@ -167,7 +167,7 @@ func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error 
 	if err := report.WriteCompareMarkdown(&b, es, splits); err != nil {
 		return err
 	}
-	_, err = std.Stdout.Write(b.Bytes())
+	_, err := std.Stdout.Write(b.Bytes())
 	return err
 }
 
