@@ -447,3 +447,24 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("show: exit %d %s", code, out.String())
 	}
 }
+
+// TestCheckBeforeTokenizer: validate show and validate init check their
+// options before they load --tokenizer, so a bad option beside a
+// tokenizer that cannot be read reports the option.
+func TestCheckBeforeTokenizer(t *testing.T) {
+	dir := t.TempDir()
+	tok := filepath.Join(dir, "none.json")
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"show --budget -1": {[]string{"show", filepath.Join(dir, "snap.parquet"), "--budget", "-1", "--tokenizer", tok}, "--budget"},
+		"init -o -":        {[]string{"init", "-o", "-", "--tokenizer", tok}, "written to a file, not stdout"},
+	}
+	for name, c := range cases {
+		code, stderr := run(t, c.args...)
+		if code != command.ExitUsage || !strings.Contains(stderr, c.want) || strings.Contains(stderr, tok) {
+			t.Errorf("%s: exit %d, %q: want the option's refusal (%q)", name, code, stderr, c.want)
+		}
+	}
+}

@@ -30,17 +30,11 @@ type CreditOptions struct {
 	Bins       int
 }
 
-// RunCredit runs audit credit: it writes the audit table (and the
+// RunCredit runs audit credit: the options checked (Check), it writes the audit table (and the
 // plot), then prints the Markdown table.
 func RunCredit(ctx context.Context, f CreditOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required")
-	}
-	if f.Advantages == "" {
-		return command.Usagef("--advantages is required (learn grpo --advantages)")
-	}
-	if f.Bins < 1 {
-		return command.Usagef("--bins must be at least 1")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(append([]string{f.Advantages}, f.Traj...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
@@ -113,16 +107,10 @@ type ScaffoldOptions struct {
 	Progress    *progress.Settings // nil: no progress
 }
 
-// RunScaffold runs audit scaffold.
+// RunScaffold runs audit scaffold, the options checked first (Check).
 func RunScaffold(ctx context.Context, f ScaffoldOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required")
-	}
-	if len(f.Checkpoints) == 0 {
-		return command.Usagef("--policy is required (checkpoint folders, the first the baseline)")
-	}
-	if len(f.Traj) == 0 {
-		return stage.ErrNoTraj
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(append(append([]string{f.Scaffold}, f.Traj...), f.Checkpoints...), output.File("-o", f.Output), output.File("--plot", f.Plot)); err != nil {
 		return err
@@ -215,7 +203,7 @@ func (f ReadingOptions) played() play.Options {
 // output, a policy, and the episode options (play.Options.Check).
 func (f ReadingOptions) Check() error {
 	if f.Output == "" {
-		return command.Usagef("-o is required")
+		return errOutputRequired
 	}
 	if f.Policy == "" {
 		return command.Usagef("--policy is required (a checkpoint folder, oracle or random)")

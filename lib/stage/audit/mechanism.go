@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -41,9 +40,12 @@ func LiftFrom(c *cli.Context) (LiftOptions, error) {
 	return LiftOptions{With: in, Without: stage.List(c, "without"), Output: c.String("output")}, nil
 }
 
-// RunLift runs audit lift: it writes the lift table, then prints it as
+// RunLift runs audit lift: the options checked (Check), it writes the lift table, then prints it as
 // Markdown.
 func RunLift(ctx context.Context, f LiftOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	inputs := append(append([]string{}, f.With...), f.Without...)
 	if err := output.Check(inputs, output.File("-o", f.Output)); err != nil {
 		return err
@@ -95,17 +97,16 @@ func TruthFrom(c *cli.Context) (TruthOptions, error) {
 	if err := command.Args(c, 0, 0); err != nil {
 		return TruthOptions{}, err
 	}
-	k := c.Int("iteration")
-	if k < 0 || k > math.MaxInt32 {
-		return TruthOptions{}, command.Usagef("--iteration %d: want a snapshot's iteration, 0 or more", k)
-	}
-	return TruthOptions{Scaffold: c.String("scaffold"), Iteration: k, Env: c.String("env"),
+	return TruthOptions{Scaffold: c.String("scaffold"), Iteration: c.Int("iteration"), Env: c.String("env"),
 		Output: c.String("output"), Rules: c.String("rules")}, nil
 }
 
-// RunTruth runs audit truth: it writes the item verdicts (and the rules),
+// RunTruth runs audit truth: the options checked (Check), it writes the item verdicts (and the rules),
 // then prints the snapshot's precision and recall.
 func RunTruth(ctx context.Context, f TruthOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	targets := []output.Target{output.File("-o", f.Output)}
 	if f.Rules != "" {
 		targets = append(targets, output.File("--rules", f.Rules))

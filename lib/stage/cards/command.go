@@ -27,22 +27,29 @@ type Options struct {
 	GroupBy []string
 }
 
+// Check is cards' checker, run first in Run: no file is read before it.
+func (f Options) Check() error {
+	switch {
+	case f.Output == "":
+		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
+	case len(f.Inputs) == 0:
+		return command.Usagef("give one or more trajectory files (or - for stdin)")
+	case f.Per != card.PerGroup && f.Per != card.PerTrajectory:
+		return command.Usagef("--per %q: want group or trajectory", f.Per)
+	case f.Top < 1:
+		return command.Usagef("--top must be at least 1, got %d", f.Top)
+	}
+	return nil
+}
+
 // Run builds the cards (and the type evidence when Options.Evidence is
 // set) of the trajectories and writes them atomically. The trajectories
 // must come from one iteration. stdout is unused (outputs are files or an
-// Arrow stream through Output "-").
+// Arrow stream through Output "-"). The options are checked first
+// (Check).
 func Run(ctx context.Context, f Options, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required (a file, or - for an Arrow stream on stdout)")
-	}
-	if len(f.Inputs) == 0 {
-		return command.Usagef("give one or more trajectory files (or - for stdin)")
-	}
-	if f.Per != card.PerGroup && f.Per != card.PerTrajectory {
-		return command.Usagef("--per %q: want group or trajectory", f.Per)
-	}
-	if f.Top < 1 {
-		return command.Usagef("--top must be at least 1, got %d", f.Top)
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(f.Inputs, output.File("-o", f.Output), output.File("--evidence", f.Evidence)); err != nil {
 		return err

@@ -113,17 +113,10 @@ func (f Options) NewRefiner() (refiner.Refiner, error) {
 	return nil, command.Usagef("unknown --refiner %q: want builtin or openai", f.Refiner)
 }
 
-// Run runs one controller step and the refiner: it reads the cards of
-// iteration k (the type evidence is aggregated from them with the contrast
-// length the cards were built with) and those of earlier iterations
-// (History, which only the refiner sees: its evidence window), snapshot k and the earlier controller
-// state, picks a primitive per scope (control.Step), asks the refiner for
-// proposals for every scope whose primitive is not NONE, and writes the
-// proposals and the new controller state, each atomically. A refiner's
-// Reason for a scope without proposals (e.g. an unusable model answer) is
-// recorded in both files' metadata as "reason.<scope>"; it never fails the
-// command. stdout is unused.
-func Run(ctx context.Context, f Options, std stage.Streams) error {
+// Check is control's checker, run first in Run: no file is read and no
+// refiner made before it. It checks the required files, the pairings,
+// --window and the controller's settings (control.Options.Validate).
+func (f Options) Check() error {
 	switch {
 	case f.Cards == "":
 		return command.Usagef("--cards is required")
@@ -135,12 +128,38 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 		return command.Usagef("--state-out is required (the controller state after this iteration)")
 	case f.State != "" && f.State == f.StateOut:
 		return command.Usagef("--state-out %s would overwrite the input state: write each iteration's state to a new file", f.StateOut)
-	}
-	if f.Window < 0 {
+	case f.Window < 0:
 		return command.Usagef("--window must not be negative, got %d", f.Window)
-	}
-	if (f.Bare == "") != (f.AbsorptionOut == "") {
+	case (f.Bare == "") != (f.AbsorptionOut == ""):
 		return command.Usagef("--bare and --absorption-out go together (the absorption signal and its record)")
+	}
+	if err := f.controller().Validate(); err != nil {
+		return command.Usagef("%v", err)
+	}
+	return nil
+}
+
+// controller is the controller's settings: the loop's, with
+// --absorb-margin.
+func (f Options) controller() control.Options {
+	co := Controller(f.Loop)
+	co.AbsorbMargin = f.AbsorbMargin
+	return co
+}
+
+// Run runs one controller step and the refiner: it reads the cards of
+// iteration k (the type evidence is aggregated from them with the contrast
+// length the cards were built with) and those of earlier iterations
+// (History, which only the refiner sees: its evidence window), snapshot k and the earlier controller
+// state, picks a primitive per scope (control.Step), asks the refiner for
+// proposals for every scope whose primitive is not NONE, and writes the
+// proposals and the new controller state, each atomically. A refiner's
+// Reason for a scope without proposals (e.g. an unusable model answer) is
+// recorded in both files' metadata as "reason.<scope>"; it never fails the
+// command. stdout is unused. The options are checked first (Check).
+func Run(ctx context.Context, f Options, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
 	}
 	outs := []output.Target{output.File("-o", f.Output), output.File("--state-out", f.StateOut)}
 	if f.AbsorptionOut != "" {
@@ -149,11 +168,7 @@ func Run(ctx context.Context, f Options, std stage.Streams) error {
 	if err := output.Check(append([]string{f.Cards, f.Scaffold, f.State, f.Bare}, f.History...), outs...); err != nil {
 		return err
 	}
-	co := Controller(f.Loop)
-	co.AbsorbMargin = f.AbsorbMargin
-	if err := co.Validate(); err != nil {
-		return command.Usagef("%v", err)
-	}
+	co := f.controller() // Check validated it
 	ref, err := f.NewRefiner()
 	if err != nil {
 		return err

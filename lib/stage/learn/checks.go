@@ -78,6 +78,21 @@ func (f GRPOOptions) Check() error {
 	return nil
 }
 
+// Check is learn merge's checker, run before the adapter is read
+// (RunMerge): the required folders, then --dtype.
+func (f MergeOptions) Check() error {
+	switch {
+	case f.Output == "":
+		return errOutputRequired
+	case f.Adapter == "":
+		return command.Usagef("--adapter is required (a LoRA adapter checkpoint folder)")
+	}
+	if _, ok := mergeDTypes[f.DType]; !ok {
+		return command.Usagef("--dtype %q: want f32 or bf16", f.DType)
+	}
+	return nil
+}
+
 // notFinite reports whether any x is NaN or infinite.
 func notFinite(xs ...float64) bool {
 	for _, x := range xs {

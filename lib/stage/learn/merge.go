@@ -20,6 +20,9 @@ type MergeOptions struct {
 	DType   string // f32 or bf16
 }
 
+// mergeDTypes are the weights --dtype names.
+var mergeDTypes = map[string]safetensors.DType{"f32": safetensors.F32, "bf16": safetensors.BF16}
+
 // MergeFlags declares learn merge's options.
 func MergeFlags() []cli.Flag {
 	return []cli.Flag{
@@ -34,21 +37,17 @@ func MergeFrom(c *cli.Context) (MergeOptions, error) {
 	return MergeOptions{Adapter: c.String("adapter"), Output: c.String("output"), DType: c.String("dtype")}, nil
 }
 
-// RunMerge runs learn merge: the adapter's base with the adapter folded
-// into its weights (model.MergeAdapter), written as a full Hugging Face
+// RunMerge runs learn merge, the options checked first (Check): the
+// adapter's base with the adapter folded into its weights
+// (model.MergeAdapter), written as a full Hugging Face
 // checkpoint with the adapter's tokenizer and carried files and a
 // provenance.json naming the adapter and its base. No optimizer state is
 // written (the adapter's does not apply to the merged weights).
 func RunMerge(_ context.Context, f MergeOptions, _ stage.Streams) error {
-	var dt safetensors.DType
-	switch f.DType {
-	case "f32":
-		dt = safetensors.F32
-	case "bf16":
-		dt = safetensors.BF16
-	default:
-		return command.Usagef("--dtype %q: want f32 or bf16", f.DType)
+	if err := f.Check(); err != nil {
+		return err
 	}
+	dt := mergeDTypes[f.DType]
 	if err := output.Check([]string{f.Adapter}, output.Checkpoint("-o", f.Output)); err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ type MixOptions struct {
 // RunMix concatenates trajectory files so that episodes of one task form
 // one group (report.MixGroups) and writes them to the output.
 func RunMix(ctx context.Context, f MixOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	inputs, out := f.Inputs, f.Output
 	if err := output.Check(inputs, output.File("-o", out)); err != nil {
 		return err
@@ -75,16 +78,15 @@ type IterationOptions struct {
 // RunIteration prints one line on iteration k (given as text) of a run
 // of iters iterations (0: not said).
 func RunIteration(ctx context.Context, f IterationOptions, std stage.Streams) error {
-	run, k, scaffold, iters := f.Run, f.K, f.Scaffold, f.Iterations
-	n, err := strconv.Atoi(k)
-	if err != nil || n < 0 {
-		return command.Usagef("iteration %q is not a count", k)
+	if err := f.Check(); err != nil {
+		return err
 	}
-	s, err := report.Iteration(run, n, scaffold)
+	n, _ := f.iteration()
+	s, err := report.Iteration(f.Run, n, f.Scaffold)
 	if err != nil {
 		return err
 	}
-	s.Iterations = iters
+	s.Iterations = f.Iterations
 	_, err = fmt.Fprintln(std.Stdout, s)
 	return err
 }
@@ -96,6 +98,9 @@ type GroupsOptions struct {
 
 // RunGroups prints the group-level summary of trajectory files.
 func RunGroups(ctx context.Context, f GroupsOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	g, err := report.SummariseGroups(f.Inputs...)
 	if err != nil {
 		return err
@@ -112,6 +117,9 @@ type SummaryOptions struct {
 // RunSummary (report run) prints a run's evaluations by iteration as a
 // Markdown table, then its training by iteration.
 func RunSummary(ctx context.Context, f SummaryOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	run := f.Run
 	r, err := report.Load(run)
 	if err != nil {
@@ -147,14 +155,10 @@ type CompareOptions struct {
 
 // RunCompare prints the comparison of the entries on the splits.
 func RunCompare(ctx context.Context, f CompareOptions, std stage.Streams) error {
-	var es []report.Entry
-	for _, a := range f.Entries {
-		e, err := report.ParseEntry(a)
-		if err != nil {
-			return command.Usagef("%v", err)
-		}
-		es = append(es, e)
+	if err := f.Check(); err != nil {
+		return err
 	}
+	es, _ := f.entries() // Check parsed them
 	splits := f.Splits
 	if len(splits) == 0 {
 		splits = []string{"valid_seen", "valid_unseen"}
@@ -277,6 +281,9 @@ func sweepRows(f SweepOptions) ([]sweepRow, error) {
 // (sweepRows): each run's row then carries its row's label as its
 // variant, so that the tables and the pairs go by row.
 func RunSweep(ctx context.Context, f SweepOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	rows, err := sweepRows(f)
 	if err != nil {
 		return err
@@ -439,6 +446,9 @@ func sweepRefs(variants []string, seeds []int64, own map[string][]int64) []repor
 // not drawn; with --partial, a sweep's unfinished runs are drawn as far
 // as they go and named on stderr, and the plots' titles say partial.
 func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	dir := f.Output
 	if dir == "" {
 		dir = filepath.Join(f.Run, "plots")
@@ -468,9 +478,6 @@ func RunPlots(ctx context.Context, f PlotsOptions, std stage.Streams) error {
 	var refs []report.SweepRunRef
 	var err error
 	if len(f.Variants) > 0 {
-		if len(f.Seeds) == 0 {
-			return command.Usagef("a sweep's --variants need --seeds")
-		}
 		refs = sweepRefs(f.Variants, f.Seeds, f.VariantSeeds)
 	} else {
 		refs, err = sweepFolders(f.Run)

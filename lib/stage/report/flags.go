@@ -67,9 +67,6 @@ func SettingsFrom(c *cli.Context) (SettingsOptions, error) {
 		if err := command.Args(c, 0, 0); err != nil {
 			return SettingsOptions{}, err
 		}
-		if c.String("from") == "" || c.String("output") == "" {
-			return SettingsOptions{}, command.Usagef("writing a settings file needs --from and -o")
-		}
 		return SettingsOptions{From: c.String("from"), Base: c.String("base"), Output: c.String("output"), Write: true}, nil
 	}
 	if err := command.Args(c, 1, 1); err != nil {
@@ -79,8 +76,11 @@ func SettingsFrom(c *cli.Context) (SettingsOptions, error) {
 }
 
 // RunSettings writes a settings file (WriteSettings) or prints a run's
-// (ShowSettings).
+// (ShowSettings), the options checked first (Check).
 func RunSettings(_ context.Context, f SettingsOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	if f.Write {
 		return WriteSettings(f.From, f.Base, f.Output)
 	}

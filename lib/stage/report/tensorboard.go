@@ -43,6 +43,9 @@ type tbFile struct {
 // the same values again, and the temporaries a killed writer left are
 // removed by the next call.
 func RunTensorboard(ctx context.Context, f TensorboardOptions, std stage.Streams) error {
+	if err := f.Check(); err != nil {
+		return err
+	}
 	if !isRunFolder(f.Run) {
 		return &table.InputError{Path: f.Run, Problem: "not a run folder (no eval/, snap/, traj/ or " + report.SummaryFile + ")"}
 	}

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pats-rl/pats/lib/command"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/scaffold"
 	"github.com/pats-rl/pats/lib/stage"
@@ -39,34 +38,18 @@ func counter(tok tokenizer.Tokenizer) (func(string) int, string) {
 	return func(s string) int { return len(tok.Encode(s)) }, tok.Hash()
 }
 
-// Run runs the validator: it reads snapshot k, the proposals and the
+// Run runs the validator: the options checked first (Check), it reads snapshot k, the proposals and the
 // cards of iteration k (with those of earlier iterations, History, which
 // additions may cite as support), applies Apply, and writes the decisions and then
 // snapshot k+1 (version k+1, parent = hash of k), each atomically. The
 // snapshot is written last: it is the commit. With no accepted proposal
 // snapshot k+1 has k's items and the next version. stdout is unused.
 func Run(ctx context.Context, f Options, std stage.Streams) error {
-	switch {
-	case f.Scaffold == "":
-		return command.Usagef("--scaffold is required (snapshot k)")
-	case f.Proposals == "":
-		return command.Usagef("--proposals is required")
-	case f.Cards == "":
-		return command.Usagef("--cards is required")
-	case f.Output == "":
-		return command.Usagef("-o is required (snapshot k+1)")
-	case f.Decisions == "":
-		return command.Usagef("--decisions is required")
-	case f.Output == "-":
-		return command.Usagef("-o: a snapshot is written to a file, not stdout")
-	case f.Output == f.Scaffold:
-		return command.Usagef("-o %s would overwrite the input snapshot: write snapshot k+1 to a new file", f.Output)
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check(append([]string{f.Scaffold, f.Proposals, f.Cards}, f.History...), output.File("-o", f.Output), output.File("--decisions", f.Decisions)); err != nil {
 		return err
-	}
-	if err := f.Limits.Validate(); err != nil {
-		return command.Usagef("%v", err)
 	}
 	snap, err := scaffold.ReadSnapshot(f.Scaffold)
 	if err != nil {
@@ -148,13 +131,10 @@ type InitOptions struct {
 }
 
 // RunInit writes snapshot version 0: empty, or seeded from an items file
-// (scaffold.ParseItems).
+// (scaffold.ParseItems); the options are checked first (Check).
 func RunInit(ctx context.Context, f InitOptions, std stage.Streams) error {
-	if f.Output == "" {
-		return command.Usagef("-o is required (snapshot 0)")
-	}
-	if f.Output == "-" {
-		return command.Usagef("-o: a snapshot is written to a file, not stdout")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	if err := output.Check([]string{f.From}, output.File("-o", f.Output)); err != nil {
 		return err
@@ -190,10 +170,11 @@ type DiffOptions struct {
 // RunDiff prints what changed from one snapshot to another: added (+),
 // changed (~), merged (>) and removed (-) items (scaffold.DiffItems). With
 // the proposals and decisions of the step, merges are the accepted merge
-// proposals; otherwise they are inferred.
+// proposals; otherwise they are inferred. The options are checked first
+// (Check).
 func RunDiff(ctx context.Context, f DiffOptions, std stage.Streams) error {
-	if (f.Proposals == "") != (f.Decisions == "") {
-		return command.Usagef("--proposals and --decisions go together")
+	if err := f.Check(); err != nil {
+		return err
 	}
 	a, err := scaffold.ReadSnapshot(f.Old)
 	if err != nil {
@@ -235,10 +216,11 @@ type ShowOptions struct {
 }
 
 // RunShow prints the rendered scaffold z of each task type (scaffold.Show),
-// as rollout puts it into the context with the same budget and tokenizer.
+// as rollout puts it into the context with the same budget and tokenizer;
+// the options are checked first (Check).
 func RunShow(ctx context.Context, f ShowOptions, std stage.Streams) error {
-	if f.Budget < 0 {
-		return command.Usagef("--budget must not be negative, got %d", f.Budget)
+	if err := f.Check(); err != nil {
+		return err
 	}
 	s, err := scaffold.ReadSnapshot(f.Snapshot)
 	if err != nil {

@@ -51,16 +51,19 @@ func InitFlags() []cli.Flag {
 	}
 }
 
-// InitFrom reads validate init's options.
+// InitFrom reads validate init's options and checks them
+// (InitOptions.Check) before it loads the tokenizer.
 func InitFrom(c *cli.Context) (InitOptions, error) {
 	if err := command.Args(c, 0, 0); err != nil {
 		return InitOptions{}, err
 	}
-	tok, err := stage.Tokenizer(c.String("tokenizer"))
-	if err != nil {
-		return InitOptions{}, err
+	f := InitOptions{From: c.String("from"), Output: c.String("output")}
+	if err := f.Check(); err != nil { // before the tokenizer is read
+		return f, err
 	}
-	return InitOptions{From: c.String("from"), Output: c.String("output"), Tok: tok}, nil
+	var err error
+	f.Tok, err = stage.Tokenizer(c.String("tokenizer"))
+	return f, err
 }
 
 // DiffFlags declares validate diff's options.
@@ -90,15 +93,17 @@ func ShowFlags() []cli.Flag {
 	}
 }
 
-// ShowFrom reads validate show's options: the snapshot is its argument.
+// ShowFrom reads validate show's options (the snapshot is its argument)
+// and checks them (ShowOptions.Check) before it loads the tokenizer.
 func ShowFrom(c *cli.Context) (ShowOptions, error) {
 	if err := command.Args(c, 1, 1); err != nil {
 		return ShowOptions{}, err
 	}
-	tok, err := stage.Tokenizer(c.String("tokenizer"))
-	if err != nil {
-		return ShowOptions{}, err
+	f := ShowOptions{Snapshot: c.Args().Get(0), Budget: c.Int("budget"), Types: c.StringSlice("type")}
+	if err := f.Check(); err != nil { // before the tokenizer is read
+		return f, err
 	}
-	return ShowOptions{Snapshot: c.Args().Get(0), Budget: c.Int("budget"),
-		Types: c.StringSlice("type"), Tok: tok}, nil
+	var err error
+	f.Tok, err = stage.Tokenizer(c.String("tokenizer"))
+	return f, err
 }
