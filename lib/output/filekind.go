@@ -2,8 +2,8 @@ package output
 
 import "io/fs"
 
-// FileKind names the kind of a file that is not regular, for messages that
-// refuse to read one ("not a regular file but a FIFO").
+// FileKind names the kind of a file, for messages that refuse it ("not a
+// regular file but a FIFO", "not a folder but a regular file").
 func FileKind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -14,6 +14,8 @@ func FileKind(m fs.FileMode) string {
 		return "a FIFO"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m.IsRegular():
+		return "a regular file"
 	}
 	return "a special file"
 }
