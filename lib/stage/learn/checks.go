@@ -35,7 +35,7 @@ func (f SFTOptions) Check() error {
 	if f.Config.BatchTokens < 1 {
 		return command.Usagef("--batch-tokens must be at least 1, got %d", f.Config.BatchTokens)
 	}
-	return f.LoRA.check(f.Device)
+	return f.LoRA.check()
 }
 
 // Check is learn grpo's checker, run before any file is read or model
@@ -55,7 +55,7 @@ func (f GRPOOptions) Check() error {
 		return stage.ErrNoTraj
 	}
 	// The LoRA options before --ref: whether --ref is needed depends on them.
-	if err := f.LoRA.check(f.Device); err != nil {
+	if err := f.LoRA.check(); err != nil {
 		return err
 	}
 	if c.KL != 0 && f.Ref == "" && f.LoRA.Rank == 0 && !model.IsAdapter(f.Init) {

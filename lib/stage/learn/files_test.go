@@ -34,7 +34,7 @@ func TestWrittenFilesAreCheckpointFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := applyLoRA(ad, full, LoRAOptions{Rank: 2}, 1, ""); err != nil {
+	if err := applyLoRA(ad, full, LoRAOptions{Rank: 2}, 1); err != nil {
 		t.Fatal(err)
 	}
 	if ad.Model.Adapter() == nil {

@@ -116,7 +116,7 @@ func (f GRPOOptions) inputs(std stage.Streams) (grpoInputs, error) {
 	if err != nil {
 		return g, err
 	}
-	if err := applyLoRA(in, f.Init, f.LoRA, f.Seed, f.Device); err != nil {
+	if err := applyLoRA(in, f.Init, f.LoRA, f.Seed); err != nil {
 		return g, err
 	}
 	if err := checkBaseOutput(in, f.Output); err != nil {

@@ -67,7 +67,7 @@ func (o LoRAOptions) config() model.LoRAConfig {
 }
 
 // check refuses LoRA options that cannot apply.
-func (o LoRAOptions) check(device string) error {
+func (o LoRAOptions) check() error {
 	if o.Rank < 0 {
 		return command.Usagef("--lora-rank must not be negative, got %d", o.Rank)
 	}
@@ -85,7 +85,7 @@ func (o LoRAOptions) check(device string) error {
 // it); --lora-rank over a full checkpoint adds a fresh adapter (seeded by
 // seed) on the frozen base and drops the base's optimizer state; and
 // --recompute is switched on.
-func applyLoRA(in *Init, init string, o LoRAOptions, seed int64, device string) error {
+func applyLoRA(in *Init, init string, o LoRAOptions, seed int64) error {
 	in.Model.SetRecompute(o.Recompute)
 	if ad := in.Model.Adapter(); ad != nil {
 		if o.Rank == 0 {

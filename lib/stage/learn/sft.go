@@ -40,7 +40,7 @@ func RunSFT(ctx context.Context, f SFTOptions, std stage.Streams) error {
 	if err != nil {
 		return err
 	}
-	if err := applyLoRA(in, f.Init, f.LoRA, f.Seed, f.Device); err != nil {
+	if err := applyLoRA(in, f.Init, f.LoRA, f.Seed); err != nil {
 		return err
 	}
 	if err := checkBaseOutput(in, f.Output); err != nil {
