@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/pats-rl/pats/lib/command"
-	"github.com/pats-rl/pats/lib/device"
 	"github.com/pats-rl/pats/lib/model"
 	"github.com/pats-rl/pats/lib/output"
 	"github.com/pats-rl/pats/lib/rl"
@@ -58,7 +57,7 @@ func RunGRPO(ctx context.Context, f GRPOOptions, std stage.Streams) error {
 	in := g.in
 	prep, advRows := rl.Credits(g.rows, c)
 	rl.CutTails(prep, in.Model.Cfg.MaxPositionEmbeddings)
-	if err := f.reference(ctx, g, prep, dev); err != nil {
+	if err := f.reference(ctx, g, prep, dev.Attach); err != nil {
 		return err
 	}
 	// The advisory comes after every check of the inputs (--ref's
@@ -163,9 +162,11 @@ func (f GRPOOptions) inputs(std stage.Streams) (grpoInputs, error) {
 
 // reference sets the reference log-probabilities of the KL term on prep
 // (none when --kl is 0): under LoRA the base with the adapter off (issue
-// 60), else --ref, which must share --init's tokenizer and vocabulary,
-// scored on dev and detached before the policy is attached.
-func (f GRPOOptions) reference(ctx context.Context, g grpoInputs, prep []rl.Prepared, dev *device.Device) error {
+// 60), scored after attach puts the policy on the device the update
+// runs on; else --ref, which must share --init's tokenizer and
+// vocabulary, scored on the device (attach) and detached before the
+// policy is attached.
+func (f GRPOOptions) reference(ctx context.Context, g grpoInputs, prep []rl.Prepared, attach func(*model.Model) error) error {
 	if f.Config.KL == 0 {
 		return nil
 	}
@@ -179,7 +180,7 @@ func (f GRPOOptions) reference(ctx context.Context, g grpoInputs, prep []rl.Prep
 		// scored there too, so that step 0's KL is 0 (and a 7B base is not
 		// scored on the CPU). The policy stays attached for the update.
 		if len(prep) > 0 {
-			if err := dev.Attach(in.Model); err != nil {
+			if err := attach(in.Model); err != nil {
 				return err
 			}
 		}
@@ -210,7 +211,7 @@ func (f GRPOOptions) reference(ctx context.Context, g grpoInputs, prep []rl.Prep
 	if len(prep) == 0 {
 		return nil
 	}
-	if err := dev.Attach(ref.Model); err != nil {
+	if err := attach(ref.Model); err != nil {
 		return err
 	}
 	if err := rl.RefLogProbs(ctx, ref.Model, prep); err != nil {
