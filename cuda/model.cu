@@ -999,10 +999,16 @@ extern "C" int pc_backward(pc_model *m, const float *dlp) {
 	for (int l = c.layers - 1; l >= 0; l--) {
 		LayerAct &A = s.L[s.recomputed ? 0 : l];
 		LayerIdx li = layer_idx(c, l);
-		if (s.recomputed) { /* issue 60: the layer's forward again from its kept input (s.x is free by now) */
-			PC_CUDA(cudaMemcpyAsync(s.x.p, s.inputs.p + (size_t)l * T * H, (size_t)T * H * 4, cudaMemcpyDeviceToDevice,
+		if (s.recomputed) { /* issue 60: the layer's forward again from its kept input */
+			/* Its residual stream runs in dn, which holds nothing until this
+			 * layer's MLP backward overwrites it; s.x keeps the last layer's
+			 * output, which the final norm's backward reads, so that a second
+			 * pc_backward of the same forward gives what the first gave (as
+			 * with keep = 1). */
+			float *xr = dn;
+			PC_CUDA(cudaMemcpyAsync(xr, s.inputs.p + (size_t)l * T * H, (size_t)T * H * 4, cudaMemcpyDeviceToDevice,
 			                        stream()));
-			PC_TRY(layer_forward(m, A, s.x.p, T, l, true));
+			PC_TRY(layer_forward(m, A, xr, T, l, true));
 		}
 		/* MLP: x_out = xmid + h Down^T. */
 		PC_TRY(linear_backward(m, b.dh.p, 0.0f, dx, A.h, T, li.down, -1));

@@ -348,6 +348,7 @@ const (
 	bugDecodeScale = "decode-scale"      // the decoding kernel's scores scaled by 2/sqrt(hd)
 	bugLoRAOff     = "lora-off-ignored"  // switching the adapter off does nothing (issue 60)
 	bugRecompute   = "recompute-drift"   // a recomputed kept forward's log-probabilities move by one unit in the last place
+	bugRebackward  = "backward-twice"    // a second Backward of one recomputed forward adds nothing (its kept state spent)
 )
 
 // standInBackend is model.CPU with one planted bug, or (bugBF16) with
@@ -469,6 +470,7 @@ type standIn struct {
 	captures, replays, direct int64
 	key                       string
 	calls                     int
+	backs                     int // Backward calls since the last kept Forward
 }
 
 type standInDec struct {
@@ -513,11 +515,24 @@ func (s *standIn) Forward(tokens, rows, targets []int32, lp, ent []float32, keep
 		targets = t2
 	}
 	err := s.Accelerator.Forward(tokens, rows, targets, lp, ent, keep)
+	if keep {
+		s.backs = 0
+	}
 	s.jitter(lp)
 	if s.bug == bugRecompute && keep && s.recompute && len(lp) > 0 {
 		lp[0] = math.Nextafter32(lp[0], float32(math.Inf(1)))
 	}
 	return err
+}
+
+// Backward passes on, except a second one of a recomputed forward under
+// bugRebackward.
+func (s *standIn) Backward(dlp []float32) error {
+	s.backs++
+	if s.bug == bugRebackward && s.recompute && s.backs > 1 {
+		return nil
+	}
+	return s.Accelerator.Backward(dlp)
 }
 
 // LoRA, EnableAdapter and SetRecompute pass issue 60's settings to the

@@ -269,4 +269,63 @@ func checkRecompute(t tb, dev *model.Model, seqs [][]int32) {
 	if maxAbs(gKept) == 0 {
 		t.Errorf("recompute: every gradient is zero (nothing was checked)")
 	}
+	checkBackwardTwice(t, dev, seqs[len(seqs)-1])
+}
+
+// gradsOf reads the trained tensors' gradients from dev's accelerator.
+func gradsOf(t tb, dev *model.Model) []float32 {
+	t.Helper()
+	var g []float32
+	for j, p := range dev.Trainable() {
+		x := make([]float32, len(p.W))
+		if err := dev.Accelerator().Grad(dev.TrainableIndex(j), x); err != nil {
+			t.Fatal(err)
+		}
+		g = append(g, x...)
+	}
+	return g
+}
+
+// checkBackwardTwice: a second Backward of one recomputed forward adds
+// what the first added (the gradients double, to rounding), as a second
+// Backward of a forward that kept everything does: recomputing a layer
+// must not spend what the kept forward holds (the CUDA library once ran
+// the recomputed layers in the residual stream the final norm's backward
+// reads).
+func checkBackwardTwice(t tb, dev *model.Model, seq []int32) {
+	t.Helper()
+	acc := dev.Accelerator()
+	rc, ok := acc.(model.RecomputeAccelerator)
+	if !ok {
+		t.Fatalf("%s does not recompute", acc.Name())
+	}
+	T := len(seq)
+	if T < 2 {
+		t.Fatalf("backward twice: a sequence of %d tokens scores nothing", T)
+	}
+	rows, targets := make([]int32, T-1), make([]int32, T-1)
+	for i := range rows {
+		rows[i], targets[i] = int32(i), seq[i+1]
+	}
+	dlp := randn(rand.New(rand.NewPCG(9, 60)), T-1, 1)
+	rc.SetRecompute(true)
+	defer rc.SetRecompute(false)
+	if err := acc.ZeroGrad(); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Forward(seq, rows, targets, make([]float32, T-1), nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.Backward(dlp); err != nil {
+		t.Fatal(err)
+	}
+	once := gradsOf(t, dev)
+	if err := acc.Backward(dlp); err != nil {
+		t.Fatal(err)
+	}
+	twice := gradsOf(t, dev)
+	for i := range once {
+		once[i] *= 2
+	}
+	within(t, "recompute: a second backward of one forward, gradients against twice the first's, relative L2", relL2(twice, once), 1e-5)
 }

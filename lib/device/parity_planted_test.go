@@ -165,7 +165,8 @@ func TestParityChecksCatchPlantedBugs(t *testing.T) {
 // TestParityLoRAChecksCatchPlantedBugs: issue 60's checks pass on the CPU
 // stand-in of the device (with and without every product's operands in
 // BF16) and fail on their planted bugs: an adapter that cannot be switched
-// off, and recomputed log-probabilities one unit in the last place away.
+// off, recomputed log-probabilities one unit in the last place away, and a
+// second backward of one recomputed forward that adds nothing.
 func TestParityLoRAChecksCatchPlantedBugs(t *testing.T) {
 	small := model.Small(2000)
 	seqs := randomSeqs(5, small.VocabSize, []int{37, 2, 60})
@@ -190,10 +191,10 @@ func TestParityLoRAChecksCatchPlantedBugs(t *testing.T) {
 		check string
 		run   func(string) func(tb)
 		pass  []string
-		bug   string
+		bugs  []string
 	}{
-		{"lora", lora, []string{bugNone, bugBF16}, bugLoRAOff},
-		{"recompute", recompute, []string{bugNone, bugBF16}, bugRecompute},
+		{"lora", lora, []string{bugNone, bugBF16}, []string{bugLoRAOff}},
+		{"recompute", recompute, []string{bugNone, bugBF16}, []string{bugRecompute, bugRebackward}},
 	} {
 		for _, b := range c.pass {
 			name := c.check + "/" + strings.TrimPrefix(b+"-passes", "-")
@@ -203,14 +204,16 @@ func TestParityLoRAChecksCatchPlantedBugs(t *testing.T) {
 				}
 			})
 		}
-		name := c.check + "/" + c.bug
-		t.Run(name, func(t *testing.T) {
-			f := failures(name, c.run(c.bug))
-			if len(f) == 0 {
-				t.Errorf("passed with the bug %q planted", c.bug)
-				return
-			}
-			t.Logf("caught %q: %s", c.bug, f[0])
-		})
+		for _, b := range c.bugs {
+			name := c.check + "/" + b
+			t.Run(name, func(t *testing.T) {
+				f := failures(name, c.run(b))
+				if len(f) == 0 {
+					t.Errorf("passed with the bug %q planted", b)
+					return
+				}
+				t.Logf("caught %q: %s", b, f[0])
+			})
+		}
 	}
 }
