@@ -124,12 +124,7 @@ func TestParityChecksCatchPlantedBugs(t *testing.T) {
 	decodeKernel := func(bug string) func(tb) {
 		return func(t tb) { checkDecodeAttention(t, decodeAttentionCPU{bug: bug}, true) }
 	}
-	cases := []struct {
-		check string
-		run   func(bug string) func(tb)
-		pass  []string // stand-ins that must pass
-		bugs  []string // planted bugs that must fail
-	}{
+	runPlanted(t, []plantedCase{
 		{"peaked", peaked, []string{bugNone, bugBF16}, []string{bugRoPEPos, bugNoMask, bugScale, bugDQ}},
 		{"decode-full", decodeFull, []string{bugNone, bugBF16}, []string{bugDecodeMask}},
 		{"long", longSeqs, []string{bugNone}, []string{bugAttChunk, bugLogitChunk}},
@@ -138,7 +133,20 @@ func TestParityChecksCatchPlantedBugs(t *testing.T) {
 		{"graphs", graphs, []string{bugNone}, []string{bugNoGraphs}},
 		{"determinism", determinism, []string{bugNone}, []string{bugNondet}},
 		{"decode-attention-kernel", decodeKernel, []string{bugNone}, []string{bugKVPos, bugDecodeScale}},
-	}
+	})
+}
+
+// plantedCase is a check run on the CPU stand-in: it must pass on each
+// stand-in of pass and fail on each planted bug of bugs.
+type plantedCase struct {
+	check string
+	run   func(bug string) func(tb)
+	pass  []string // stand-ins that must pass
+	bugs  []string // planted bugs that must fail
+}
+
+// runPlanted runs each case on its stand-ins and its planted bugs.
+func runPlanted(t *testing.T, cases []plantedCase) {
 	for _, c := range cases {
 		for _, b := range c.pass {
 			name := c.check + "/" + strings.TrimPrefix(b+"-passes", "-")
@@ -187,33 +195,8 @@ func TestParityLoRAChecksCatchPlantedBugs(t *testing.T) {
 			checkRecompute(t, full, seqs)
 		}
 	}
-	for _, c := range []struct {
-		check string
-		run   func(string) func(tb)
-		pass  []string
-		bugs  []string
-	}{
+	runPlanted(t, []plantedCase{
 		{"lora", lora, []string{bugNone, bugBF16}, []string{bugLoRAOff}},
 		{"recompute", recompute, []string{bugNone, bugBF16}, []string{bugRecompute, bugRebackward}},
-	} {
-		for _, b := range c.pass {
-			name := c.check + "/" + strings.TrimPrefix(b+"-passes", "-")
-			t.Run(name, func(t *testing.T) {
-				if f := failures(name, c.run(b)); len(f) > 0 {
-					t.Errorf("failed on the stand-in %q: %s", b, strings.Join(f, "; "))
-				}
-			})
-		}
-		for _, b := range c.bugs {
-			name := c.check + "/" + b
-			t.Run(name, func(t *testing.T) {
-				f := failures(name, c.run(b))
-				if len(f) == 0 {
-					t.Errorf("passed with the bug %q planted", b)
-					return
-				}
-				t.Logf("caught %q: %s", b, f[0])
-			})
-		}
-	}
+	})
 }
