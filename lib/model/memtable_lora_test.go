@@ -16,10 +16,12 @@ import (
 
 // qwen3Shape is Qwen3-8B's published shape (vocabulary 151,936, hidden
 // 4,096, intermediate 12,288, 36 layers, 32 heads, 8 key/value heads of
-// 128, untied), counted in this package's Qwen2 layout: q/k/v biases
-// where Qwen3 has per-head q/k norms, a difference of under 0.01% of the
-// parameters.
-var qwen3Shape = qwenShape(151936, 4096, 12288, 36, 32, 8, false)
+// 128, untied, no attention biases, RMSNorm on each query and key head).
+var qwen3Shape = func() Config {
+	c := qwenShape(151936, 4096, 12288, 36, 32, 8, false)
+	c.ModelType, c.HeadDimension = Qwen3, 128
+	return c
+}()
 
 func updateRow(name, mode string, c Config, p TrainPlan) string {
 	gb := func(b float64) string { return fmt.Sprintf("%.1f GB", b/1e9) }

@@ -20,10 +20,13 @@ type TrainPlan struct {
 //     moments in F32 and a BF16 copy of every linear weight, the
 //     vocabulary projection included (16 bytes a parameter and 2 a linear
 //     weight); under LoRA the frozen base is BF16 (2 bytes a parameter)
-//     and the adapters alone keep F32 weights, gradients and moments (16
-//     bytes an adapter parameter); both hold the F32 rotary tables;
+//     and the adapters alone keep F32 weights, gradients and moments and
+//     a BF16 copy (18 bytes an adapter parameter); both hold the F32
+//     rotary tables;
 //   - Activations: per token of the sequence and layer, (4 hidden + 2 q +
-//     2 kv + heads + 3 intermediate + 2) floats (docs/cuda.md); with
+//     2 kv + heads + 3 intermediate + 2) floats (docs/cuda.md), and under
+//     Qwen3's head norms (QKNorm) q + kv + heads + kv heads more (q and k
+//     before the norms and their 1/rms); with
 //     recompute, the layer's input (hidden floats) per layer, and one
 //     layer's full set at a time;
 //   - Logits: the scored rows' logits and their gradient, 2 x tokens x
@@ -63,13 +66,17 @@ func (c Config) PlanMemory(p TrainPlan) TrainMemory {
 	rope := c.MemoryBytes() - 4*t.Params
 	if p.LoRARank > 0 {
 		t.AdapterParams = c.LoRAParams(p.LoRARank, p.LoRATargets)
-		t.Model = 2*t.Params + 16*t.AdapterParams + rope
+		t.Model = 2*t.Params + 18*t.AdapterParams + rope
 	} else {
 		linear := layers*(q*h+2*kv*h+h*q+3*h*in) + v*h
 		t.Model = 16*t.Params + 2*linear + rope
 	}
 	T := float64(p.SeqTokens)
-	layer := 4 * (4*h + 2*q + 2*kv + float64(c.NumAttentionHeads) + 3*in + 2) * T
+	floats := 4*h + 2*q + 2*kv + float64(c.NumAttentionHeads) + 3*in + 2
+	if c.QKNorm() {
+		floats += q + kv + float64(c.NumAttentionHeads) + float64(c.NumKeyValueHeads)
+	}
+	layer := 4 * floats * T
 	if p.Recompute {
 		t.Activations = 4*h*T*layers + layer
 	} else {
