@@ -86,6 +86,11 @@ func TestK3(t *testing.T) {
 		{-1, -1, 0, 0},
 		{-1, -2, math.Exp(-1), 1 - math.Exp(-1)}, // d=-1: e^-1 + 1 - 1
 		{-2, -1, math.E - 2, 1 - math.E},         // d=1: e - 1 - 1
+		// Beyond d = ln 11 the estimator goes on linearly with slope 10:
+		// at d = 14.6 (a token seen in a sweep run) 10 - ln 11 + 10 (14.6 - ln 11),
+		// where exp(d) - d - 1 would be 2.2e6.
+		{-14.673, -0.073, 10 - math.Log(11) + 10*(14.6-math.Log(11)), -10},
+		{-4, -1, 10 - math.Log(11) + 10*(3-math.Log(11)), -10},
 	}
 	for _, c := range cases {
 		kl, d := K3(c.logp, c.ref)
@@ -98,6 +103,27 @@ func TestK3(t *testing.T) {
 		k0, _ := K3(c.logp-h, c.ref)
 		if !near((k1-k0)/(2*h), d, 1e-6) {
 			t.Errorf("K3 derivative at %v: %v vs finite difference %v", c.logp, d, (k1-k0)/(2*h))
+		}
+	}
+}
+
+// TestK3Bend: the estimator and its derivative are continuous where it
+// turns linear (d = ln 11), the derivative's size never exceeds K3Slope,
+// and below the bend it is exp(d) - d - 1 exactly.
+func TestK3Bend(t *testing.T) {
+	bend := math.Log(1 + K3Slope)
+	lo, dlo := K3(0, bend-1e-12)
+	hi, dhi := K3(0, bend+1e-12)
+	if !near(lo, hi, 1e-9) || !near(dlo, dhi, 1e-9) {
+		t.Errorf("K3 at the bend: %v, %v below and %v, %v above", lo, dlo, hi, dhi)
+	}
+	for d := -20.0; d <= 40; d += 0.25 {
+		kl, g := K3(0, d)
+		if math.Abs(g) > K3Slope+1e-12 || kl < 0 || math.IsInf(kl, 0) {
+			t.Errorf("d = %v: k3 %v, derivative %v", d, kl, g)
+		}
+		if d <= bend && kl != math.Exp(d)-d-1 {
+			t.Errorf("d = %v below the bend: k3 %v, want exp(d) - d - 1 = %v", d, kl, math.Exp(d)-d-1)
 		}
 	}
 }
