@@ -25,7 +25,7 @@ type TrainMetrics struct {
 	Epoch          int32    `parquet:"epoch"`                     // pass over the input, from 0
 	Loss           float64  `parquet:"loss"`                      // total loss of the step (SFT: mean negative log-likelihood)
 	PolicyLoss     *float64 `parquet:"policy_loss,optional"`      // GRPO clipped-surrogate part of the loss; NULL on SFT rows (version 2; older files: 0)
-	KL             *float64 `parquet:"kl,optional"`               // GRPO k3 estimate of KL(policy || reference), aggregated like the loss; NULL on SFT rows (version 2; older files: 0)
+	KL             *float64 `parquet:"kl,optional"`               // GRPO k3 estimate of KL(policy || reference), linear beyond d = ln 11 (docs/reference.md), aggregated like the loss; NULL on SFT rows (version 2; older files: 0)
 	ClipFrac       *float64 `parquet:"clip_frac,optional"`        // GRPO share of policy-written tokens whose ratio was clipped; NULL on SFT rows and without scored tokens (version 2; older files: 0)
 	RatioMean      *float64 `parquet:"ratio_mean,optional"`       // GRPO mean importance ratio exp(logp - behaviour logp) over policy-written tokens; NULL on SFT rows and without scored tokens (version 2; older files: 0)
 	Entropy        *float64 `parquet:"entropy,optional"`          // mean entropy of the next-token distribution at policy-written tokens; NULL without scored tokens (version 2; older files: 0)
