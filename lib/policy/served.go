@@ -392,48 +392,30 @@ func (s *Served) post(ctx context.Context, body []byte, limit int64, v any, what
 // (in a request or between tries). Errors wrap their cause (scrubbed of
 // credentials), so that errors.Is finds context.Canceled or a timeout.
 func (s *Served) postTo(ctx context.Context, url string, body []byte, limit int64, v any, what string) error {
-	if err := s.down.Load(); err != nil {
-		return *err
-	}
-	wait := s.backoff
-	var last error
-	for try := 0; try <= s.retries; try++ {
-		if try > 0 {
-			if err := sleep(ctx, wait); err != nil {
-				return fmt.Errorf("policy server %s: %w", s.shown, err)
-			}
-			wait *= 2
+	var gone error // the server found down by this or another request before
+	retried := false
+	tries, err := remote.Retry(ctx, s.retries, s.backoff, func(ctx context.Context) (bool, error) {
+		if down := s.down.Load(); down != nil {
+			gone = *down
+			return false, gone
 		}
 		retry, err := s.once(ctx, url, body, limit, v, what)
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil { // given up: what the request met meanwhile is beside the point
-			return fmt.Errorf("policy server %s: %w", s.shown, ctx.Err())
-		}
-		if !retry {
-			return fmt.Errorf("policy server %s: %w", s.shown, err)
-		}
-		last = err
-		if down := s.down.Load(); down != nil {
-			return *down
-		}
+		retried = retry
+		return retry, err
+	})
+	switch {
+	case err == nil:
+		return nil
+	case gone != nil:
+		return gone
+	case ctx.Err() != nil: // given up: what the request met meanwhile is beside the point
+		return fmt.Errorf("policy server %s: %w", s.shown, ctx.Err())
+	case !retried:
+		return fmt.Errorf("policy server %s: %w", s.shown, err)
 	}
-	err := fmt.Errorf("policy server %s: no answer after %d tries: %w", s.shown, s.retries+1, last)
+	err = fmt.Errorf("policy server %s: no answer after %d tries: %w", s.shown, tries, err)
 	s.down.CompareAndSwap(nil, &err)
 	return err
-}
-
-// sleep waits d, or less when ctx ends first (its error).
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // once sends one request, its answer's bound taken from the budget of the
